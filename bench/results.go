@@ -1,0 +1,169 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Results is one bench invocation: the workload, the settings and one Run per
+// (policy, repetition). The JSON field names are a contract with the report
+// writer and with users' scripts; do not rename them.
+type Results struct {
+	Workload string `json:"workload"`
+	Config   Config `json:"config"`
+	Runs     []Run  `json:"runs"`
+	// Interrupted is true when the run was cut short (Ctrl-C); the periods
+	// completed before the interruption are still present.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// Config records the settings of the invocation. The URI is stored redacted.
+type Config struct {
+	URI            string            `json:"uri"`
+	Workload       string            `json:"workload"`
+	Mix            string            `json:"mix"`
+	Records        int64             `json:"records,omitempty"`
+	Clients        int               `json:"clients"`
+	DurationS      float64           `json:"duration_s"`
+	PeriodS        float64           `json:"period_s"`
+	WarmupS        float64           `json:"warmup_s"`
+	Repeat         int               `json:"repeat"`
+	Policies       []string          `json:"policies"`
+	MaxStalenessMS *float64          `json:"max_staleness_ms"`
+	SProbe         bool              `json:"sprobe"`
+	Phases         []PhaseSpec       `json:"phases,omitempty"`
+	Balancer       map[string]any    `json:"balancer,omitempty"`
+	Extra          map[string]string `json:"extra,omitempty"`
+	StartedAt      string            `json:"started_at"`
+	Host           map[string]any    `json:"host,omitempty"`
+}
+
+// PhaseSpec is one phase of a dynamic run as recorded in results.
+type PhaseSpec struct {
+	AtS      float64 `json:"at_s"`
+	Workload string  `json:"workload,omitempty"`
+	Clients  int     `json:"clients,omitempty"`
+}
+
+// Run is one policy's run.
+type Run struct {
+	Policy     string   `json:"policy"`
+	Repetition int      `json:"repetition"`
+	Periods    []Period `json:"periods"`
+	Summary    Summary  `json:"summary"`
+	// Events are notable moments: phase switches, lag crossing the bound,
+	// balancer fraction drops to 0 and restores.
+	Events []Event `json:"events,omitempty"`
+	// Extra holds workload-specific results (e.g. the TPC-C report).
+	Extra map[string]any `json:"extra,omitempty"`
+}
+
+// Period is one reporting period of a run.
+type Period struct {
+	TS                   float64          `json:"t_s"`
+	ReadOps              int64            `json:"read_ops"`
+	WriteOps             int64            `json:"write_ops"`
+	ReadErrors           int64            `json:"read_errors"`
+	WriteErrors          int64            `json:"write_errors"`
+	ReadTput             float64          `json:"read_tput"`
+	WriteTput            float64          `json:"write_tput"`
+	ReadP50MS            float64          `json:"read_p50_ms"`
+	ReadP80MS            float64          `json:"read_p80_ms"`
+	ReadP99MS            float64          `json:"read_p99_ms"`
+	SecondaryPct         float64          `json:"secondary_pct"`
+	BalanceFraction      float64          `json:"balance_fraction"`
+	Ratio                *float64         `json:"ratio"`
+	MaxLagMS             float64          `json:"max_lag_ms"`
+	SProbeStalenessP80MS float64          `json:"sprobe_staleness_p80_ms"`
+	SProbeStalenessMaxMS float64          `json:"sprobe_staleness_max_ms"`
+	SProbeProbes         int64            `json:"sprobe_probes"`
+	Clients              int              `json:"clients"`
+	Mix                  string           `json:"mix"`
+	ServedBy             map[string]int64 `json:"served_by,omitempty"`
+}
+
+// Summary aggregates the periods after warm-up.
+type Summary struct {
+	ReadTput        float64 `json:"read_tput"`
+	WriteTput       float64 `json:"write_tput"`
+	ReadP80MS       float64 `json:"read_p80_ms"`
+	ReadP99MS       float64 `json:"read_p99_ms"`
+	SecondaryPct    float64 `json:"secondary_pct"`
+	StalenessP80MS  float64 `json:"staleness_p80_ms"`
+	StalenessMaxMS  float64 `json:"staleness_max_ms"`
+	BoundViolations int64   `json:"bound_violations"`
+	MaxLagMS        float64 `json:"max_lag_ms"`
+	ReadOps         int64   `json:"read_ops"`
+	WriteOps        int64   `json:"write_ops"`
+	Errors          int64   `json:"errors"`
+	Probes          int64   `json:"probes"`
+	MeasuredS       float64 `json:"measured_s"`
+}
+
+// Event is a notable moment in a run, at t_s seconds from its start.
+type Event struct {
+	TS     float64 `json:"t_s"`
+	Kind   string  `json:"kind"`
+	Detail string  `json:"detail,omitempty"`
+}
+
+// WriteJSON writes the results as indented JSON.
+func (r *Results) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteJSONPath writes the results atomically: to a temporary file in the
+// same directory, then renamed over path.
+func (r *Results) WriteJSONPath(path string) error {
+	return WriteFileAtomic(path, r.WriteJSON)
+}
+
+// ReadResults decodes a results file.
+func ReadResults(path string) (*Results, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r Results
+	dec := json.NewDecoder(f)
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: not a results file: %w", path, err)
+	}
+	if len(r.Runs) == 0 && r.Workload == "" {
+		return nil, fmt.Errorf("%s: not a results file: no workload and no runs", path)
+	}
+	return &r, nil
+}
+
+// WriteFileAtomic calls write with a temporary file next to path and renames
+// it to path only when write and close succeed, so a reader never sees a
+// half-written file.
+func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = write(tmp); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,149 @@
+// Package workload defines how a benchmark workload declares itself to the
+// bench runner, and keeps the registry of workloads by name.
+//
+// A workload never times its own operations: the runner calls Worker.Do in a
+// closed loop and times every call, recording the returned Op under its class
+// (read or write) and its name. Reads that should be routed by the balancer go
+// through Env.Reads; writes go to Env.DB, which always targets the primary.
+package workload
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Class says whether an operation counts as a read or a write in the
+// per-period throughput series.
+type Class uint8
+
+const (
+	// Read is a read-only operation; it is routed by the balancer.
+	Read Class = iota + 1
+	// Write is any operation that modifies data; it goes to the primary.
+	Write
+)
+
+// String returns "read" or "write".
+func (c Class) String() string {
+	switch c {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	}
+	return fmt.Sprintf("class(%d)", uint8(c))
+}
+
+// Op describes one operation a Worker performed. Name is a constant string
+// such as "READ" or "UPDATE" (YCSB's names) so returning an Op never allocates.
+type Op struct {
+	Name  string
+	Class Class
+}
+
+// ReadCollection is the subset of a collection's read API that routed reads
+// use. Both *mongo.Collection and the router's routed collection satisfy it,
+// so workloads can be tested without a router.
+type ReadCollection interface {
+	FindOne(ctx context.Context, filter any, opts ...options.Lister[options.FindOneOptions]) *mongo.SingleResult
+	Find(ctx context.Context, filter any, opts ...options.Lister[options.FindOptions]) (*mongo.Cursor, error)
+	Aggregate(ctx context.Context, pipeline any, opts ...options.Lister[options.AggregateOptions]) (*mongo.Cursor, error)
+	CountDocuments(ctx context.Context, filter any, opts ...options.Lister[options.CountOptions]) (int64, error)
+	Distinct(ctx context.Context, fieldName string, filter any, opts ...options.Lister[options.DistinctOptions]) *mongo.DistinctResult
+}
+
+// Reads hands out routed read handles for collections of the workload's
+// database.
+type Reads interface {
+	Collection(name string) ReadCollection
+}
+
+// PlainReads adapts a *mongo.Database to Reads without any routing: every
+// read uses the database's own read preference. Used in tests and for loading.
+type PlainReads struct{ DB *mongo.Database }
+
+// Collection returns the plain collection.
+func (p PlainReads) Collection(name string) ReadCollection { return p.DB.Collection(name) }
+
+// Env is what a workload gets to run against.
+type Env struct {
+	// DB is the workload's database on a client whose read preference is
+	// primary; all writes and all unrouted reads use it.
+	DB *mongo.Database
+	// Reads hands out routed read handles on the same database.
+	Reads Reads
+}
+
+// Progress receives loading progress: done out of total units (records,
+// rows). It may be called from several goroutines.
+type Progress func(done, total int64)
+
+// Worker is one closed-loop client. Do performs exactly one operation and
+// reports what it was. A Worker is used by a single goroutine.
+type Worker interface {
+	Do(ctx context.Context) (Op, error)
+}
+
+// Generator is a configured workload.
+type Generator interface {
+	// Name is the workload's registry name, e.g. "ycsb".
+	Name() string
+	// Mix is the current operation mix, e.g. "b" for YCSB-B; used in results.
+	Mix() string
+	// SetMix switches the operation mix (a phase change). Workers created
+	// before the call keep their mix; the runner creates new workers.
+	SetMix(mix string) error
+	// Load creates the collections and indexes and loads the initial data
+	// with the given parallelism, reporting progress.
+	Load(ctx context.Context, env Env, parallel int, progress Progress) error
+	// NewWorker returns a closed-loop client; id distinguishes workers so
+	// their random streams differ deterministically.
+	NewWorker(env Env, id int) (Worker, error)
+}
+
+// Factory builds a Generator from string options (from the CLI).
+type Factory func(opts map[string]string) (Generator, error)
+
+var (
+	mu       sync.Mutex
+	registry = map[string]Factory{}
+)
+
+// Register adds a workload factory under a name; it panics on a duplicate,
+// which is a programming error caught at init.
+func Register(name string, f Factory) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[name]; dup {
+		panic("workload: duplicate registration of " + name)
+	}
+	registry[name] = f
+}
+
+// New builds the named workload.
+func New(name string, opts map[string]string) (Generator, error) {
+	mu.Lock()
+	f, ok := registry[name]
+	mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("unknown workload %q (known: %v)", name, Names())
+	}
+	return f(opts)
+}
+
+// Names lists the registered workloads, sorted.
+func Names() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
