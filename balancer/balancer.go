@@ -1,0 +1,182 @@
+package balancer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Side is where a routed read was sent.
+type Side uint8
+
+const (
+	// Primary: the read was sent with read preference primary.
+	Primary Side = iota + 1
+	// Secondary: the read was sent with read preference secondary.
+	Secondary
+)
+
+// String returns "primary" or "secondary".
+func (s Side) String() string {
+	switch s {
+	case Primary:
+		return "primary"
+	case Secondary:
+		return "secondary"
+	}
+	return fmt.Sprintf("side(%d)", uint8(s))
+}
+
+// Stats summarises the client-observed latency of one side's reads in a period.
+type Stats struct {
+	Count int
+	P50   time.Duration
+}
+
+// Period is what a policy observes at the end of a balancing period.
+type Period struct {
+	// Primary and Secondary are the client-observed latencies of the reads
+	// sent with each read preference during the period.
+	Primary, Secondary Stats
+	// PrimaryRTT is the median RTT to the primary, SecondaryRTT the median
+	// RTT over all secondaries' samples (seed 000 §3.3.1). Zero when unknown.
+	PrimaryRTT, SecondaryRTT time.Duration
+}
+
+// Lag is one poll of the secondaries' replication lag, as seen by the primary.
+type Lag struct {
+	// Max is the largest lag of any secondary.
+	Max time.Duration
+	// Known is false when the poll failed (no primary, timeout); policies
+	// that bound staleness treat an unknown lag as exceeding the bound.
+	Known bool
+}
+
+// Decision is the outcome of a period end, for reporting.
+type Decision struct {
+	// Fraction is the balance fraction in force after the decision.
+	Fraction float64
+	// Ratio is the latency ratio the decision was based on; NaN when
+	// undefined (a side had too few samples, or the policy uses no ratio).
+	Ratio float64
+	// Reason names the branch taken, e.g. "primary-congested".
+	Reason string
+}
+
+// Mode says how a policy's reads are routed.
+type Mode uint8
+
+const (
+	// Split: each read flips a coin with the policy's fraction and is sent
+	// with read preference secondary (heads) or primary (tails).
+	Split Mode = iota + 1
+	// SecondaryPreferred: every read uses the driver's secondaryPreferred.
+	SecondaryPreferred
+	// Nearest: every read uses the driver's nearest.
+	Nearest
+	// MaxStaleness: every read uses the driver's secondary read preference
+	// with maxStalenessSeconds.
+	MaxStaleness
+)
+
+// String returns the mode's name.
+func (m Mode) String() string {
+	switch m {
+	case Split:
+		return "split"
+	case SecondaryPreferred:
+		return "secondarypreferred"
+	case Nearest:
+		return "nearest"
+	case MaxStaleness:
+		return "maxstaleness"
+	}
+	return fmt.Sprintf("mode(%d)", uint8(m))
+}
+
+// Selection is how a policy wants its reads selected by the router.
+type Selection struct {
+	Mode Mode
+	// MaxStaleness is the driver's maxStalenessSeconds (Mode MaxStaleness).
+	MaxStaleness time.Duration
+}
+
+// Policy decides what fraction of reads goes to the secondaries. A Policy is
+// a deterministic state machine: observations go in, a fraction comes out. It
+// reads no clock and does no I/O, and it is not safe for concurrent use — the
+// router serialises calls.
+type Policy interface {
+	// Name is the policy's canonical spec, e.g. "decongestant" or "fixed:0.5".
+	Name() string
+	// Selection says whether reads are split by fraction or left to a
+	// driver read preference.
+	Selection() Selection
+	// Interval is the balancing period; 0 means the policy never changes
+	// its fraction at period ends.
+	Interval() time.Duration
+	// Fraction is the current balance fraction in [0, 1].
+	Fraction() float64
+	// EndPeriod observes a finished period and returns the decision.
+	EndPeriod(p Period) Decision
+	// ObserveLag observes one lag poll and returns the fraction in force.
+	ObserveLag(l Lag) float64
+}
+
+// ErrInvalidPolicy is wrapped by every policy parsing and validation error.
+var ErrInvalidPolicy = errors.New("invalid policy")
+
+// Bound is a client-set limit on data staleness.
+type Bound struct {
+	// Max is the largest acceptable staleness; 0 means no stale data at all.
+	Max time.Duration
+	// Unbounded disables the limit (any staleness is acceptable).
+	Unbounded bool
+}
+
+// Exceeded reports whether a lag observation breaks the bound. An unknown
+// lag breaks any finite bound.
+func (b Bound) Exceeded(l Lag) bool {
+	if b.Unbounded {
+		return false
+	}
+	return b.Max == 0 || !l.Known || l.Max > b.Max
+}
+
+// String formats the bound as a duration or "none".
+func (b Bound) String() string {
+	if b.Unbounded {
+		return "none"
+	}
+	return b.Max.String()
+}
+
+// ParseBound parses "10s", "500ms", "0" or "none".
+func ParseBound(s string) (Bound, error) {
+	switch s {
+	case "none", "inf", "unbounded":
+		return Bound{Unbounded: true}, nil
+	case "0":
+		return Bound{}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return Bound{}, fmt.Errorf("max staleness %q: want a duration such as 10s or 500ms, 0, or none: %w", s, err)
+	}
+	if d < 0 {
+		return Bound{}, fmt.Errorf("max staleness %q: must not be negative", s)
+	}
+	return Bound{Max: d}, nil
+}
+
+// serverSide is seed 000's server-side latency, P50(client) - P50(RTT),
+// floored so the ratio stays finite and positive.
+func serverSide(client, rtt, floor time.Duration) time.Duration {
+	return max(client-rtt, floor)
+}
+
+func ratioOf(num, den time.Duration) float64 {
+	return float64(num) / float64(den)
+}
+
+func nan() float64 { return math.NaN() }

@@ -1,0 +1,198 @@
+package balancer
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config holds Decongestant's constants (seed 000, Algorithm 1 and §4.1.2).
+// The zero value is not valid; start from DefaultConfig.
+type Config struct {
+	// Interval is the balancing period (10 s).
+	Interval time.Duration
+	// Delta is the one-period change of the balance fraction (10%).
+	Delta float64
+	// LowBal is the lowest non-zero fraction and the initial one (10%).
+	LowBal float64
+	// HighBal is the highest fraction (90%).
+	HighBal float64
+	// LowRatio: a primary/secondary server-side latency ratio below it
+	// lowers the fraction (0.75).
+	LowRatio float64
+	// HighRatio: a ratio above it raises the fraction (1.30).
+	HighRatio float64
+	// History is how many recent fractions are kept; when all are equal the
+	// fraction explores down (4).
+	History int
+	// MinSamples is the number of reads a side needs in a period for its
+	// median to count; fewer and the period is skipped (5). Not in the paper.
+	MinSamples int
+	// LatencyFloor bounds server-side latency from below so the ratio stays
+	// finite when RTT noise exceeds the measured latency (10 µs). Not in the
+	// paper.
+	LatencyFloor time.Duration
+	// Bound is the client's staleness limit (10 s in seed 000's experiments).
+	Bound Bound
+}
+
+// DefaultConfig returns seed 000's constants with a 10 s staleness bound.
+func DefaultConfig() Config {
+	return Config{
+		Interval:     10 * time.Second,
+		Delta:        0.10,
+		LowBal:       0.10,
+		HighBal:      0.90,
+		LowRatio:     0.75,
+		HighRatio:    1.30,
+		History:      4,
+		MinSamples:   5,
+		LatencyFloor: 10 * time.Microsecond,
+		Bound:        Bound{Max: 10 * time.Second},
+	}
+}
+
+// Validate checks the constants once.
+func (c Config) Validate() error {
+	switch {
+	case c.Interval <= 0:
+		return fmt.Errorf("%w: balancer interval %v must be positive", ErrInvalidPolicy, c.Interval)
+	case c.Delta <= 0 || c.Delta > 1:
+		return fmt.Errorf("%w: delta %v must be in (0, 1]", ErrInvalidPolicy, c.Delta)
+	case c.LowBal <= 0 || c.LowBal > 1:
+		return fmt.Errorf("%w: low balance fraction %v must be in (0, 1]", ErrInvalidPolicy, c.LowBal)
+	case c.HighBal < c.LowBal || c.HighBal > 1:
+		return fmt.Errorf("%w: high balance fraction %v must be in [low %v, 1]", ErrInvalidPolicy, c.HighBal, c.LowBal)
+	case c.LowRatio <= 0 || c.HighRatio <= c.LowRatio:
+		return fmt.Errorf("%w: ratios must satisfy 0 < low (%v) < high (%v)", ErrInvalidPolicy, c.LowRatio, c.HighRatio)
+	case c.History < 1:
+		return fmt.Errorf("%w: history %d must be at least 1", ErrInvalidPolicy, c.History)
+	case c.MinSamples < 1:
+		return fmt.Errorf("%w: min samples %d must be at least 1", ErrInvalidPolicy, c.MinSamples)
+	case c.LatencyFloor <= 0:
+		return fmt.Errorf("%w: latency floor %v must be positive", ErrInvalidPolicy, c.LatencyFloor)
+	case !c.Bound.Unbounded && c.Bound.Max < 0:
+		return fmt.Errorf("%w: staleness bound %v must not be negative", ErrInvalidPolicy, c.Bound.Max)
+	}
+	return nil
+}
+
+// Decongestant is the Read Balancer of seed 000 (Algorithm 1).
+type Decongestant struct {
+	cfg    Config
+	recent []float64 // ring of the last cfg.History period fractions
+	head   int       // index of the latest entry in recent
+	bal    float64   // fraction in force
+	stale  bool      // the last lag observation broke the bound
+}
+
+var _ Policy = (*Decongestant)(nil)
+
+// NewDecongestant returns a balancer in its initial state: every recent
+// fraction is LowBal, and the fraction in force is LowBal unless the bound is
+// 0, in which case it is 0.
+func NewDecongestant(cfg Config) (*Decongestant, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	d := &Decongestant{cfg: cfg, recent: make([]float64, cfg.History)}
+	for i := range d.recent {
+		d.recent[i] = cfg.LowBal
+	}
+	d.stale = !cfg.Bound.Unbounded && cfg.Bound.Max == 0
+	d.bal = d.inForce()
+	return d, nil
+}
+
+// Name returns "decongestant".
+func (d *Decongestant) Name() string { return "decongestant" }
+
+// Selection returns Split.
+func (d *Decongestant) Selection() Selection { return Selection{Mode: Split} }
+
+// Interval returns the balancing period.
+func (d *Decongestant) Interval() time.Duration { return d.cfg.Interval }
+
+// Fraction returns the fraction in force.
+func (d *Decongestant) Fraction() float64 { return d.bal }
+
+// Config returns the constants the balancer runs with.
+func (d *Decongestant) Config() Config { return d.cfg }
+
+// Recent returns the recorded fractions, oldest first.
+func (d *Decongestant) Recent() []float64 {
+	out := make([]float64, 0, len(d.recent))
+	for i := 1; i <= len(d.recent); i++ {
+		out = append(out, d.recent[(d.head+i)%len(d.recent)])
+	}
+	return out
+}
+
+func (d *Decongestant) latest() float64 { return d.recent[d.head] }
+
+func (d *Decongestant) push(f float64) {
+	d.head = (d.head + 1) % len(d.recent)
+	d.recent[d.head] = f
+}
+
+func (d *Decongestant) allEqual() bool {
+	for _, f := range d.recent {
+		if f != d.recent[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *Decongestant) inForce() float64 {
+	if d.stale {
+		return 0
+	}
+	return d.latest()
+}
+
+// ObserveLag is Rcv-ServerStatus: a lag over the bound (or a bound of 0, or
+// an unknown lag) forces the fraction to 0; otherwise the latest recorded
+// fraction is restored.
+func (d *Decongestant) ObserveLag(l Lag) float64 {
+	d.stale = d.cfg.Bound.Exceeded(l)
+	d.bal = d.inForce()
+	return d.bal
+}
+
+// EndPeriod is OnPeriodEnd. A period in which either side served fewer than
+// MinSamples reads gives no ratio: the recorded fractions are left as they
+// are (the period is not evidence that the split is stable, so it does not
+// count towards exploring down) and the fraction in force is unchanged.
+func (d *Decongestant) EndPeriod(p Period) Decision {
+	if p.Primary.Count < d.cfg.MinSamples || p.Secondary.Count < d.cfg.MinSamples {
+		d.bal = d.inForce()
+		return Decision{Fraction: d.bal, Ratio: nan(), Reason: "too-few-samples"}
+	}
+	ssPrimary := serverSide(p.Primary.P50, p.PrimaryRTT, d.cfg.LatencyFloor)
+	ssSecondary := serverSide(p.Secondary.P50, p.SecondaryRTT, d.cfg.LatencyFloor)
+	ratio := ratioOf(ssPrimary, ssSecondary)
+	last := d.latest()
+	var next float64
+	var reason string
+	switch {
+	case ratio > d.cfg.HighRatio:
+		next, reason = min(last+d.cfg.Delta, d.cfg.HighBal), "primary-congested"
+	case ratio < d.cfg.LowRatio:
+		next, reason = max(last-d.cfg.Delta, d.cfg.LowBal), "secondaries-congested"
+	case d.allEqual():
+		next, reason = max(last-d.cfg.Delta, d.cfg.LowBal), "explore-down"
+	default:
+		next, reason = last, "balanced"
+	}
+	// Repeated additions of 0.1 drift (0.1+0.1+0.1 != 0.3); rounding to a
+	// millionth keeps "all recent fractions equal" exact.
+	next = roundFraction(next)
+	d.push(next)
+	d.bal = d.inForce()
+	return Decision{Fraction: d.bal, Ratio: ratio, Reason: reason}
+}
+
+func roundFraction(f float64) float64 {
+	const unit = 1e6
+	return float64(int64(f*unit+0.5)) / unit
+}

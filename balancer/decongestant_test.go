@@ -1,0 +1,289 @@
+package balancer
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+)
+
+const ms = time.Millisecond
+
+// period builds a period from client P50s (ms) with n samples per side and
+// the given RTTs (ms).
+func period(n int, primary, secondary, rttP, rttS float64) Period {
+	d := func(v float64) time.Duration { return time.Duration(v * float64(ms)) }
+	return Period{
+		Primary:      Stats{Count: n, P50: d(primary)},
+		Secondary:    Stats{Count: n, P50: d(secondary)},
+		PrimaryRTT:   d(rttP),
+		SecondaryRTT: d(rttS),
+	}
+}
+
+var (
+	congestedPrimary     = period(100, 8, 2, 0, 0)   // ratio 4
+	congestedSecondaries = period(100, 2, 8, 0, 0)   // ratio 0.25
+	balanced             = period(100, 2, 2, 0, 0)   // ratio 1
+	okLag                = Lag{Max: 100 * ms, Known: true}
+	badLag               = Lag{Max: 11 * time.Second, Known: true}
+)
+
+func newD(t *testing.T, mutate func(*Config)) *Decongestant {
+	t.Helper()
+	cfg := DefaultConfig()
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	d, err := NewDecongestant(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// step is one observation fed to the balancer and the fraction expected after it.
+type step struct {
+	period *Period
+	lag    *Lag
+	want   float64
+	reason string
+}
+
+func p(x Period) *Period { return &x }
+func l(x Lag) *Lag       { return &x }
+
+func TestAlgorithm1(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+		steps  []step
+	}{
+		{
+			name: "starts at LOWBAL",
+			steps: []step{{lag: l(okLag), want: 0.10}},
+		},
+		{
+			name: "congested primary raises by DELTA up to HIGHBAL",
+			steps: []step{
+				{period: p(congestedPrimary), want: 0.2, reason: "primary-congested"},
+				{period: p(congestedPrimary), want: 0.3},
+				{period: p(congestedPrimary), want: 0.4},
+				{period: p(congestedPrimary), want: 0.5},
+				{period: p(congestedPrimary), want: 0.6},
+				{period: p(congestedPrimary), want: 0.7},
+				{period: p(congestedPrimary), want: 0.8},
+				{period: p(congestedPrimary), want: 0.9},
+				{period: p(congestedPrimary), want: 0.9, reason: "primary-congested"},
+			},
+		},
+		{
+			name: "congested secondaries lower by DELTA down to LOWBAL",
+			steps: []step{
+				{period: p(congestedPrimary), want: 0.2},
+				{period: p(congestedPrimary), want: 0.3},
+				{period: p(congestedSecondaries), want: 0.2, reason: "secondaries-congested"},
+				{period: p(congestedSecondaries), want: 0.1},
+				{period: p(congestedSecondaries), want: 0.1, reason: "secondaries-congested"},
+			},
+		},
+		{
+			name: "ratio exactly at the thresholds is normal",
+			steps: []step{
+				{period: p(congestedPrimary), want: 0.2},
+				{period: p(period(100, 1.3, 1, 0, 0)), want: 0.2, reason: "balanced"},
+				{period: p(period(100, 0.75, 1, 0, 0)), want: 0.2, reason: "balanced"},
+			},
+		},
+		{
+			name: "normal ratio holds until the last 4 fractions are equal, then explores down",
+			steps: []step{
+				{period: p(congestedPrimary), want: 0.2},
+				{period: p(congestedPrimary), want: 0.3},
+				{period: p(congestedPrimary), want: 0.4},
+				{period: p(congestedPrimary), want: 0.5},
+				{period: p(balanced), want: 0.5, reason: "balanced"}, // recent 0.3 0.4 0.5 0.5
+				{period: p(balanced), want: 0.5, reason: "balanced"}, // 0.4 0.5 0.5 0.5
+				{period: p(balanced), want: 0.5, reason: "balanced"}, // 0.5 0.5 0.5 0.5
+				{period: p(balanced), want: 0.4, reason: "explore-down"},
+				{period: p(congestedPrimary), want: 0.5, reason: "primary-congested"},
+			},
+		},
+		{
+			name: "initial history is all LOWBAL so a normal first period explores down at the floor",
+			steps: []step{{period: p(balanced), want: 0.1, reason: "explore-down"}},
+		},
+		{
+			name: "server-side latency subtracts RTT: client P50s equal, primary RTT high means secondaries are slower",
+			steps: []step{
+				// L_ss primary = 5-4 = 1, secondary = 5-1 = 4 => ratio 0.25
+				{period: p(congestedPrimary), want: 0.2},
+				{period: p(period(100, 5, 5, 4, 1)), want: 0.1, reason: "secondaries-congested"},
+			},
+		},
+		{
+			name: "RTT larger than latency is floored, not negative",
+			steps: []step{
+				// primary L_ss floored to 10us, secondary 1ms => ratio 0.01
+				{period: p(congestedPrimary), want: 0.2},
+				{period: p(period(100, 1, 2, 3, 1)), want: 0.1, reason: "secondaries-congested"},
+			},
+		},
+		{
+			name: "lag over the bound forces 0 immediately and restores the latest recorded fraction",
+			steps: []step{
+				{period: p(congestedPrimary), want: 0.2},
+				{period: p(congestedPrimary), want: 0.3},
+				{lag: l(badLag), want: 0},
+				{lag: l(okLag), want: 0.3},
+			},
+		},
+		{
+			name: "lag exactly at the bound is acceptable",
+			steps: []step{
+				{lag: l(Lag{Max: 10 * time.Second, Known: true}), want: 0.1},
+				{lag: l(Lag{Max: 10*time.Second + time.Millisecond, Known: true}), want: 0},
+			},
+		},
+		{
+			name: "period end while stale records the decision but keeps 0 in force",
+			steps: []step{
+				{lag: l(badLag), want: 0},
+				{period: p(congestedPrimary), want: 0, reason: "primary-congested"},
+				{period: p(congestedPrimary), want: 0},
+				{lag: l(okLag), want: 0.3},
+			},
+		},
+		{
+			name: "unknown lag is treated as over the bound",
+			steps: []step{
+				{lag: l(Lag{}), want: 0},
+				{lag: l(okLag), want: 0.1},
+			},
+		},
+		{
+			name:   "bound 0 means never a secondary read",
+			mutate: func(c *Config) { c.Bound = Bound{} },
+			steps: []step{
+				{want: 0},
+				{lag: l(Lag{Max: 0, Known: true}), want: 0},
+				{period: p(congestedPrimary), want: 0},
+				{period: p(congestedPrimary), want: 0},
+			},
+		},
+		{
+			name:   "unbounded ignores lag, even unknown",
+			mutate: func(c *Config) { c.Bound = Bound{Unbounded: true} },
+			steps: []step{
+				{lag: l(Lag{Max: time.Hour, Known: true}), want: 0.1},
+				{lag: l(Lag{}), want: 0.1},
+			},
+		},
+		{
+			name: "too few samples on either side: no change and no history push",
+			steps: []step{
+				{period: p(congestedPrimary), want: 0.2},
+				{period: p(congestedPrimary), want: 0.3},
+				{period: p(period(4, 8, 2, 0, 0)), want: 0.3, reason: "too-few-samples"},
+				{period: p(Period{Primary: Stats{Count: 100, P50: ms}}), want: 0.3, reason: "too-few-samples"},
+				// history is 0.1 0.1 0.2 0.3 still, so a normal period holds
+				{period: p(balanced), want: 0.3, reason: "balanced"},
+			},
+		},
+		{
+			name: "custom constants",
+			mutate: func(c *Config) {
+				c.Delta, c.LowBal, c.HighBal, c.History = 0.25, 0.25, 0.75, 2
+				c.HighRatio, c.LowRatio = 2, 0.5
+			},
+			steps: []step{
+				{want: 0.25},
+				{period: p(period(100, 3, 2, 0, 0)), want: 0.25, reason: "explore-down"}, // ratio 1.5 normal; history 0.25 0.25
+				{period: p(congestedPrimary), want: 0.5},
+				{period: p(congestedPrimary), want: 0.75},
+				{period: p(congestedPrimary), want: 0.75},
+				{period: p(balanced), want: 0.5, reason: "explore-down"}, // history 0.75 0.75
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newD(t, tt.mutate)
+			for i, s := range tt.steps {
+				var got float64
+				var dec Decision
+				switch {
+				case s.period != nil:
+					dec = d.EndPeriod(*s.period)
+					got = dec.Fraction
+					if d.Fraction() != got {
+						t.Fatalf("step %d: decision fraction %v but Fraction() %v", i, got, d.Fraction())
+					}
+				case s.lag != nil:
+					got = d.ObserveLag(*s.lag)
+				default:
+					got = d.Fraction()
+				}
+				if math.Abs(got-s.want) > 1e-9 {
+					t.Fatalf("step %d: fraction %v, want %v (recent %v)", i, got, s.want, d.Recent())
+				}
+				if s.reason != "" && dec.Reason != s.reason {
+					t.Fatalf("step %d: reason %q, want %q", i, dec.Reason, s.reason)
+				}
+			}
+		})
+	}
+}
+
+func TestDecisionRatio(t *testing.T) {
+	d := newD(t, nil)
+	dec := d.EndPeriod(period(50, 6, 3, 1, 1)) // (6-1)/(3-1) = 2.5
+	if math.Abs(dec.Ratio-2.5) > 1e-9 {
+		t.Errorf("ratio %v, want 2.5", dec.Ratio)
+	}
+	dec = d.EndPeriod(period(1, 6, 3, 1, 1))
+	if !math.IsNaN(dec.Ratio) {
+		t.Errorf("ratio with too few samples %v, want NaN", dec.Ratio)
+	}
+}
+
+func TestFractionsStayExactOverLongRuns(t *testing.T) {
+	d := newD(t, nil)
+	for range 8 {
+		d.EndPeriod(congestedPrimary)
+	}
+	for range 3 {
+		d.EndPeriod(congestedSecondaries)
+	}
+	if got := d.Fraction(); got != 0.6 {
+		t.Fatalf("after +8 and -3 steps: %v, want exactly 0.6", got)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+	}{
+		{"zero interval", func(c *Config) { c.Interval = 0 }},
+		{"zero delta", func(c *Config) { c.Delta = 0 }},
+		{"low above high", func(c *Config) { c.LowBal, c.HighBal = 0.9, 0.1 }},
+		{"high above 1", func(c *Config) { c.HighBal = 1.1 }},
+		{"ratios inverted", func(c *Config) { c.LowRatio, c.HighRatio = 1.3, 0.75 }},
+		{"no history", func(c *Config) { c.History = 0 }},
+		{"no samples", func(c *Config) { c.MinSamples = 0 }},
+		{"negative bound", func(c *Config) { c.Bound = Bound{Max: -time.Second} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			tt.mutate(&cfg)
+			if _, err := NewDecongestant(cfg); !errors.Is(err, ErrInvalidPolicy) {
+				t.Fatalf("err %v, want ErrInvalidPolicy", err)
+			}
+		})
+	}
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatalf("default config invalid: %v", err)
+	}
+}

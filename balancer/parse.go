@@ -1,0 +1,86 @@
+package balancer
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MinMaxStaleness is the smallest maxStalenessSeconds the drivers accept.
+const MinMaxStaleness = 90 * time.Second
+
+// Settings configure the adaptive policies built by Parse.
+type Settings struct {
+	Decongestant Config
+	RPM          RPMConfig
+}
+
+// DefaultSettings returns the seeds' constants.
+func DefaultSettings() Settings {
+	return Settings{Decongestant: DefaultConfig(), RPM: DefaultRPMConfig()}
+}
+
+// Names lists the policy specs Parse accepts, for help texts.
+const Names = "decongestant, rpm, primary, secondary, secondarypreferred, nearest, maxstaleness:<dur>=90s, fixed:<fraction 0..1>"
+
+// Parse builds a policy from its spec.
+func Parse(spec string, s Settings) (Policy, error) {
+	name, arg, hasArg := strings.Cut(strings.TrimSpace(spec), ":")
+	name = strings.ToLower(name)
+	noArg := func(p Policy, err error) (Policy, error) {
+		if hasArg {
+			return nil, fmt.Errorf("%w %q: %s takes no argument", ErrInvalidPolicy, spec, name)
+		}
+		return p, err
+	}
+	switch name {
+	case "decongestant":
+		return noArg(NewDecongestant(s.Decongestant))
+	case "rpm":
+		return noArg(NewRPM(s.RPM))
+	case "primary":
+		return noArg(&Static{name: "primary", sel: Selection{Mode: Split}, fraction: 0}, nil)
+	case "secondary":
+		return noArg(&Static{name: "secondary", sel: Selection{Mode: Split}, fraction: 1}, nil)
+	case "secondarypreferred":
+		return noArg(&Static{name: "secondarypreferred", sel: Selection{Mode: SecondaryPreferred}, fraction: 1}, nil)
+	case "nearest":
+		return noArg(&Static{name: "nearest", sel: Selection{Mode: Nearest}, fraction: 1}, nil)
+	case "fixed":
+		f, err := strconv.ParseFloat(arg, 64)
+		if !hasArg || err != nil || f < 0 || f > 1 {
+			return nil, fmt.Errorf("%w %q: want fixed:<fraction> with a fraction from 0 to 1, e.g. fixed:0.7", ErrInvalidPolicy, spec)
+		}
+		return NewFixed(f), nil
+	case "maxstaleness":
+		d, err := time.ParseDuration(arg)
+		if !hasArg || err != nil {
+			return nil, fmt.Errorf("%w %q: want maxstaleness:<duration>, e.g. maxstaleness:90s", ErrInvalidPolicy, spec)
+		}
+		if d < MinMaxStaleness {
+			return nil, fmt.Errorf("%w %q: the drivers require maxStalenessSeconds >= 90s; use decongestant for a tighter bound", ErrInvalidPolicy, spec)
+		}
+		return &Static{name: "maxstaleness:" + d.String(), sel: Selection{Mode: MaxStaleness, MaxStaleness: d}, fraction: 1}, nil
+	}
+	return nil, fmt.Errorf("%w %q: unknown policy (known: %s)", ErrInvalidPolicy, spec, Names)
+}
+
+// ParseList parses a comma-separated list of specs.
+func ParseList(list string, s Settings) ([]Policy, error) {
+	var out []Policy
+	for _, spec := range strings.Split(list, ",") {
+		if strings.TrimSpace(spec) == "" {
+			continue
+		}
+		p, err := Parse(spec, s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: empty policy list (known: %s)", ErrInvalidPolicy, Names)
+	}
+	return out, nil
+}

@@ -1,0 +1,229 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"unicode"
+
+	"github.com/decongestant/decongestant/bench"
+)
+
+// column is one summary metric of the comparison table.
+type column struct {
+	header string
+	get    func(bench.Summary) float64
+	count  bool // an integer count: no decimals unless it is a mean
+}
+
+// columns are the summary metrics in table order. The relative column is
+// inserted after the first (read throughput) by the writers.
+var columns = []column{
+	{header: "read ops/s", get: func(s bench.Summary) float64 { return s.ReadTput }},
+	{header: "write ops/s", get: func(s bench.Summary) float64 { return s.WriteTput }},
+	{header: "read P80 ms", get: func(s bench.Summary) float64 { return s.ReadP80MS }},
+	{header: "read P99 ms", get: func(s bench.Summary) float64 { return s.ReadP99MS }},
+	{header: "secondary %", get: func(s bench.Summary) float64 { return s.SecondaryPct }},
+	{header: "stale P80 ms", get: func(s bench.Summary) float64 { return s.StalenessP80MS }},
+	{header: "stale max ms", get: func(s bench.Summary) float64 { return s.StalenessMaxMS }},
+	{header: "violations", get: func(s bench.Summary) float64 { return float64(s.BoundViolations) }, count: true},
+	{header: "max lag ms", get: func(s bench.Summary) float64 { return s.MaxLagMS }},
+	{header: "errors", get: func(s bench.Summary) float64 { return float64(s.Errors) }, count: true},
+}
+
+// Indices into columns used outside the table.
+const (
+	colReadTput    = 0
+	colStaleP80    = 5
+	relativeHeader = "relative"
+)
+
+// stat is the mean and sample standard deviation of one metric over the
+// repetitions of a policy.
+type stat struct {
+	mean, sd float64
+	n        int
+}
+
+func newStat(vs []float64) stat {
+	s := stat{n: len(vs)}
+	if s.n == 0 {
+		return stat{mean: math.NaN(), sd: math.NaN()}
+	}
+	for _, v := range vs {
+		s.mean += v
+	}
+	s.mean /= float64(s.n)
+	if s.n > 1 {
+		var ss float64
+		for _, v := range vs {
+			ss += (v - s.mean) * (v - s.mean)
+		}
+		s.sd = math.Sqrt(ss / float64(s.n-1))
+	}
+	return s
+}
+
+// format prints the mean, and "±sd" when there was more than one repetition.
+func (s stat) format(c column) string {
+	f := fmtNum
+	if c.count {
+		f = fmtCount
+	}
+	if s.n > 1 {
+		return f(s.mean) + " ±" + fmtNum(s.sd)
+	}
+	return f(s.mean)
+}
+
+// row is one (input, policy) line of the comparison: the summaries of its
+// repetitions aggregated.
+type row struct {
+	input  int
+	policy string
+	runs   int
+	stats  []stat // parallel to columns
+	rel    float64
+	best   bool
+}
+
+// relative formats the read throughput relative to the best policy of the
+// same input: "1.00x best", "0.45x", or "-" when undefined.
+func (r row) relative() string {
+	if !finite(r.rel) {
+		return "-"
+	}
+	s := fmt.Sprintf("%.2fx", r.rel)
+	if r.best {
+		s += " best"
+	}
+	return s
+}
+
+// buildRows aggregates the runs of every input by policy.
+func buildRows(in []Input) []row {
+	var rows []row
+	for i, x := range in {
+		first := len(rows)
+		for _, g := range groupRuns(x.Results) {
+			r := row{input: i, policy: g.policy, runs: len(g.runs), stats: make([]stat, len(columns))}
+			vs := make([]float64, len(g.runs))
+			for c, col := range columns {
+				for k, run := range g.runs {
+					vs[k] = col.get(run.Summary)
+				}
+				r.stats[c] = newStat(vs)
+			}
+			rows = append(rows, r)
+		}
+		markRelative(rows[first:])
+	}
+	return rows
+}
+
+// markRelative sets each row's read throughput relative to the best of rows
+// (one input's policies) and marks the best. With no positive throughput the
+// ratio is undefined and nothing is marked.
+func markRelative(rows []row) {
+	best := 0.0
+	for _, r := range rows {
+		if m := r.stats[colReadTput].mean; finite(m) && m > best {
+			best = m
+		}
+	}
+	for i := range rows {
+		rows[i].rel = math.NaN()
+		m := rows[i].stats[colReadTput].mean
+		if best > 0 && finite(m) {
+			rows[i].rel = m / best
+			rows[i].best = m == best
+		}
+	}
+}
+
+// inputLine describes the settings of one input on one line.
+func inputLine(x Input) string {
+	r := x.Results
+	c := r.Config
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: workload %s, mix %s, %d clients, duration %s (period %s, warm-up %s), repeat %d, max staleness bound %s",
+		x.Name, orDash(workloadName(r)), orDash(c.Mix), c.Clients, fmtSeconds(c.DurationS),
+		fmtSeconds(c.PeriodS), fmtSeconds(c.WarmupS), c.Repeat, fmtBound(c.MaxStalenessMS))
+	if len(c.Phases) > 0 {
+		fmt.Fprintf(&b, ", phases at %s", fmtPhases(c.Phases))
+	}
+	if r.Interrupted {
+		b.WriteString(", INTERRUPTED")
+	}
+	return b.String()
+}
+
+// oneLine replaces control characters (tabs, newlines) from the input with
+// spaces so they cannot break the table.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// WriteText writes a plain-text comparison table for in: per input a line
+// with its settings, then one row per policy with the summaries aggregated
+// over repetitions (mean, and ±sample standard deviation when there is more
+// than one). The relative column is the read throughput divided by the best
+// read throughput among the policies of the same input; the best is marked.
+func WriteText(w io.Writer, in []Input) error {
+	if err := checkInputs(in); err != nil {
+		return err
+	}
+	rows := buildRows(in)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, x := range in {
+		if i > 0 {
+			fmt.Fprintln(tw)
+		}
+		fmt.Fprintln(tw, oneLine(inputLine(x)))
+		fmt.Fprint(tw, "policy\truns")
+		for c, col := range columns {
+			fmt.Fprint(tw, "\t", col.header)
+			if c == colReadTput {
+				fmt.Fprint(tw, "\t", relativeHeader)
+			}
+		}
+		fmt.Fprintln(tw)
+		n := 0
+		for _, r := range rows {
+			if r.input != i {
+				continue
+			}
+			n++
+			fmt.Fprintf(tw, "%s\t%d", oneLine(r.policy), r.runs)
+			for c, col := range columns {
+				fmt.Fprint(tw, "\t", r.stats[c].format(col))
+				if c == colReadTput {
+					fmt.Fprint(tw, "\t", r.relative())
+				}
+			}
+			fmt.Fprintln(tw)
+		}
+		if n == 0 {
+			fmt.Fprintln(tw, "(no runs)")
+		}
+		// Flush per input so each input's table gets its own column widths.
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return tw.Flush()
+}
