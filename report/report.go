@@ -81,7 +81,10 @@ var (
 		"secondary":    "#59a14f", // green
 		"rpm":          "#f28e2b", // orange
 	}
-	otherColors = []string{"#b07aa1", "#76b7b2", "#9c755f", "#ff9da7", "#bab0ac", "#edc948"}
+	otherColors = []string{
+		"#b07aa1", "#76b7b2", "#9c755f", "#ff9da7", "#bab0ac", "#edc948", // rest of Tableau 10
+		"#17becf", "#bcbd22", "#6b3fa0", "#2f4b7c", "#a05d56", "#7f7f7f", // then further distinct hues
+	}
 )
 
 // palette maps a policy name to its colour, the same in every plot and table.

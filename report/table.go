@@ -68,14 +68,23 @@ func newStat(vs []float64) stat {
 
 // format prints the mean, and "±sd" when there was more than one repetition.
 func (s stat) format(c column) string {
+	m, sd := s.parts(c)
+	if sd != "" {
+		return m + " " + sd
+	}
+	return m
+}
+
+// parts returns the formatted mean and "±sd" ("" for a single repetition).
+func (s stat) parts(c column) (mean, sd string) {
 	f := fmtNum
 	if c.count {
 		f = fmtCount
 	}
 	if s.n > 1 {
-		return f(s.mean) + " ±" + fmtNum(s.sd)
+		return f(s.mean), "±" + fmtNum(s.sd)
 	}
-	return f(s.mean)
+	return f(s.mean), ""
 }
 
 // row is one (input, policy) line of the comparison: the summaries of its

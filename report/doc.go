@@ -1,0 +1,38 @@
+// Package report turns bench results files into comparisons a performance
+// engineer can read: a plain-text table, one self-contained HTML page with
+// plots, and standalone SVG plots.
+//
+// Every writer takes a set of [Input]s — one per results file, possibly from
+// different bench invocations — and writes to an io.Writer (WritePlots writes
+// files, each atomically). Nothing is fetched from the network: the HTML page
+// has inline CSS and inline SVG only and renders offline.
+//
+// The comparison has one row per (input, policy): the run summaries (which
+// already exclude the warm-up) averaged over repetitions, ± the sample
+// standard deviation when a policy was repeated, and the read throughput
+// relative to the best policy of the same input.
+//
+// The plots follow the Decongestant paper (EDBT 2021): per-period read
+// throughput, P80 read latency, share of reads served by secondaries (with the
+// balancer's fraction), staleness (S-probe P80 and the monitor's lag estimate
+// against the bound), write throughput, and the throughput versus staleness
+// trade-off. Each policy has the same colour in every plot.
+//
+// Usage:
+//
+//	r, err := bench.ReadResults("results.json")
+//	if err != nil {
+//		return err
+//	}
+//	in := []report.Input{{Name: "results.json", Results: r}}
+//	if err := report.WriteText(os.Stdout, in); err != nil {
+//		return err
+//	}
+//	err = bench.WriteFileAtomic("report.html", func(w io.Writer) error {
+//		return report.WriteHTML(w, in)
+//	})
+//	if err != nil {
+//		return err
+//	}
+//	paths, err := report.WritePlots("plots", in) // read_tput.svg, ..., tradeoff.svg
+package report

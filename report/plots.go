@@ -1,0 +1,247 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/decongestant/decongestant/bench"
+)
+
+// Series classes: tests and CSS rely on them.
+const (
+	classMain = "s-main" // repetition 0 (or the lowest present) of a policy
+	classRep  = "s-rep"  // other repetitions, drawn lighter
+	classLag  = "s-lag"  // staleness plot: monitor estimate, dashed
+	classAux  = "s-aux"  // secondary plot: balancer fraction × 100, dotted
+)
+
+// timeSeries describes one time-series plot: which period field it draws.
+type timeSeries struct {
+	id     string // file base name and data-plot attribute
+	title  string
+	yTitle string
+	value  func(bench.Period) float64
+	// yInclude are y values the axis always covers (0, or 0..100).
+	yInclude []float64
+}
+
+// The time-series plots, in page order.
+var (
+	plotReadTput = timeSeries{id: "read_tput", title: "Read throughput per period", yTitle: "read throughput (ops/s)",
+		value: func(p bench.Period) float64 { return p.ReadTput }, yInclude: []float64{0}}
+	plotReadP80 = timeSeries{id: "read_p80", title: "P80 read latency per period", yTitle: "P80 read latency (ms)",
+		value: func(p bench.Period) float64 { return p.ReadP80MS }, yInclude: []float64{0}}
+	plotSecondary = timeSeries{id: "secondary_pct", title: "Reads served by secondaries", yTitle: "reads to secondaries (%)",
+		value: func(p bench.Period) float64 { return p.SecondaryPct }, yInclude: []float64{0, 100}}
+	plotStaleness = timeSeries{id: "staleness", title: "Staleness: S-probe P80 (solid), monitor max lag (dashed)", yTitle: "staleness (ms)",
+		value: func(p bench.Period) float64 { return p.SProbeStalenessP80MS }, yInclude: []float64{0}}
+	plotWriteTput = timeSeries{id: "write_tput", title: "Write throughput per period", yTitle: "write throughput (ops/s)",
+		value: func(p bench.Period) float64 { return p.WriteTput }, yInclude: []float64{0}}
+
+	timeSeriesPlots = []timeSeries{plotReadTput, plotReadP80, plotSecondary, plotStaleness, plotWriteTput}
+)
+
+const tradeoffID = "tradeoff"
+
+// plotFiles are the files written by WritePlots, in order.
+var plotFiles = []string{"read_tput.svg", "read_p80.svg", "secondary_pct.svg", "staleness.svg", "tradeoff.svg", "write_tput.svg"}
+
+// periodSeries extracts one value per period as points (t_s, value).
+func periodSeries(run *bench.Run, value func(bench.Period) float64) []point {
+	pts := make([]point, len(run.Periods))
+	for i, p := range run.Periods {
+		pts[i] = point{p.TS, value(p)}
+	}
+	return pts
+}
+
+// varies reports whether value changes across the periods of run.
+func varies(run *bench.Run, value func(bench.Period) float64) bool {
+	lo, hi, ok := dataRange(pointsY(periodSeries(run, value)))
+	return ok && hi-lo > 1e-9
+}
+
+func pointsY(pts []point) []float64 {
+	ys := make([]float64, len(pts))
+	for i, p := range pts {
+		ys[i] = p.y
+	}
+	return ys
+}
+
+// buildTimeSeries makes plot ts for one input: per policy, the main
+// repetition as a solid line and the other repetitions as lighter lines,
+// the warm-up band, the phase switches and, for staleness, the bound.
+func buildTimeSeries(ts timeSeries, x Input, pal palette, several bool) *lineChart {
+	r := x.Results
+	c := &lineChart{
+		id:       ts.id,
+		title:    ts.title,
+		xTitle:   "time since start (s)",
+		yTitle:   ts.yTitle,
+		xInclude: []float64{0},
+		yInclude: ts.yInclude,
+	}
+	if several {
+		c.title += " — " + x.Name
+	}
+	if w := r.Config.WarmupS; finite(w) && w > 0 {
+		c.bands = append(c.bands, band{x0: 0, x1: w, label: "warm-up"})
+	}
+	for i, p := range r.Config.Phases {
+		label := fmt.Sprintf("phase %d", i+1)
+		if d := phaseDetail(p); d != "" {
+			label += ": " + d
+		}
+		c.vlines = append(c.vlines, vline{x: p.AtS, label: label})
+	}
+	staleness := ts.id == plotStaleness.id
+	sprobe := !staleness || r.Config.SProbe
+	if staleness {
+		if b := r.Config.MaxStalenessMS; b != nil && finite(*b) {
+			c.hlines = append(c.hlines, hline{y: *b, label: fmt.Sprintf("bound %g ms", *b)})
+		}
+	}
+	anyAux := false
+	for _, g := range groupRuns(r) {
+		color := pal.color(g.policy)
+		label := g.policy
+		if len(g.runs) > 1 {
+			label += fmt.Sprintf(" (%d reps)", len(g.runs))
+		}
+		if len(g.runs[0].Periods) == 0 {
+			label += " (no periods)"
+		}
+		c.legend = append(c.legend, legendItem{label: label, color: color, shape: noMarker})
+		for k, run := range g.runs {
+			main := k == 0
+			tip := fmt.Sprintf("%s, repetition %d", g.policy, run.Repetition)
+			s := series{class: classMain, tip: tip, color: color, width: 2, opacity: 1}
+			if !main {
+				s.class, s.width, s.opacity = classRep, 1.2, 0.35
+			}
+			if sprobe {
+				s.pts = periodSeries(run, ts.value)
+				c.series = append(c.series, s)
+			}
+			if staleness {
+				lag := s
+				lag.class, lag.style = classLag, dashed
+				if !main {
+					lag.class = classRep
+				}
+				lag.tip += ", monitor max lag"
+				lag.pts = periodSeries(run, func(p bench.Period) float64 { return p.MaxLagMS })
+				c.series = append(c.series, lag)
+			}
+			bf := func(p bench.Period) float64 { return p.BalanceFraction * 100 }
+			if ts.id == plotSecondary.id && main && varies(run, bf) {
+				anyAux = true
+				c.series = append(c.series, series{class: classAux, tip: tip + ", balance fraction × 100",
+					color: color, style: dotted, width: 1.3, opacity: 1, pts: periodSeries(run, bf)})
+			}
+		}
+	}
+	key := func(label string, style lineStyle) {
+		c.legend = append(c.legend, legendItem{label: label, color: "#666666", style: style, shape: noMarker})
+	}
+	switch {
+	case staleness && sprobe:
+		key("S-probe P80", solid)
+		key("monitor max lag", dashed)
+	case staleness:
+		key("monitor max lag (S-probe off)", dashed)
+	case anyAux:
+		key("balance fraction × 100", dotted)
+	}
+	return c
+}
+
+// buildTradeoff makes the trade-off scatter: one point per (input, policy),
+// x = staleness P80 and y = read throughput from the summaries (mean over
+// repetitions, with ±1 sd error bars when repeated). Colour is the policy;
+// with several inputs, the marker shape is the input.
+func buildTradeoff(in []Input, rows []row, pal palette) *scatterChart {
+	c := &scatterChart{
+		id:     tradeoffID,
+		title:  "Trade-off: read throughput vs P80 staleness (after warm-up)",
+		xTitle: "staleness P80 (ms)",
+		yTitle: "read throughput (ops/s)",
+	}
+	several := len(in) > 1
+	bounds := map[float64]bool{}
+	for _, x := range in {
+		if b := x.Results.Config.MaxStalenessMS; b != nil && finite(*b) && !bounds[*b] {
+			bounds[*b] = true
+			c.bounds = append(c.bounds, vline{x: *b, label: fmt.Sprintf("bound %g ms", *b)})
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if !seen[r.policy] {
+			seen[r.policy] = true
+			c.legend = append(c.legend, legendItem{label: r.policy, color: pal.color(r.policy), shape: circle})
+		}
+	}
+	if several {
+		for i, x := range in {
+			c.legend = append(c.legend, legendItem{label: x.Name, color: "#666666", shape: markerShape(i % numShapes)})
+		}
+	}
+	for _, r := range rows {
+		st, tp := r.stats[colStaleP80], r.stats[colReadTput]
+		p := scatterPoint{
+			x: st.mean, y: tp.mean, xErr: st.sd, yErr: tp.sd,
+			label: r.policy, color: pal.color(r.policy), shape: circle,
+		}
+		p.tip = fmt.Sprintf("%s: %s ops/s, staleness P80 %s ms", r.policy, fmtNum(tp.mean), fmtNum(st.mean))
+		if several {
+			p.shape = markerShape(r.input % numShapes)
+			p.tip = in[r.input].Name + " / " + p.tip
+		}
+		c.points = append(c.points, p)
+	}
+	return c
+}
+
+// buildCharts makes every plot: for each time-series plot (in timeSeriesPlots
+// order) one chart per input, and the trade-off scatter.
+func buildCharts(in []Input) (perPlot map[string][]chart, tradeoff *scatterChart) {
+	pal := newPalette(in)
+	perPlot = map[string][]chart{}
+	for _, ts := range timeSeriesPlots {
+		for _, x := range in {
+			perPlot[ts.id] = append(perPlot[ts.id], buildTimeSeries(ts, x, pal, len(in) > 1))
+		}
+	}
+	tradeoff = buildTradeoff(in, buildRows(in), pal)
+	perPlot[tradeoffID] = []chart{tradeoff}
+	return perPlot, tradeoff
+}
+
+// WritePlots writes each plot as a standalone SVG file into dir —
+// read_tput.svg, read_p80.svg, secondary_pct.svg, staleness.svg, tradeoff.svg
+// and write_tput.svg — each atomically, and returns their paths. With several
+// inputs, a time-series file stacks one panel per input.
+func WritePlots(dir string, in []Input) ([]string, error) {
+	if err := checkInputs(in); err != nil {
+		return nil, err
+	}
+	perPlot, _ := buildCharts(in)
+	paths := make([]string, 0, len(plotFiles))
+	for _, name := range plotFiles {
+		svg := renderSVG(perPlot[strings.TrimSuffix(name, ".svg")])
+		path := filepath.Join(dir, name)
+		err := bench.WriteFileAtomic(path, func(w io.Writer) error {
+			_, err := io.WriteString(w, svg)
+			return err
+		})
+		if err != nil {
+			return paths, fmt.Errorf("report: write plot %s: %w", path, err)
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
