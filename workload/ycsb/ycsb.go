@@ -1,0 +1,233 @@
+package ycsb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/decongestant/decongestant/workload"
+)
+
+// Name is the workload's registry name.
+const Name = "ycsb"
+
+func init() { workload.Register(Name, New) }
+
+// ErrNotFound reports a loaded record that a read, update, scan or
+// read-modify-write did not find.
+var ErrNotFound = errors.New("ycsb: record not found")
+
+// New builds a Generator from string options (see ParseOptions and the
+// package documentation); it is the registered workload.Factory.
+func New(opts map[string]string) (workload.Generator, error) {
+	cfg, err := ParseOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return NewGenerator(cfg)
+}
+
+// Generator is a configured YCSB core workload. Its methods are safe for
+// concurrent use; the workers it hands out are not.
+type Generator struct {
+	cfg   Config // Mix is the initial mix; the current one is in mix
+	names []string
+	mix   atomic.Uint32
+
+	// inserts hands out the key numbers of run-phase inserts to every worker
+	// of this generator; Load replaces it.
+	inserts atomic.Pointer[ackCounter]
+
+	latestOnce sync.Once
+	latestZeta float64 // zeta(Records, 0.99), shared by latest choosers
+}
+
+var _ workload.Generator = (*Generator)(nil)
+
+// NewGenerator validates cfg and returns a Generator. The run-phase insert
+// counter starts right after the loaded records, at InsertStart+Records,
+// which assumes the collection holds exactly the records Load inserts.
+func NewGenerator(cfg Config) (*Generator, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	g := &Generator{cfg: cfg, names: fieldNames(cfg.Fields)}
+	g.mix.Store(uint32(cfg.Mix))
+	g.inserts.Store(newAckCounter(cfg.InsertStart + cfg.Records))
+	return g, nil
+}
+
+// Config returns the configuration the generator was built with.
+func (g *Generator) Config() Config { return g.cfg }
+
+// Name returns "ycsb".
+func (g *Generator) Name() string { return Name }
+
+// Mix returns the current workload letter, "a" to "f".
+func (g *Generator) Mix() string { return g.currentMix().String() }
+
+func (g *Generator) currentMix() Mix { return Mix(g.mix.Load()) }
+
+// SetMix switches the workload for workers created from now on; it accepts
+// what ParseMix accepts. The insert counter carries over, so inserts of a
+// later phase never collide with earlier ones.
+func (g *Generator) SetMix(mix string) error {
+	m, err := ParseMix(mix)
+	if err != nil {
+		return err
+	}
+	g.mix.Store(uint32(m))
+	return nil
+}
+
+// Document returns record keynum exactly as Load writes it (and as
+// workloads D and E insert it), so loaded data can be checked.
+func (g *Generator) Document(keynum int64) bson.D {
+	return record(g.names, g.cfg.FieldLength, g.cfg.Seed, keynum, make([]byte, g.cfg.FieldLength))
+}
+
+// loadBatchRecords is the number of records per InsertMany, reduced for big
+// records so a batch stays near loadBatchBytes.
+const (
+	loadBatchRecords = 1000
+	loadBatchBytes   = 16 << 20
+)
+
+func (g *Generator) batchSize() int64 {
+	per := int64(g.cfg.Fields)*int64(g.cfg.FieldLength) + 64
+	return max(1, min(loadBatchRecords, loadBatchBytes/per))
+}
+
+// Load drops the collection and creates it afresh, so every load starts
+// clean, then inserts records [InsertStart, InsertStart+Records) in
+// unordered InsertMany batches of up to 1000 records, spread over parallel
+// goroutines. Batch b holds a fixed key range and its content depends only
+// on (Seed, key number), so any batch can be regenerated. Writes use
+// env.DB's write concern. progress, if not nil, gets (records done, total)
+// from several goroutines. Load must not run concurrently with workers; it
+// resets the run-phase insert counter.
+func (g *Generator) Load(ctx context.Context, env workload.Env, parallel int, progress workload.Progress) error {
+	if env.DB == nil {
+		return errors.New("ycsb: load: env.DB is nil")
+	}
+	if parallel < 1 {
+		return fmt.Errorf("ycsb: load: parallel must be at least 1, got %d", parallel)
+	}
+	name := g.cfg.Collection
+	coll := env.DB.Collection(name)
+	if err := coll.Drop(ctx); err != nil {
+		return fmt.Errorf("ycsb: load: drop %s: %w", name, err)
+	}
+	if err := env.DB.CreateCollection(ctx, name); err != nil {
+		return fmt.Errorf("ycsb: load: create %s: %w", name, err)
+	}
+
+	start, total := g.cfg.InsertStart, g.cfg.Records
+	size := g.batchSize()
+	batches := (total + size - 1) / size
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		nextBatch, done atomic.Int64
+		errOnce         sync.Once
+		firstErr        error
+		wg              sync.WaitGroup
+	)
+	fail := func(err error) {
+		errOnce.Do(func() { firstErr = err })
+		cancel()
+	}
+	insertOpts := options.InsertMany().SetOrdered(false)
+	for range min(int64(parallel), batches) {
+		wg.Go(func() {
+			buf := make([]byte, g.cfg.FieldLength)
+			docs := make([]any, 0, size)
+			for {
+				b := nextBatch.Add(1) - 1
+				if b >= batches || ctx.Err() != nil {
+					return
+				}
+				lo := start + b*size
+				hi := min(lo+size, start+total)
+				docs = docs[:0]
+				for k := lo; k < hi; k++ {
+					docs = append(docs, record(g.names, g.cfg.FieldLength, g.cfg.Seed, k, buf))
+				}
+				if _, err := coll.InsertMany(ctx, docs, insertOpts); err != nil {
+					fail(fmt.Errorf("ycsb: load batch %d, records [%d, %d): %w", b, lo, hi, err))
+					return
+				}
+				n := done.Add(hi - lo)
+				if progress != nil {
+					progress(n, total)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	g.inserts.Store(newAckCounter(start + total))
+	return nil
+}
+
+// latestZetan returns zeta(Records, 0.99), computed once per generator, the
+// starting point of every latest chooser.
+func (g *Generator) latestZetan() float64 {
+	g.latestOnce.Do(func() { g.latestZeta = zeta(0, g.cfg.Records, ZipfianConstant, 0) })
+	return g.latestZeta
+}
+
+// NewWorker returns a worker running the current mix, with its own random
+// stream seeded from (Seed, id). Reads go through env.Reads, writes through
+// env.DB.
+func (g *Generator) NewWorker(env workload.Env, id int) (workload.Worker, error) {
+	if env.DB == nil {
+		return nil, errors.New("ycsb: new worker: env.DB is nil")
+	}
+	if env.Reads == nil {
+		return nil, errors.New("ycsb: new worker: env.Reads is nil")
+	}
+	m := g.currentMix()
+	w := &worker{
+		g:      g,
+		mix:    m,
+		rng:    rand.New(rand.NewPCG(uint64(g.cfg.Seed), uint64(id))),
+		reads:  env.Reads.Collection(g.cfg.Collection),
+		coll:   env.DB.Collection(g.cfg.Collection),
+		keys:   g.keyChooser(g.cfg.distribution(m)),
+		valbuf: make([]byte, g.cfg.FieldLength),
+	}
+	w.init()
+	return w, nil
+}
+
+func (g *Generator) keyChooser(d Distribution) keyChooser {
+	start, n := g.cfg.InsertStart, g.cfg.Records
+	switch d {
+	case Uniform:
+		return uniform{min: start, n: n}
+	case Latest:
+		return &skewedLatest{
+			min:     start,
+			counter: g.inserts.Load,
+			zipf:    newZipfianZeta(0, n-1, ZipfianConstant, g.latestZetan()),
+		}
+	default:
+		return newScrambledZipfian(start, n)
+	}
+}
+
+// loaded reports whether keynum is one of the records Load inserts; only
+// those must be found (later inserts may not have reached a secondary).
+func (g *Generator) loaded(keynum int64) bool {
+	return keynum >= g.cfg.InsertStart && keynum < g.cfg.InsertStart+g.cfg.Records
+}
