@@ -1,0 +1,312 @@
+package router_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/internal/testutil"
+	"github.com/decongestant/decongestant/monitor"
+	"github.com/decongestant/decongestant/router"
+)
+
+func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
+
+const testDB = "routertest"
+
+// seed writes n documents with w:majority so every secondary has them.
+func seed(t *testing.T, client *mongo.Client, coll string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	c := client.Database(testDB).Collection(coll)
+	_ = c.Drop(ctx)
+	docs := make([]any, n)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "v", Value: fmt.Sprint("value-", i)}}
+	}
+	if _, err := c.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the secondaries to have the data: a majority read after a
+	// majority write is not enough for all members, so poll each.
+	testutil.WaitReplicated(t, client)
+}
+
+func connect(t *testing.T, uri string, p balancer.Policy, opts ...router.Option) *router.Router {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opts = append([]router.Option{router.WithPolicy(p),
+		router.WithMonitor(monitor.Config{RTTInterval: 100 * time.Millisecond, LagInterval: 200 * time.Millisecond})}, opts...)
+	r, err := router.Connect(ctx, uri, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(context.Background()) })
+	return r
+}
+
+func policy(t *testing.T, spec string, mutate func(*balancer.Settings)) balancer.Policy {
+	t.Helper()
+	s := balancer.DefaultSettings()
+	if mutate != nil {
+		mutate(&s)
+	}
+	p, err := balancer.Parse(spec, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// readN does n routed FindOnes from a few goroutines and fails on any error.
+func readN(t *testing.T, r *router.Router, coll string, n int) {
+	t.Helper()
+	c := r.Database(testDB).Collection(coll)
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	per := n / 8
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range per {
+				var doc bson.M
+				if err := c.FindOne(context.Background(), bson.D{{Key: "_id", Value: (g*per + i) % 100}}).Decode(&doc); err != nil {
+					failed.Store(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err, ok := failed.Load().(error); ok {
+		t.Fatalf("routed read failed: %v", err)
+	}
+}
+
+func TestReadsLandWhereThePolicyChose(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	client := testutil.Connect(t, rs.URI())
+	seed(t, client, "land", 100)
+	primary, err := rs.Primary(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		spec          string
+		wantSecondary float64 // share, ±tol
+		tol           float64
+		reads         int
+	}{
+		{"primary", 0, 0, 400},
+		{"secondary", 1, 0, 400},
+		{"fixed:0.5", 0.5, 0.05, 2400},
+		{"fixed:0.2", 0.2, 0.05, 2400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			r := connect(t, rs.URI(), policy(t, tt.spec, nil))
+			readN(t, r, "land", tt.reads)
+			s := r.Served()
+			if s.Total() != int64(tt.reads) {
+				t.Fatalf("counted %d routed reads, want %d (%+v)", s.Total(), tt.reads, s)
+			}
+			got := float64(s.Secondary) / float64(s.Total())
+			if math.Abs(got-tt.wantSecondary) > tt.tol {
+				t.Fatalf("secondary share %.3f, want %.2f±%.2f (%+v)", got, tt.wantSecondary, tt.tol, s)
+			}
+			// The per-host counts agree with the roles: the primary served
+			// exactly the reads counted as primary.
+			if s.ByHost[primary.Host] != s.Primary {
+				t.Fatalf("primary %s served %d reads, counted primary %d (%v)", primary.Host, s.ByHost[primary.Host], s.Primary, s.ByHost)
+			}
+		})
+	}
+}
+
+func TestBoundZeroMeansNoSecondaryReads(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	client := testutil.Connect(t, rs.URI())
+	seed(t, client, "bound0", 100)
+	p := policy(t, "decongestant", func(s *balancer.Settings) {
+		s.Decongestant.Bound = balancer.Bound{}
+		s.Decongestant.Interval = 200 * time.Millisecond
+	})
+	r := connect(t, rs.URI(), p)
+	readN(t, r, "bound0", 2000)
+	if s := r.Served(); s.Secondary != 0 || s.Primary != 2000 {
+		t.Fatalf("bound 0: served %+v, want all 2000 on the primary", s)
+	}
+	if f := r.Fraction(); f != 0 {
+		t.Fatalf("fraction %v with bound 0", f)
+	}
+}
+
+func TestPausedReplicationDropsFractionAndRecovers(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	client := testutil.Connect(t, rs.URI())
+	seed(t, client, "pause", 100)
+	const bound = 2 * time.Second
+	p := policy(t, "decongestant", func(s *balancer.Settings) { s.Decongestant.Bound = balancer.Bound{Max: bound} })
+
+	var mu sync.Mutex
+	var lagEvents []router.Event
+	r := connect(t, rs.URI(), p, router.WithEvents(func(e router.Event) {
+		if e.Kind == router.EventLag {
+			mu.Lock()
+			lagEvents = append(lagEvents, e)
+			mu.Unlock()
+		}
+	}))
+	if r.Fraction() != 0.1 {
+		t.Fatalf("initial fraction %v, want 0.1", r.Fraction())
+	}
+	// Keep writing so the primary's lastAppliedWallTime advances.
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() {
+		c := client.Database(testDB).Collection("pause")
+		for i := 0; ctx.Err() == nil; i++ {
+			c.UpdateOne(ctx, bson.D{{Key: "_id", Value: i % 100}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}})
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	var secondaries []string
+	for _, m := range rs.Members() {
+		if prim, _ := rs.Primary(context.Background()); m.Name != prim.Name {
+			secondaries = append(secondaries, m.Name)
+		}
+	}
+	for _, name := range secondaries {
+		if err := rs.PauseReplication(context.Background(), name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resumed := false
+	resume := func() {
+		if resumed {
+			return
+		}
+		resumed = true
+		for _, name := range secondaries {
+			if err := rs.ResumeReplication(context.Background(), name); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer resume()
+	testutil.Eventually(t, 20*time.Second, func() bool { return r.Fraction() == 0 }, "fraction did not drop to 0 while replication was paused")
+
+	// The drop happened at the first lag poll that saw the lag over the
+	// bound, never later.
+	mu.Lock()
+	for _, e := range lagEvents {
+		if e.Lag.Known && e.Lag.Max > bound && e.Fraction != 0 {
+			t.Errorf("lag poll saw %v > %v but the fraction stayed %v", e.Lag.Max, bound, e.Fraction)
+		}
+		if e.Lag.Known && e.Lag.Max <= bound && e.Fraction == 0 {
+			t.Errorf("lag poll saw %v <= %v but the fraction was 0", e.Lag.Max, bound)
+		}
+	}
+	mu.Unlock()
+	// While stale, routed reads all go to the primary.
+	before := r.Served()
+	readN(t, r, "pause", 400)
+	if d := r.Served().Sub(before); d.Secondary != 0 {
+		t.Fatalf("%d reads served by secondaries while their lag exceeded the bound", d.Secondary)
+	}
+	resume()
+	testutil.Eventually(t, 20*time.Second, func() bool { return r.Fraction() > 0 }, "fraction not restored after replication resumed")
+	if lag := r.Lag(); !lag.Known || lag.Max > bound {
+		t.Fatalf("restored with lag %+v", lag)
+	}
+}
+
+func TestSurvivesPrimaryStepdown(t *testing.T) {
+	rs := testutil.NewReplicaSet(t, 3, 0)
+	client := testutil.Connect(t, rs.URI())
+	seed(t, client, "stepdown", 100)
+	r := connect(t, rs.URI(), policy(t, "fixed:0.5", nil))
+	old, err := rs.Primary(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var ok, failed atomic.Int64
+	var wg sync.WaitGroup
+	c := r.Database(testDB).Collection("stepdown")
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				if c.FindOne(rctx, bson.D{{Key: "_id", Value: 7}}).Err() == nil {
+					ok.Add(1)
+				} else if ctx.Err() == nil {
+					failed.Add(1)
+				}
+				cancel()
+			}
+		}()
+	}
+	newPrimary, err := rs.StepDown(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if newPrimary.Host == old.Host {
+		t.Fatalf("stepdown kept %s primary", old.Host)
+	}
+	testutil.Eventually(t, 30*time.Second, func() bool { return r.Lag().Primary == newPrimary.Host },
+		"monitor did not rediscover the new primary")
+	before := ok.Load()
+	testutil.Eventually(t, 30*time.Second, func() bool { return ok.Load() > before+200 }, "reads did not resume after the stepdown")
+	stop()
+	wg.Wait()
+	// After the election, reads counted as primary are served by the new primary.
+	s0 := r.Served()
+	readN(t, r, "stepdown", 800)
+	d := r.Served().Sub(s0)
+	if d.ByHost[newPrimary.Host] != d.Primary || d.Primary == 0 {
+		t.Fatalf("after stepdown: new primary %s served %d, counted primary %d (%v)", newPrimary.Host, d.ByHost[newPrimary.Host], d.Primary, d.ByHost)
+	}
+	t.Logf("reads: %d ok, %d failed during the election", ok.Load(), failed.Load())
+}
+
+func TestConnectRejectsBadTargets(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	tests := []struct {
+		name, uri string
+		want      error
+	}{
+		{"malformed", "mongodb://", router.ErrBadURI},
+		{"bad scheme", "http://localhost", router.ErrBadURI},
+		{"direct to one member", "mongodb://" + rs.Members()[0].Host + "/?directConnection=true", router.ErrNotReplicaSet},
+		{"unreachable", "mongodb://127.0.0.1:1/?replicaSet=rs0&serverSelectionTimeoutMS=500", router.ErrUnreachable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			r, err := router.Connect(ctx, tt.uri, router.WithConnectTimeout(2*time.Second))
+			if err == nil {
+				r.Close(ctx)
+				t.Fatal("connected")
+			}
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
