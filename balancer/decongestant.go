@@ -33,6 +33,13 @@ type Config struct {
 	LatencyFloor time.Duration
 	// Bound is the client's staleness limit (10 s in seed 000's experiments).
 	Bound Bound
+	// Headroom is added to every lag observation before comparing it with
+	// the bound. A secondary's staleness grows by at most the wall-clock
+	// time until the next lag poll, so Headroom = the lag poll interval (1 s)
+	// keeps every read within the bound; 0 is Algorithm 1's exact check,
+	// which lets staleness overshoot by up to one poll interval (seed 000
+	// fig. 10). Not in the paper.
+	Headroom time.Duration
 }
 
 // DefaultConfig returns seed 000's constants with a 10 s staleness bound.
@@ -48,6 +55,7 @@ func DefaultConfig() Config {
 		MinSamples:   5,
 		LatencyFloor: 10 * time.Microsecond,
 		Bound:        Bound{Max: 10 * time.Second},
+		Headroom:     time.Second,
 	}
 }
 
@@ -70,6 +78,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: min samples %d must be at least 1", ErrInvalidPolicy, c.MinSamples)
 	case c.LatencyFloor <= 0:
 		return fmt.Errorf("%w: latency floor %v must be positive", ErrInvalidPolicy, c.LatencyFloor)
+	case c.Headroom < 0:
+		return fmt.Errorf("%w: lag headroom %v must not be negative", ErrInvalidPolicy, c.Headroom)
 	case !c.Bound.Unbounded && c.Bound.Max < 0:
 		return fmt.Errorf("%w: staleness bound %v must not be negative", ErrInvalidPolicy, c.Bound.Max)
 	}
@@ -150,10 +160,11 @@ func (d *Decongestant) inForce() float64 {
 	return d.latest()
 }
 
-// ObserveLag is Rcv-ServerStatus: a lag over the bound (or a bound of 0, or
-// an unknown lag) forces the fraction to 0; otherwise the latest recorded
-// fraction is restored.
+// ObserveLag is Rcv-ServerStatus: a lag that with Headroom added is over the
+// bound (or a bound of 0, or an unknown lag) forces the fraction to 0;
+// otherwise the latest recorded fraction is restored.
 func (d *Decongestant) ObserveLag(l Lag) float64 {
+	l.Max += d.cfg.Headroom
 	d.stale = d.cfg.Bound.Exceeded(l)
 	d.bal = d.inForce()
 	return d.bal

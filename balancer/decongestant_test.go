@@ -22,9 +22,9 @@ func period(n int, primary, secondary, rttP, rttS float64) Period {
 }
 
 var (
-	congestedPrimary     = period(100, 8, 2, 0, 0)   // ratio 4
-	congestedSecondaries = period(100, 2, 8, 0, 0)   // ratio 0.25
-	balanced             = period(100, 2, 2, 0, 0)   // ratio 1
+	congestedPrimary     = period(100, 8, 2, 0, 0) // ratio 4
+	congestedSecondaries = period(100, 2, 8, 0, 0) // ratio 0.25
+	balanced             = period(100, 2, 2, 0, 0) // ratio 1
 	okLag                = Lag{Max: 100 * ms, Known: true}
 	badLag               = Lag{Max: 11 * time.Second, Known: true}
 )
@@ -32,6 +32,7 @@ var (
 func newD(t *testing.T, mutate func(*Config)) *Decongestant {
 	t.Helper()
 	cfg := DefaultConfig()
+	cfg.Headroom = 0 // Algorithm 1's exact check; headroom has its own test
 	if mutate != nil {
 		mutate(&cfg)
 	}
@@ -60,7 +61,7 @@ func TestAlgorithm1(t *testing.T) {
 		steps  []step
 	}{
 		{
-			name: "starts at LOWBAL",
+			name:  "starts at LOWBAL",
 			steps: []step{{lag: l(okLag), want: 0.10}},
 		},
 		{
@@ -110,7 +111,7 @@ func TestAlgorithm1(t *testing.T) {
 			},
 		},
 		{
-			name: "initial history is all LOWBAL so a normal first period explores down at the floor",
+			name:  "initial history is all LOWBAL so a normal first period explores down at the floor",
 			steps: []step{{period: p(balanced), want: 0.1, reason: "explore-down"}},
 		},
 		{
@@ -143,6 +144,15 @@ func TestAlgorithm1(t *testing.T) {
 			steps: []step{
 				{lag: l(Lag{Max: 10 * time.Second, Known: true}), want: 0.1},
 				{lag: l(Lag{Max: 10*time.Second + time.Millisecond, Known: true}), want: 0},
+			},
+		},
+		{
+			name:   "headroom: lag plus headroom over the bound counts as over",
+			mutate: func(c *Config) { c.Headroom = time.Second },
+			steps: []step{
+				{lag: l(Lag{Max: 9 * time.Second, Known: true}), want: 0.1},
+				{lag: l(Lag{Max: 9*time.Second + time.Millisecond, Known: true}), want: 0},
+				{lag: l(Lag{Max: 8 * time.Second, Known: true}), want: 0.1},
 			},
 		},
 		{
@@ -273,6 +283,7 @@ func TestConfigValidate(t *testing.T) {
 		{"no history", func(c *Config) { c.History = 0 }},
 		{"no samples", func(c *Config) { c.MinSamples = 0 }},
 		{"negative bound", func(c *Config) { c.Bound = Bound{Max: -time.Second} }},
+		{"negative headroom", func(c *Config) { c.Headroom = -time.Second }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

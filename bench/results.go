@@ -34,6 +34,7 @@ type Config struct {
 	Policies       []string          `json:"policies"`
 	MaxStalenessMS *float64          `json:"max_staleness_ms"`
 	SProbe         bool              `json:"sprobe"`
+	WriteConcern   string            `json:"write_concern"`
 	Phases         []PhaseSpec       `json:"phases,omitempty"`
 	Balancer       map[string]any    `json:"balancer,omitempty"`
 	Extra          map[string]string `json:"extra,omitempty"`

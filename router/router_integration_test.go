@@ -157,8 +157,11 @@ func TestPausedReplicationDropsFractionAndRecovers(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	client := testutil.Connect(t, rs.URI())
 	seed(t, client, "pause", 100)
-	const bound = 2 * time.Second
-	p := policy(t, "decongestant", func(s *balancer.Settings) { s.Decongestant.Bound = balancer.Bound{Max: bound} })
+	const bound, headroom = 2 * time.Second, 200 * time.Millisecond // headroom = one lag poll
+	p := policy(t, "decongestant", func(s *balancer.Settings) {
+		s.Decongestant.Bound = balancer.Bound{Max: bound}
+		s.Decongestant.Headroom = headroom
+	})
 
 	var mu sync.Mutex
 	var lagEvents []router.Event
@@ -208,15 +211,15 @@ func TestPausedReplicationDropsFractionAndRecovers(t *testing.T) {
 	defer resume()
 	testutil.Eventually(t, 20*time.Second, func() bool { return r.Fraction() == 0 }, "fraction did not drop to 0 while replication was paused")
 
-	// The drop happened at the first lag poll that saw the lag over the
-	// bound, never later.
+	// The drop happened at the first lag poll that saw lag + headroom over
+	// the bound, never later, and never earlier.
 	mu.Lock()
 	for _, e := range lagEvents {
-		if e.Lag.Known && e.Lag.Max > bound && e.Fraction != 0 {
-			t.Errorf("lag poll saw %v > %v but the fraction stayed %v", e.Lag.Max, bound, e.Fraction)
+		if e.Lag.Known && e.Lag.Max+headroom > bound && e.Fraction != 0 {
+			t.Errorf("lag poll saw %v (+%v) > %v but the fraction stayed %v", e.Lag.Max, headroom, bound, e.Fraction)
 		}
-		if e.Lag.Known && e.Lag.Max <= bound && e.Fraction == 0 {
-			t.Errorf("lag poll saw %v <= %v but the fraction was 0", e.Lag.Max, bound)
+		if e.Lag.Known && e.Lag.Max+headroom <= bound && e.Fraction == 0 {
+			t.Errorf("lag poll saw %v (+%v) <= %v but the fraction was 0", e.Lag.Max, headroom, bound)
 		}
 	}
 	mu.Unlock()
@@ -228,7 +231,7 @@ func TestPausedReplicationDropsFractionAndRecovers(t *testing.T) {
 	}
 	resume()
 	testutil.Eventually(t, 20*time.Second, func() bool { return r.Fraction() > 0 }, "fraction not restored after replication resumed")
-	if lag := r.Lag(); !lag.Known || lag.Max > bound {
+	if lag := r.Lag(); !lag.Known || lag.Max+headroom > bound {
 		t.Fatalf("restored with lag %+v", lag)
 	}
 }

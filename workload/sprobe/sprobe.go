@@ -20,6 +20,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/decongestant/decongestant/balancer"
 )
@@ -95,6 +96,9 @@ type Probe struct {
 func Start(ctx context.Context, uri string, pol Policy, cfg Config) (*Probe, error) {
 	cfg.defaults()
 	co := append([]*options.ClientOptions{options.Client().ApplyURI(uri).SetAppName("decongestant-sprobe")}, cfg.ClientOptions...)
+	// The writer must keep the primary's value moving while secondaries
+	// lag, so it never waits for them: w:1 whatever the server's default.
+	co = append(co, options.Client().SetWriteConcern(&writeconcern.WriteConcern{W: 1}))
 	client, err := mongo.Connect(co...)
 	if err != nil {
 		return nil, fmt.Errorf("sprobe: connect: %w", err)

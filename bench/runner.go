@@ -1,0 +1,707 @@
+// Package bench runs workloads against a replica set under each routing
+// policy in turn, on the same data, and records per-period results.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+
+	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/metrics"
+	"github.com/decongestant/decongestant/monitor"
+	"github.com/decongestant/decongestant/router"
+	"github.com/decongestant/decongestant/workload"
+	"github.com/decongestant/decongestant/workload/sprobe"
+)
+
+// ErrInterrupted is returned when the context is cancelled mid-run; the
+// results returned alongside hold every completed period.
+var ErrInterrupted = errors.New("interrupted")
+
+// ErrBadOptions wraps option validation errors.
+var ErrBadOptions = errors.New("invalid bench options")
+
+// Options configure a bench invocation.
+type Options struct {
+	URI       string
+	Database  string
+	Generator workload.Generator
+	// Records is recorded in the results' config (the workload's size).
+	Records  int64
+	Clients  int
+	Duration time.Duration
+	Period   time.Duration
+	Warmup   time.Duration
+	Repeat   int
+	Policies []string
+	Settings balancer.Settings
+	SProbe   bool
+	Probe    sprobe.Config
+	Phases   []Phase
+	SkipLoad bool
+	// LoadParallel is the loader's parallelism (default 2 x GOMAXPROCS).
+	LoadParallel int
+	Monitor      monitor.Config
+	// Progress receives human-readable progress lines; nil discards them.
+	Progress io.Writer
+	// Out, when set, receives the results (atomically) after every run, so
+	// an interruption keeps what was completed.
+	Out string
+	// WriteConcern of the workload's writes during runs (default w:1, as
+	// MongoDB 4.2 in seed 000 and YCSB's binding; MongoDB 5.0+ defaults to
+	// majority, under which writes stall while secondaries lag). Loading
+	// always uses majority so every member holds the data before a run.
+	WriteConcern  *writeconcern.WriteConcern
+	ClientOptions []*options.ClientOptions
+	// OnPeriod is called after each period with the run's router; tests
+	// and experiments use it to act mid-run. It runs on the runner's
+	// goroutine.
+	OnPeriod func(ctx context.Context, policy string, p Period, r *router.Router)
+}
+
+func (o *Options) validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrBadOptions, fmt.Sprintf(format, a...))
+	}
+	switch {
+	case o.URI == "":
+		return bad("--uri is required")
+	case o.Generator == nil:
+		return bad("no workload")
+	case o.Clients < 1:
+		return bad("clients %d must be at least 1", o.Clients)
+	case o.Duration <= 0:
+		return bad("duration %v must be positive", o.Duration)
+	case o.Period <= 0:
+		return bad("period %v must be positive", o.Period)
+	case o.Period > o.Duration:
+		return bad("period %v is longer than the duration %v", o.Period, o.Duration)
+	case o.Warmup < 0:
+		return bad("warmup %v must not be negative", o.Warmup)
+	case o.Warmup >= o.Duration:
+		return bad("warmup %v must be shorter than the duration %v", o.Warmup, o.Duration)
+	case o.Repeat < 0:
+		return bad("repeat %d must not be negative", o.Repeat)
+	case len(o.Policies) == 0:
+		return bad("no policies")
+	}
+	for _, ph := range o.Phases {
+		if ph.At >= o.Duration {
+			return bad("phase at %v starts after the run ends (%v)", ph.At, o.Duration)
+		}
+	}
+	for _, p := range o.Policies {
+		if _, err := balancer.Parse(p, o.Settings); err != nil {
+			return err
+		}
+	}
+	if o.Repeat == 0 {
+		o.Repeat = 1
+	}
+	if o.Database == "" {
+		o.Database = o.Generator.Name()
+	}
+	if o.LoadParallel <= 0 {
+		o.LoadParallel = 2 * runtime.GOMAXPROCS(0)
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	if o.WriteConcern == nil {
+		o.WriteConcern = &writeconcern.WriteConcern{W: 1}
+	}
+	return nil
+}
+
+func (o *Options) maxClients() int {
+	n := o.Clients
+	for _, ph := range o.Phases {
+		n = max(n, ph.Clients)
+	}
+	return n
+}
+
+// Execute loads the workload (unless SkipLoad) and runs it under every policy,
+// Repeat times, returning the results. On cancellation it returns the
+// results so far with ErrInterrupted.
+func Execute(ctx context.Context, o Options) (*Results, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	bound := o.Settings.Decongestant.Bound
+	res := &Results{Workload: o.Generator.Name(), Config: Config{
+		URI: monitor.Redact(o.URI), Workload: o.Generator.Name(), Mix: o.Generator.Mix(),
+		Records: o.Records, Clients: o.Clients, DurationS: o.Duration.Seconds(),
+		PeriodS: o.Period.Seconds(), WarmupS: o.Warmup.Seconds(), Repeat: o.Repeat,
+		Policies: o.Policies, SProbe: o.SProbe, WriteConcern: wcString(o.WriteConcern), StartedAt: time.Now().UTC().Format(time.RFC3339),
+		Balancer: balancerConfig(o.Settings),
+		Host:     map[string]any{"goos": runtime.GOOS, "goarch": runtime.GOARCH, "cpus": runtime.NumCPU()},
+	}}
+	if !bound.Unbounded {
+		v := metrics.MS(bound.Max)
+		res.Config.MaxStalenessMS = &v
+	}
+	for _, ph := range o.Phases {
+		res.Config.Phases = append(res.Config.Phases, PhaseSpec{AtS: ph.At.Seconds(), Workload: ph.Mix, Clients: ph.Clients})
+	}
+	if err := prepare(ctx, &o, res); err != nil {
+		return nil, err
+	}
+	initialMix := o.Generator.Mix()
+	total := o.Repeat * len(o.Policies)
+	for rep := range o.Repeat {
+		for i, spec := range o.Policies {
+			n := rep*len(o.Policies) + i + 1
+			fmt.Fprintf(o.Progress, "run %d/%d: policy %s%s for %v\n", n, total, spec, repLabel(rep, o.Repeat), o.Duration)
+			if err := o.Generator.SetMix(initialMix); err != nil {
+				return res, err
+			}
+			run, err := runPolicy(ctx, &o, spec, rep, fmt.Sprintf("%d/%d %s", n, total, spec))
+			if run != nil {
+				res.Runs = append(res.Runs, *run)
+			}
+			if ctx.Err() != nil {
+				res.Interrupted = true
+				return res, writeOut(&o, res, ErrInterrupted)
+			}
+			if err != nil {
+				return res, writeOut(&o, res, fmt.Errorf("policy %s: %w", spec, err))
+			}
+			if err := writeOut(&o, res, nil); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
+}
+
+func wcString(wc *writeconcern.WriteConcern) string {
+	if wc.W == nil {
+		return "default"
+	}
+	return fmt.Sprint(wc.W)
+}
+
+func repLabel(rep, n int) string {
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (repetition %d/%d)", rep+1, n)
+}
+
+func writeOut(o *Options, res *Results, cause error) error {
+	if o.Out == "" {
+		return cause
+	}
+	if err := res.WriteJSONPath(o.Out); err != nil {
+		return errors.Join(cause, fmt.Errorf("write results %s: %w", o.Out, err))
+	}
+	return cause
+}
+
+func balancerConfig(s balancer.Settings) map[string]any {
+	d := s.Decongestant
+	return map[string]any{
+		"interval_s": d.Interval.Seconds(), "delta": d.Delta, "low_bal": d.LowBal, "high_bal": d.HighBal,
+		"low_ratio": d.LowRatio, "high_ratio": d.HighRatio, "history": d.History,
+		"min_samples": d.MinSamples, "bound": d.Bound.String(), "headroom_s": d.Headroom.Seconds(),
+		"rpm_interval_s": s.RPM.Interval.Seconds(), "rpm_exploration": s.RPM.Exploration,
+		"rpm_threshold": s.RPM.Threshold,
+	}
+}
+
+// prepare checks the server and loads the data.
+func prepare(ctx context.Context, o *Options, res *Results) error {
+	co := append([]*options.ClientOptions{options.Client().ApplyURI(o.URI).
+		SetReadPreference(readpref.Primary())}, o.ClientOptions...)
+	co = append(co, options.Client().SetWriteConcern(writeconcern.Majority()))
+	client, err := mongo.Connect(co...)
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", monitor.Redact(o.URI), err)
+	}
+	defer client.Disconnect(context.Background())
+	var info struct {
+		Version string `bson:"version"`
+	}
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	err = client.Database("admin").RunCommand(pctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&info)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", router.ErrUnreachable, monitor.Redact(o.URI), err)
+	}
+	res.Config.Host["server_version"] = info.Version
+	if o.SkipLoad {
+		fmt.Fprintf(o.Progress, "load: skipped\n")
+		return nil
+	}
+	env := workload.Env{DB: client.Database(o.Database), Reads: workload.PlainReads{DB: client.Database(o.Database)}}
+	start := time.Now()
+	p := newLoadProgress(o.Progress)
+	if err := o.Generator.Load(ctx, env, o.LoadParallel, p.report); err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	p.finish()
+	fmt.Fprintf(o.Progress, "load: done in %.1fs\n", time.Since(start).Seconds())
+	res.Config.Extra = map[string]string{"load_s": fmt.Sprintf("%.1f", time.Since(start).Seconds())}
+	return nil
+}
+
+type loadProgress struct {
+	w    io.Writer
+	mu   sync.Mutex
+	last time.Time
+	done int64
+	tot  int64
+}
+
+func newLoadProgress(w io.Writer) *loadProgress { return &loadProgress{w: w} }
+
+func (p *loadProgress) report(done, total int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done, p.tot = max(p.done, done), total
+	if time.Since(p.last) >= time.Second || done == total {
+		p.last = time.Now()
+		fmt.Fprintf(p.w, "load: %d/%d (%.0f%%)\n", p.done, total, 100*float64(p.done)/float64(max(total, 1)))
+	}
+}
+
+func (p *loadProgress) finish() {}
+
+// routedReads adapts a routed database to workload.Reads.
+type routedReads struct{ db *router.Database }
+
+func (r routedReads) Collection(name string) workload.ReadCollection { return r.db.Collection(name) }
+
+// recorder times every operation by class and by name.
+type recorder struct {
+	read, write       *metrics.Histogram
+	readErr, writeErr atomic.Int64
+	mu                sync.RWMutex
+	byOp              map[string]*metrics.Histogram
+	lastErr           atomic.Value // string
+}
+
+func newRecorder() *recorder {
+	return &recorder{read: metrics.NewHistogram(), write: metrics.NewHistogram(), byOp: map[string]*metrics.Histogram{}}
+}
+
+func (r *recorder) record(op workload.Op, d time.Duration, err error) {
+	if err != nil {
+		if op.Class == workload.Read {
+			r.readErr.Add(1)
+		} else {
+			r.writeErr.Add(1)
+		}
+		r.lastErr.Store(err.Error())
+		return
+	}
+	if op.Class == workload.Read {
+		r.read.Record(d)
+	} else {
+		r.write.Record(d)
+	}
+	r.mu.RLock()
+	h, ok := r.byOp[op.Name]
+	r.mu.RUnlock()
+	if !ok {
+		r.mu.Lock()
+		if h, ok = r.byOp[op.Name]; !ok {
+			h = metrics.NewHistogram()
+			r.byOp[op.Name] = h
+		}
+		r.mu.Unlock()
+	}
+	h.Record(d)
+}
+
+// pool runs closed-loop clients: one goroutine each.
+type pool struct {
+	ctx     context.Context
+	gen     workload.Generator
+	env     workload.Env
+	rec     *recorder
+	workers []context.CancelFunc
+	nextID  int
+	wg      sync.WaitGroup
+}
+
+func (p *pool) resize(n int) error {
+	for len(p.workers) < n {
+		w, err := p.gen.NewWorker(p.env, p.nextID)
+		if err != nil {
+			return err
+		}
+		p.nextID++
+		ctx, cancel := context.WithCancel(p.ctx)
+		p.workers = append(p.workers, cancel)
+		p.wg.Add(1)
+		go p.loop(ctx, w)
+	}
+	for len(p.workers) > n {
+		p.workers[len(p.workers)-1]()
+		p.workers = p.workers[:len(p.workers)-1]
+	}
+	return nil
+}
+
+func (p *pool) restart() error {
+	n := len(p.workers)
+	p.resize(0)
+	return p.resize(n)
+}
+
+func (p *pool) stop() {
+	p.resize(0)
+	p.wg.Wait()
+}
+
+func (p *pool) loop(ctx context.Context, w workload.Worker) {
+	defer p.wg.Done()
+	for ctx.Err() == nil {
+		start := time.Now()
+		op, err := w.Do(ctx)
+		d := time.Since(start)
+		if err != nil && ctx.Err() != nil {
+			return // cancelled mid-operation: not a sample
+		}
+		p.rec.record(op, d, err)
+		if err != nil {
+			// Back off briefly so a failing server (an election) is not
+			// hammered by a tight error loop.
+			t := time.NewTimer(10 * time.Millisecond)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}
+}
+
+// collector turns router events into per-period aggregates and run events.
+type collector struct {
+	mu      sync.Mutex
+	start   time.Time
+	bound   balancer.Bound
+	fracSum float64
+	fracN   int
+	maxLag  time.Duration
+	ratio   *float64
+	events  []Event
+	unknown bool
+}
+
+func (c *collector) onEvent(e router.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ts := round3(e.At.Sub(c.start).Seconds())
+	switch e.Kind {
+	case router.EventLag:
+		c.fracSum += e.Fraction
+		c.fracN++
+		if e.Lag.Known {
+			c.maxLag = max(c.maxLag, e.Lag.Max)
+		}
+		if e.Lag.Err != nil && !c.unknown {
+			c.events = append(c.events, Event{TS: ts, Kind: "lag-unknown", Detail: e.Lag.Err.Error()})
+		}
+		c.unknown = e.Lag.Err != nil
+		if e.Previous > 0 && e.Fraction == 0 {
+			c.events = append(c.events, Event{TS: ts, Kind: "bound-exceeded",
+				Detail: fmt.Sprintf("max lag %v > bound %v: fraction %.2f -> 0", e.Lag.Max, c.bound, e.Previous)})
+		}
+		if e.Previous == 0 && e.Fraction > 0 {
+			c.events = append(c.events, Event{TS: ts, Kind: "bound-restored",
+				Detail: fmt.Sprintf("max lag %v: fraction 0 -> %.2f", e.Lag.Max, e.Fraction)})
+		}
+	case router.EventPeriod:
+		if !math.IsNaN(e.Decision.Ratio) && !math.IsInf(e.Decision.Ratio, 0) {
+			r := round3(e.Decision.Ratio)
+			c.ratio = &r
+		}
+		if e.Fraction != e.Previous {
+			c.events = append(c.events, Event{TS: ts, Kind: "fraction",
+				Detail: fmt.Sprintf("%.2f -> %.2f (ratio %.2f, %s)", e.Previous, e.Fraction, e.Decision.Ratio, e.Decision.Reason)})
+		}
+	}
+}
+
+func (c *collector) event(ts float64, kind, detail string) {
+	c.mu.Lock()
+	c.events = append(c.events, Event{TS: round3(ts), Kind: kind, Detail: detail})
+	c.mu.Unlock()
+}
+
+// take returns the period's fraction mean, ratio and max lag and resets them.
+func (c *collector) take(current float64) (frac float64, ratio *float64, maxLag time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	frac = current
+	if c.fracN > 0 {
+		frac = c.fracSum / float64(c.fracN)
+	}
+	ratio, maxLag = c.ratio, c.maxLag
+	c.fracSum, c.fracN, c.ratio, c.maxLag = 0, 0, nil, 0
+	return frac, ratio, maxLag
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// runState is what a run accumulates beyond its JSON periods.
+type runState struct {
+	readSnaps  []*metrics.Snapshot // per period
+	probes     [][]sprobe.Sample   // per period
+	violations int64
+	starts     []time.Duration // period start offsets
+}
+
+func runPolicy(ctx context.Context, o *Options, spec string, rep int, label string) (*Run, error) {
+	pol, err := balancer.Parse(spec, o.Settings)
+	if err != nil {
+		return nil, err
+	}
+	col := &collector{start: time.Now(), bound: o.Settings.Decongestant.Bound}
+	poolOpts := options.Client().SetMaxPoolSize(uint64(o.maxClients() + 16)).SetWriteConcern(o.WriteConcern)
+	rt, err := router.Connect(ctx, o.URI, router.WithPolicy(pol), router.WithEvents(col.onEvent),
+		router.WithMonitor(o.Monitor), router.WithClientOptions(append(o.ClientOptions, poolOpts)...))
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close(context.Background())
+	env := workload.Env{DB: rt.Client().Database(o.Database), Reads: routedReads{rt.Database(o.Database)}}
+
+	var probe *sprobe.Probe
+	if o.SProbe {
+		pc := o.Probe
+		pc.ClientOptions = append(pc.ClientOptions, o.ClientOptions...)
+		if probe, err = sprobe.Start(ctx, o.URI, rt, pc); err != nil {
+			return nil, err
+		}
+		defer probe.Stop()
+	}
+
+	rec := newRecorder()
+	runCtx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	p := &pool{ctx: runCtx, gen: o.Generator, env: env, rec: rec}
+	defer p.stop()
+
+	run := &Run{Policy: pol.Name(), Repetition: rep}
+	st := &runState{}
+	bound := o.Settings.Decongestant.Bound
+	clients, mix := o.Clients, o.Generator.Mix()
+	start := time.Now()
+	col.mu.Lock()
+	col.start = start
+	col.mu.Unlock()
+	if err := p.resize(clients); err != nil {
+		return nil, err
+	}
+
+	phases := o.Phases
+	prevRead := rec.read.Snapshot()
+	prevWrite := rec.write.Snapshot()
+	prevReadErr, prevWriteErr := int64(0), int64(0)
+	prevServed := rt.Served()
+	periodStart := time.Duration(0)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+
+	endPeriod := func(now time.Duration) {
+		length := (now - periodStart).Seconds()
+		readSnap := rec.read.Snapshot()
+		writeSnap := rec.write.Snapshot()
+		rd, wd := readSnap.Sub(prevRead), writeSnap.Sub(prevWrite)
+		served := rt.Served()
+		sd := served.Sub(prevServed)
+		re, we := rec.readErr.Load(), rec.writeErr.Load()
+		frac, ratio, maxLag := col.take(rt.Fraction())
+		per := Period{
+			TS: round3(now.Seconds()), ReadOps: int64(rd.Count()), WriteOps: int64(wd.Count()),
+			ReadErrors: re - prevReadErr, WriteErrors: we - prevWriteErr,
+			ReadTput: round3(float64(rd.Count()) / length), WriteTput: round3(float64(wd.Count()) / length),
+			ReadP50MS: round3(metrics.MS(rd.Quantile(0.5))), ReadP80MS: round3(metrics.MS(rd.Quantile(0.8))),
+			ReadP99MS: round3(metrics.MS(rd.Quantile(0.99))), SecondaryPct: round3(sd.SecondaryPct()),
+			BalanceFraction: round3(frac), Ratio: ratio, MaxLagMS: round3(metrics.MS(maxLag)),
+			Clients: clients, Mix: mix, ServedBy: sd.ByHost,
+		}
+		var samples []sprobe.Sample
+		if probe != nil {
+			samples = probe.Drain()
+			per.SProbeProbes = int64(len(samples))
+			stal := make([]time.Duration, len(samples))
+			for i, s := range samples {
+				stal[i] = s.Staleness
+				if s.Secondary && bound.Exceeded(balancer.Lag{Max: s.Staleness, Known: true}) {
+					st.violations++
+				}
+			}
+			per.SProbeStalenessP80MS = round3(metrics.MS(quantile(stal, 0.8)))
+			per.SProbeStalenessMaxMS = round3(metrics.MS(quantile(stal, 1)))
+		}
+		run.Periods = append(run.Periods, per)
+		st.readSnaps = append(st.readSnaps, rd)
+		st.probes = append(st.probes, samples)
+		st.starts = append(st.starts, periodStart)
+		prevRead, prevWrite, prevServed = readSnap, writeSnap, served
+		prevReadErr, prevWriteErr = re, we
+		periodStart = now
+		fmt.Fprintf(o.Progress, "  [%s] t=%4.0fs reads %8.0f/s p80 %6.2fms  secondary %5.1f%%  fraction %.2f  lag %6.0fms  stale p80 %5.0fms\n",
+			label, per.TS, per.ReadTput, per.ReadP80MS, per.SecondaryPct, per.BalanceFraction, per.MaxLagMS, per.SProbeStalenessP80MS)
+		if o.OnPeriod != nil {
+			o.OnPeriod(ctx, pol.Name(), per, rt)
+		}
+	}
+
+	var runErr error
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-tick.C:
+		}
+		now := time.Since(start)
+		for len(phases) > 0 && now >= phases[0].At {
+			ph := phases[0]
+			phases = phases[1:]
+			var parts []string
+			if ph.Mix != "" && ph.Mix != mix {
+				if err := o.Generator.SetMix(ph.Mix); err != nil {
+					runErr = err
+					break loop
+				}
+				mix = o.Generator.Mix()
+				if err := p.restart(); err != nil {
+					runErr = err
+					break loop
+				}
+				parts = append(parts, "workload="+mix)
+			}
+			if ph.Clients > 0 && ph.Clients != clients {
+				clients = ph.Clients
+				if err := p.resize(clients); err != nil {
+					runErr = err
+					break loop
+				}
+				parts = append(parts, fmt.Sprintf("clients=%d", clients))
+			}
+			if len(parts) > 0 {
+				col.event(now.Seconds(), "phase", strings.Join(parts, ","))
+				fmt.Fprintf(o.Progress, "  [%s] t=%4.0fs phase: %s\n", label, now.Seconds(), strings.Join(parts, ","))
+			}
+		}
+		if now >= o.Duration {
+			endPeriod(o.Duration)
+			break
+		}
+		if now-periodStart >= o.Period {
+			endPeriod(periodStart + o.Period)
+		}
+	}
+	cancelRun()
+	p.stop()
+	col.mu.Lock()
+	run.Events = col.events
+	col.mu.Unlock()
+	run.Summary = summarise(run.Periods, st, o.Warmup)
+	run.Summary.BoundViolations = st.violations
+	run.Extra = map[string]any{"ops": opSummary(rec)}
+	if probe != nil {
+		if n, err := probe.Errors(); n > 0 {
+			run.Extra["sprobe_errors"] = n
+			run.Extra["sprobe_last_error"] = err.Error()
+		}
+	}
+	if s, ok := rec.lastErr.Load().(string); ok {
+		run.Extra["last_error"] = monitor.Redact(o.URI) + ": " + s
+	}
+	return run, runErr
+}
+
+// summarise aggregates the periods that start at or after the warm-up.
+func summarise(ps []Period, st *runState, warmup time.Duration) Summary {
+	var s Summary
+	read := &metrics.Snapshot{}
+	var stal []time.Duration
+	var secW, totW float64
+	for i, p := range ps {
+		if st.starts[i] < warmup {
+			continue
+		}
+		length := p.TS - st.starts[i].Seconds()
+		s.MeasuredS += length
+		s.ReadOps += p.ReadOps
+		s.WriteOps += p.WriteOps
+		s.Errors += p.ReadErrors + p.WriteErrors
+		read.Merge(st.readSnaps[i])
+		for _, pr := range st.probes[i] {
+			stal = append(stal, pr.Staleness)
+		}
+		s.Probes += int64(len(st.probes[i]))
+		s.MaxLagMS = max(s.MaxLagMS, p.MaxLagMS)
+		var n float64
+		for _, c := range p.ServedBy {
+			n += float64(c)
+		}
+		secW += p.SecondaryPct * n
+		totW += n
+	}
+	if s.MeasuredS > 0 {
+		s.ReadTput = round3(float64(s.ReadOps) / s.MeasuredS)
+		s.WriteTput = round3(float64(s.WriteOps) / s.MeasuredS)
+	}
+	if totW > 0 {
+		s.SecondaryPct = round3(secW / totW)
+	}
+	s.ReadP80MS = round3(metrics.MS(read.Quantile(0.8)))
+	s.ReadP99MS = round3(metrics.MS(read.Quantile(0.99)))
+	s.StalenessP80MS = round3(metrics.MS(quantile(stal, 0.8)))
+	s.StalenessMaxMS = round3(metrics.MS(quantile(stal, 1)))
+	s.MeasuredS = round3(s.MeasuredS)
+	return s
+}
+
+// quantile returns the exact q-quantile (nearest rank) of ds, or 0.
+func quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	c := append([]time.Duration(nil), ds...)
+	sort.Slice(c, func(i, j int) bool { return c[i] < c[j] })
+	i := int(math.Ceil(q*float64(len(c)))) - 1
+	return c[max(0, min(i, len(c)-1))]
+}
+
+type opStats struct {
+	Count int64   `json:"count"`
+	P50MS float64 `json:"p50_ms"`
+	P99MS float64 `json:"p99_ms"`
+}
+
+func opSummary(r *recorder) map[string]opStats {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := map[string]opStats{}
+	for name, h := range r.byOp {
+		s := h.Snapshot()
+		out[name] = opStats{Count: int64(s.Count()), P50MS: round3(metrics.MS(s.Quantile(0.5))), P99MS: round3(metrics.MS(s.Quantile(0.99)))}
+	}
+	return out
+}
