@@ -20,6 +20,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/metrics"
@@ -66,8 +67,11 @@ type Options struct {
 	// MongoDB 4.2 in seed 000 and YCSB's binding; MongoDB 5.0+ defaults to
 	// majority, under which writes stall while secondaries lag). Loading
 	// always uses majority so every member holds the data before a run.
-	WriteConcern  *writeconcern.WriteConcern
-	ClientOptions []*options.ClientOptions
+	WriteConcern *writeconcern.WriteConcern
+	// ConnectTimeout bounds how long the runner waits for the servers to
+	// answer before it reports them unreachable (default 15 s).
+	ConnectTimeout time.Duration
+	ClientOptions  []*options.ClientOptions
 	// OnPeriod is called after each period with the run's router; tests
 	// and experiments use it to act mid-run. It runs on the runner's
 	// goroutine.
@@ -121,6 +125,9 @@ func (o *Options) validate() error {
 	}
 	if o.Progress == nil {
 		o.Progress = io.Discard
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 15 * time.Second
 	}
 	if o.WriteConcern == nil {
 		o.WriteConcern = &writeconcern.WriteConcern{W: 1}
@@ -235,14 +242,14 @@ func prepare(ctx context.Context, o *Options, res *Results) error {
 		return fmt.Errorf("connect to %s: %w", monitor.Redact(o.URI), err)
 	}
 	defer client.Disconnect(context.Background())
+	if err := checkReplicaSet(ctx, client, o.URI, o.ConnectTimeout); err != nil {
+		return err
+	}
 	var info struct {
 		Version string `bson:"version"`
 	}
-	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	err = client.Database("admin").RunCommand(pctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&info)
-	cancel()
-	if err != nil {
-		return fmt.Errorf("%w: %s: %v", router.ErrUnreachable, monitor.Redact(o.URI), err)
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&info); err != nil {
+		return fmt.Errorf("buildInfo on %s: %w", monitor.Redact(o.URI), err)
 	}
 	res.Config.Host["server_version"] = info.Version
 	if o.SkipLoad {
@@ -282,6 +289,35 @@ func (p *loadProgress) report(done, total int64) {
 }
 
 func (p *loadProgress) finish() {}
+
+// checkReplicaSet fails clearly when the URI names a standalone mongod, a
+// mongos, or hosts that do not answer.
+func checkReplicaSet(ctx context.Context, client *mongo.Client, uri string, timeout time.Duration) error {
+	var hello struct {
+		SetName string `bson:"setName"`
+		Msg     string `bson:"msg"`
+	}
+	hctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := client.Database("admin").RunCommand(hctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello)
+	if err != nil {
+		hosts := "?"
+		if cs, perr := connstring.Parse(uri); perr == nil {
+			hosts = strings.Join(cs.Hosts, ", ")
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%w: no answer from %s within %v: %v", router.ErrUnreachable, hosts, timeout, err)
+	}
+	switch {
+	case hello.Msg == "isdbgrid":
+		return fmt.Errorf("%w: %s is a mongos; read preferences are decided per shard, so point decongestant at a shard's replica set", router.ErrNotReplicaSet, monitor.Redact(uri))
+	case hello.SetName == "":
+		return fmt.Errorf("%w: %s is a standalone mongod; decongestant routes between a replica set's primary and secondaries (start one with `decongestant cluster up`)", router.ErrNotReplicaSet, monitor.Redact(uri))
+	}
+	return nil
+}
 
 // routedReads adapts a routed database to workload.Reads.
 type routedReads struct{ db *router.Database }
@@ -479,6 +515,7 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 	col := &collector{start: time.Now(), bound: o.Settings.Decongestant.Bound}
 	poolOpts := options.Client().SetMaxPoolSize(uint64(o.maxClients() + 16)).SetWriteConcern(o.WriteConcern)
 	rt, err := router.Connect(ctx, o.URI, router.WithPolicy(pol), router.WithEvents(col.onEvent),
+		router.WithConnectTimeout(o.ConnectTimeout),
 		router.WithMonitor(o.Monitor), router.WithClientOptions(append(o.ClientOptions, poolOpts)...))
 	if err != nil {
 		return nil, err

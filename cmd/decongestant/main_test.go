@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/decongestant/decongestant/cluster"
+	"github.com/decongestant/decongestant/internal/testutil"
+)
+
+func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
+
+// runCLI runs the command in-process and returns its error and output.
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var o, e bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err = run(ctx, args, &o, &e)
+	return o.String(), e.String(), err
+}
+
+func TestBadInputIsRejectedClearly(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	good := []string{"bench", "ycsb", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0", "--out", out}
+	tests := []struct {
+		name string
+		args []string
+		want string // substring of the error
+	}{
+		{"no command", []string{}, "usage"},
+		{"unknown command", []string{"fly"}, `unknown command "fly"`},
+		{"bench without workload", []string{"bench"}, "usage: decongestant bench ycsb"},
+		{"unknown bench workload", []string{"bench", "tpcx"}, `unknown workload "tpcx"`},
+		{"missing uri", []string{"bench", "ycsb"}, "--uri is required"},
+		{"malformed uri", []string{"bench", "ycsb", "--uri", "mongodb://"}, "invalid --uri"},
+		{"not a mongodb uri", []string{"bench", "ycsb", "--uri", "http://localhost"}, "invalid --uri"},
+		{"negative duration", append(good, "--duration", "-5s"), "--duration -5s must not be negative"},
+		{"unparsable duration", append(good, "--duration", "soon"), `invalid value "soon"`},
+		{"unknown policy", append(good, "--policies", "primary,fastest"), `"fastest": unknown policy`},
+		{"maxstaleness below 90s", append(good, "--policies", "maxstaleness:10s"), "maxStalenessSeconds >= 90s"},
+		{"bad fixed", append(good, "--policies", "fixed:2"), "fixed:<fraction>"},
+		{"unknown ycsb workload", append(good, "--workload", "z"), "workload"},
+		{"bad phase syntax", append(good, "--phases", "620s"), "invalid phases"},
+		{"bad phase key", append(good, "--phases", "10s:speed=3"), `unknown key "speed"`},
+		{"negative staleness", append(good, "--max-staleness", "-1s"), "must not be negative"},
+		{"zero clients", append(good, "--clients", "0"), "clients 0 must be at least 1"},
+		{"warmup longer than run", append(good, "--duration", "10s", "--warmup", "20s"), "warmup"},
+		{"bad write concern", append(good, "--write-concern", "all"), "--write-concern"},
+		{"bad balancer constant", append(good, "--high-ratio", "0.5"), "ratios"},
+		{"report without files", []string{"report"}, "usage: decongestant report"},
+		{"report missing file", []string{"report", filepath.Join(t.TempDir(), "none.json")}, "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runCLI(t, tt.args...)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %q does not say %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("a rejected run left %s behind (%v)", out, err)
+	}
+}
+
+func TestReportRejectsNonResults(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "x.json")
+	os.WriteFile(f, []byte(`{"hello": 1}`), 0o644)
+	html := filepath.Join(t.TempDir(), "r.html")
+	if _, _, err := runCLI(t, "report", f, "--out", html); err == nil || !strings.Contains(err.Error(), "not a results file") {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := os.Stat(html); !os.IsNotExist(err) {
+		t.Fatal("report written for bad input")
+	}
+}
+
+func TestUnreachableHostsAreNamedAndCredentialsRedacted(t *testing.T) {
+	start := time.Now()
+	_, stderr, err := runCLI(t, "bench", "ycsb", "--uri", "mongodb://alice:s3cret@127.0.0.1:1/?replicaSet=rs0",
+		"--connect-timeout", "1s", "--out", filepath.Join(t.TempDir(), "r.json"))
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	if !strings.Contains(err.Error(), "127.0.0.1:1") || !strings.Contains(err.Error(), "unreachable") {
+		t.Fatalf("error does not name the unreachable host: %v", err)
+	}
+	if strings.Contains(err.Error()+stderr, "s3cret") {
+		t.Fatalf("password leaked: %v / %s", err, stderr)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("took %v for a 1s connect timeout", d)
+	}
+}
+
+func TestStandaloneIsNotAReplicaSet(t *testing.T) {
+	bin, err := cluster.FindMongod(context.Background(), "", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := testutil.FreePort(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind_ip", "127.0.0.1", "--dbpath", dir,
+		"--logpath", filepath.Join(dir, "log"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	uri := "mongodb://127.0.0.1:" + strconv.Itoa(port)
+	_, _, err = runCLI(t, "bench", "ycsb", "--uri", uri, "--out", filepath.Join(t.TempDir(), "r.json"))
+	if err == nil || !strings.Contains(err.Error(), "standalone") {
+		t.Fatalf("err %v, want a standalone error", err)
+	}
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/report"
+)
+
+func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "report.html", "HTML report path")
+	plots := fs.String("plots", "", "directory for the SVG plots (default: next to --out, named after it)")
+	// Accept flags after the file names too: report a.json b.json --out r.html.
+	var files []string
+	rest := args
+	for len(rest) > 0 {
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(files) == 0 {
+		return errors.New("usage: decongestant report RESULTS.json... [--out report.html] [--plots DIR]")
+	}
+	return writeReports(files, *out, *plots, stdout, stderr)
+}
+
+func writeReports(files []string, out, plots string, stdout, stderr io.Writer) error {
+	var in []report.Input
+	for _, f := range files {
+		r, err := bench.ReadResults(f)
+		if err != nil {
+			return err
+		}
+		in = append(in, report.Input{Name: filepath.Base(f), Results: r})
+	}
+	if err := report.WriteText(stdout, in); err != nil {
+		return err
+	}
+	if err := bench.WriteFileAtomic(out, func(w io.Writer) error { return report.WriteHTML(w, in) }); err != nil {
+		return fmt.Errorf("write %s: %w", out, err)
+	}
+	if plots == "" {
+		plots = strings.TrimSuffix(out, filepath.Ext(out)) + "_plots"
+	}
+	if err := os.MkdirAll(plots, 0o755); err != nil {
+		return err
+	}
+	paths, err := report.WritePlots(plots, in)
+	if err != nil {
+		return fmt.Errorf("write plots: %w", err)
+	}
+	fmt.Fprintf(stderr, "report: %s\nplots: %s (%d files)\n", out, plots, len(paths))
+	return nil
+}

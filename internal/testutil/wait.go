@@ -1,0 +1,58 @@
+package testutil
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+)
+
+// Eventually polls cond every 50 ms until it holds or timeout passes, then
+// fails the test with msg.
+func Eventually(tb testing.TB, timeout time.Duration, cond func() bool, msg string) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("after %v: %s", timeout, msg)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// WaitReplicated returns once every member of the replica set behind client
+// has applied all writes made before the call: it writes a marker with a
+// write concern of all members.
+func WaitReplicated(tb testing.TB, client *mongo.Client) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var status struct {
+		Members []bson.Raw `bson:"members"`
+	}
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "replSetGetStatus", Value: 1}}).Decode(&status); err != nil {
+		tb.Fatalf("replSetGetStatus: %v", err)
+	}
+	wc := &writeconcern.WriteConcern{W: len(status.Members)}
+	coll := client.Database("decongestant_test").Collection("sync",
+		options.Collection().SetWriteConcern(wc))
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "at", Value: time.Now()}}); err != nil {
+		tb.Fatalf("waiting for %d members to replicate: %v", len(status.Members), err)
+	}
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(tb testing.TB) int {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}

@@ -1,0 +1,45 @@
+package router_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/router"
+)
+
+// Route reads with Decongestant under a 5 s staleness bound. (Compiled, not
+// run: it needs a replica set.)
+func ExampleConnect() {
+	ctx := context.Background()
+	cfg := balancer.DefaultConfig()
+	cfg.Bound = balancer.Bound{Max: 5 * time.Second}
+	policy, err := balancer.NewDecongestant(cfg)
+	if err != nil {
+		panic(err)
+	}
+	r, err := router.Connect(ctx, "mongodb://h1:27017,h2:27017,h3:27017/?replicaSet=rs0", router.WithPolicy(policy))
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close(ctx)
+
+	users := r.Database("app").Collection("users")
+	var u bson.M
+	if err := users.FindOne(ctx, bson.D{{Key: "_id", Value: 42}}).Decode(&u); err != nil {
+		fmt.Println(err)
+	}
+	// Writes go to the primary, unchanged.
+	r.Client().Database("app").Collection("users").InsertOne(ctx, bson.D{{Key: "_id", Value: 43}})
+
+	// Several queries routed as one unit (e.g. a read-only transaction).
+	rd := r.Begin(ctx)
+	n, err := rd.Database("app").Collection("orders").CountDocuments(rd.Ctx, bson.D{})
+	rd.Done(err)
+
+	s := r.Served()
+	fmt.Printf("%d orders; %.0f%% of routed reads served by secondaries\n", n, s.SecondaryPct())
+}
