@@ -58,6 +58,9 @@ type Options struct {
 	// LoadParallel is the loader's parallelism (default 2 x GOMAXPROCS).
 	LoadParallel int
 	Monitor      monitor.Config
+	// RTTQuantile picks the RTT estimate from each period's pings (0 = the
+	// minimum, 0.5 = seed 000's median); see router.WithRTTQuantile.
+	RTTQuantile float64
 	// Progress receives human-readable progress lines; nil discards them.
 	Progress io.Writer
 	// Out, when set, receives the results (atomically) after every run, so
@@ -156,7 +159,7 @@ func Execute(ctx context.Context, o Options) (*Results, error) {
 		Records: o.Records, Clients: o.Clients, DurationS: o.Duration.Seconds(),
 		PeriodS: o.Period.Seconds(), WarmupS: o.Warmup.Seconds(), Repeat: o.Repeat,
 		Policies: o.Policies, SProbe: o.SProbe, WriteConcern: wcString(o.WriteConcern), StartedAt: time.Now().UTC().Format(time.RFC3339),
-		Balancer: balancerConfig(o.Settings),
+		Balancer: balancerConfig(o.Settings, o.RTTQuantile),
 		Host:     map[string]any{"goos": runtime.GOOS, "goarch": runtime.GOARCH, "cpus": runtime.NumCPU()},
 	}}
 	if !bound.Unbounded {
@@ -221,9 +224,9 @@ func writeOut(o *Options, res *Results, cause error) error {
 	return cause
 }
 
-func balancerConfig(s balancer.Settings) map[string]any {
+func balancerConfig(s balancer.Settings, rttQ float64) map[string]any {
 	d := s.Decongestant
-	return map[string]any{
+	return map[string]any{"rtt_quantile": rttQ,
 		"interval_s": d.Interval.Seconds(), "delta": d.Delta, "low_bal": d.LowBal, "high_bal": d.HighBal,
 		"low_ratio": d.LowRatio, "high_ratio": d.HighRatio, "history": d.History,
 		"min_samples": d.MinSamples, "bound": d.Bound.String(), "headroom_s": d.Headroom.Seconds(),
@@ -471,10 +474,12 @@ func (c *collector) onEvent(e router.Event) {
 			r := round3(e.Decision.Ratio)
 			c.ratio = &r
 		}
-		if e.Fraction != e.Previous {
-			c.events = append(c.events, Event{TS: ts, Kind: "fraction",
-				Detail: fmt.Sprintf("%.2f -> %.2f (ratio %.2f, %s)", e.Previous, e.Fraction, e.Decision.Ratio, e.Decision.Reason)})
-		}
+		p := e.Period
+		c.events = append(c.events, Event{TS: ts, Kind: "decision",
+			Detail: fmt.Sprintf("%.2f -> %.2f %s: ratio %.2f; primary p50 %v rtt %v (%d reads); secondary p50 %v rtt %v (%d reads)",
+				e.Previous, e.Fraction, e.Decision.Reason, e.Decision.Ratio,
+				p.Primary.P50.Round(time.Microsecond), p.PrimaryRTT.Round(time.Microsecond), p.Primary.Count,
+				p.Secondary.P50.Round(time.Microsecond), p.SecondaryRTT.Round(time.Microsecond), p.Secondary.Count)})
 	}
 }
 
@@ -515,7 +520,7 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 	col := &collector{start: time.Now(), bound: o.Settings.Decongestant.Bound}
 	poolOpts := options.Client().SetMaxPoolSize(uint64(o.maxClients() + 16)).SetWriteConcern(o.WriteConcern)
 	rt, err := router.Connect(ctx, o.URI, router.WithPolicy(pol), router.WithEvents(col.onEvent),
-		router.WithConnectTimeout(o.ConnectTimeout),
+		router.WithConnectTimeout(o.ConnectTimeout), router.WithRTTQuantile(o.RTTQuantile),
 		router.WithMonitor(o.Monitor), router.WithClientOptions(append(o.ClientOptions, poolOpts)...))
 	if err != nil {
 		return nil, err

@@ -13,7 +13,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,7 +23,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
-	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 )
 
 // Role is a member's replica-set state as the primary reports it.
@@ -71,8 +72,10 @@ type LagSample struct {
 
 // Config tunes the monitor. Zero values take the defaults.
 type Config struct {
-	// RTTInterval is how often each member is pinged (1 s: ten samples per
-	// 10 s balancing period).
+	// RTTInterval is the mean pause between pings of each member (1 s: ten
+	// samples per 10 s balancing period). Each pause is drawn uniformly from
+	// [0.5, 1.5) x RTTInterval so pings cannot alias with periodic server
+	// activity (a CPU quota's 100 ms window, checkpoints).
 	RTTInterval time.Duration
 	// LagInterval is how often the primary is asked for lag (1 s, seed 000).
 	LagInterval time.Duration
@@ -191,8 +194,10 @@ func (m *Monitor) DrainRTT() map[string][]time.Duration {
 }
 
 // RTTByRole splits drained samples by the members' current roles and returns
-// the median RTT to the primary and the median over all secondaries' samples.
-func RTTByRole(samples map[string][]time.Duration, roles map[string]Role) (primary, secondary time.Duration) {
+// the q-quantile of the RTT samples to the primary and of all secondaries'
+// samples pooled (seed 000 §3.3.1 uses the median, q = 0.5; q = 0 is the
+// minimum).
+func RTTByRole(samples map[string][]time.Duration, roles map[string]Role, q float64) (primary, secondary time.Duration) {
 	var p, s []time.Duration
 	for host, v := range samples {
 		switch roles[host] {
@@ -202,17 +207,19 @@ func RTTByRole(samples map[string][]time.Duration, roles map[string]Role) (prima
 			s = append(s, v...)
 		}
 	}
-	return Median(p), Median(s)
+	return Quantile(p, q), Quantile(s, q)
 }
 
-// Median returns the median of ds (the upper median for even counts), or 0.
-func Median(ds []time.Duration) time.Duration {
+// Quantile returns the nearest-rank q-quantile of ds (q = 0: the minimum,
+// 0.5: the upper median), or 0 for no samples.
+func Quantile(ds []time.Duration, q float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
 	}
 	c := append([]time.Duration(nil), ds...)
 	sort.Slice(c, func(i, j int) bool { return c[i] < c[j] })
-	return c[len(c)/2]
+	i := int(q * float64(len(c)))
+	return c[max(0, min(i, len(c)-1))]
 }
 
 func (m *Monitor) lagLoop(ctx context.Context) {
@@ -267,12 +274,13 @@ func (m *Monitor) startPinger(ctx context.Context, host string) {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		t := time.NewTicker(m.cfg.RTTInterval)
-		defer t.Stop()
 		ping := bson.D{{Key: "ping", Value: 1}}
 		for {
+			pause := time.Duration((0.5 + rand.Float64()) * float64(m.cfg.RTTInterval))
+			t := time.NewTimer(pause)
 			select {
 			case <-pctx.Done():
+				t.Stop()
 				return
 			case <-t.C:
 			}
@@ -374,25 +382,22 @@ func classify(err error) error {
 // redact removes credentials from a connection string for messages.
 func redact(uri string) string { return Redact(uri) }
 
-// Redact returns uri with any password (and user name) replaced, for logs
-// and reports. Unparsable input is replaced entirely.
+// Redact returns uri with its user information (user name and password)
+// replaced by REDACTED, for logs and reports. It is purely textual: it never
+// resolves anything, and a string it cannot read as a URI loses everything
+// before its last '@'.
 func Redact(uri string) string {
-	cs, err := connstring.Parse(uri)
-	if err != nil {
-		return "<unparsable uri>"
-	}
-	if cs.Username == "" && cs.Password == "" && !cs.PasswordSet {
+	scheme, rest, ok := strings.Cut(uri, "://")
+	if !ok {
+		if at := strings.LastIndexByte(uri, '@'); at >= 0 {
+			return "REDACTED@" + uri[at+1:]
+		}
 		return uri
 	}
-	scheme := "mongodb://"
-	if cs.Scheme == connstring.SchemeMongoDBSRV {
-		scheme = "mongodb+srv://"
-	}
-	rest := uri[len(scheme):]
 	if at := lastAt(rest); at >= 0 {
-		rest = rest[at+1:]
+		return scheme + "://REDACTED@" + rest[at+1:]
 	}
-	return scheme + "REDACTED@" + rest
+	return uri
 }
 
 func lastAt(s string) int {

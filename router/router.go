@@ -58,6 +58,7 @@ type config struct {
 	clientOpts     []*options.ClientOptions
 	onEvent        func(Event)
 	connectTimeout time.Duration
+	rttQuantile    float64
 }
 
 // Option configures a Router.
@@ -92,6 +93,21 @@ func WithEvents(f func(Event)) Option {
 	return func(c *config) error { c.onEvent = f; return nil }
 }
 
+// WithRTTQuantile sets which quantile of a period's ping RTTs estimates
+// the network round trip subtracted from client latency: 0.5 is seed 000's
+// median, 0 the minimum (the default; see DESIGN.md: on CPU-starved members a
+// ping waits for the CPU like a read does, and its median absorbs the very
+// congestion the ratio must see).
+func WithRTTQuantile(q float64) Option {
+	return func(c *config) error {
+		if q < 0 || q > 1 || q != q {
+			return fmt.Errorf("router: RTT quantile %v must be in [0, 1]", q)
+		}
+		c.rttQuantile = q
+		return nil
+	}
+}
+
 // WithConnectTimeout bounds how long Connect waits for the replica set
 // (default 10 s).
 func WithConnectTimeout(d time.Duration) Option {
@@ -114,8 +130,10 @@ type Router struct {
 	mon     *monitor.Monitor
 	onEvent func(Event)
 	served  *served
-	lat     [3]*metrics.Histogram // by balancer.Side
-	frac    atomic.Uint64         // float64 bits of the fraction in force
+	// rttQuantile picks the RTT estimate from a period's pings.
+	rttQuantile float64
+	lat         [3]*metrics.Histogram // by balancer.Side
+	frac        atomic.Uint64         // float64 bits of the fraction in force
 	// prefs are the read preferences per side; for driver-selected
 	// policies both sides hold the policy's read preference.
 	prefs [3]*readpref.ReadPref
@@ -157,7 +175,8 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 		return nil, fmt.Errorf("%w: %s asks for a direct connection; give the replica set's members and replicaSet=NAME", ErrNotReplicaSet, monitor.Redact(uri))
 	}
 
-	r := &Router{policy: cfg.policy, sel: cfg.policy.Selection(), onEvent: cfg.onEvent, served: newServed()}
+	r := &Router{policy: cfg.policy, sel: cfg.policy.Selection(), onEvent: cfg.onEvent, served: newServed(),
+		rttQuantile: cfg.rttQuantile}
 	for i := range r.lat {
 		r.lat[i] = metrics.NewHistogram()
 		r.lastSnap[i] = r.lat[i].Snapshot()
@@ -382,7 +401,7 @@ func (r *Router) endPeriod(now time.Time) {
 		}
 		r.lastSnap[s] = cur[s]
 	}
-	p.PrimaryRTT, p.SecondaryRTT = monitor.RTTByRole(r.mon.DrainRTT(), r.mon.Roles())
+	p.PrimaryRTT, p.SecondaryRTT = monitor.RTTByRole(r.mon.DrainRTT(), r.mon.Roles(), r.rttQuantile)
 	prev := r.Fraction()
 	dec := r.policy.EndPeriod(p)
 	r.storeFraction(dec.Fraction)

@@ -35,18 +35,19 @@ type benchFlags struct {
 	balPeriod, rpmPeriod, rttInterval, lagInterval, headroom, connectTimeout time.Duration
 	delta, lowBal, highBal, lowRatio, highRatio                              float64
 	history, minSamples                                                      int
-	rpmExploration, rpmThreshold                                             float64
+	rpmExploration, rpmThreshold, rttQuantile                                float64
 }
 
 // benchDefaults are the defaults that differ between `bench` and `demo`.
 type benchDefaults struct {
-	records          int64
-	duration, warmup time.Duration
+	records                     int64
+	duration, warmup, balPeriod time.Duration
 	sprobe           bool
 	out              string
 }
 
-var benchCmdDefaults = benchDefaults{records: 100000, duration: 120 * time.Second, out: "results.json"}
+var benchCmdDefaults = benchDefaults{records: 100000, duration: 120 * time.Second, out: "results.json",
+	balPeriod: balancer.DefaultConfig().Interval}
 
 func (b *benchFlags) register(fs *flag.FlagSet, def benchDefaults) {
 	d := balancer.DefaultSettings()
@@ -73,7 +74,7 @@ func (b *benchFlags) register(fs *flag.FlagSet, def benchDefaults) {
 	fs.StringVar(&b.writeConcern, "write-concern", "1", "write concern of the workload's writes: a member count (1 = as seed 000's MongoDB 4.2 default) or majority")
 	fs.BoolVar(&b.skipLoad, "skip-load", false, "reuse the loaded data")
 	fs.IntVar(&b.loadParallel, "load-parallel", 0, "loader goroutines (default 2 x CPUs)")
-	fs.DurationVar(&b.balPeriod, "balancer-period", d.Decongestant.Interval, "decongestant: balancing period")
+	fs.DurationVar(&b.balPeriod, "balancer-period", def.balPeriod, "decongestant: balancing period (seed 000: 10s)")
 	fs.Float64Var(&b.delta, "delta", d.Decongestant.Delta, "decongestant: change of the fraction per period")
 	fs.Float64Var(&b.lowBal, "low-bal", d.Decongestant.LowBal, "decongestant: lowest non-zero (and initial) fraction")
 	fs.Float64Var(&b.highBal, "high-bal", d.Decongestant.HighBal, "decongestant: highest fraction")
@@ -84,7 +85,8 @@ func (b *benchFlags) register(fs *flag.FlagSet, def benchDefaults) {
 	fs.DurationVar(&b.rpmPeriod, "rpm-period", d.RPM.Interval, "rpm: decision period")
 	fs.Float64Var(&b.rpmExploration, "rpm-exploration", d.RPM.Exploration, "rpm: exploration fraction")
 	fs.Float64Var(&b.rpmThreshold, "rpm-threshold", d.RPM.Threshold, "rpm: decision threshold on P50 secondary/primary")
-	fs.DurationVar(&b.rttInterval, "rtt-interval", time.Second, "pause between RTT pings of each member")
+	fs.DurationVar(&b.rttInterval, "rtt-interval", time.Second, "mean pause between RTT pings of each member (jittered ±50%)")
+	fs.Float64Var(&b.rttQuantile, "rtt-quantile", 0, "quantile of a period's pings used as the RTT to subtract (0 = minimum; seed 000 used the median, 0.5)")
 	fs.DurationVar(&b.lagInterval, "lag-interval", time.Second, "pause between lag polls of the primary")
 	fs.DurationVar(&b.headroom, "lag-headroom", -1, "decongestant: added to each lag poll before comparing with the bound (default: --lag-interval; 0 = seed 000's exact check)")
 }
@@ -108,6 +110,9 @@ func (b *benchFlags) options(progress io.Writer) (bench.Options, error) {
 		if d < 0 {
 			return o, fmt.Errorf("--%s %v must not be negative", name, d)
 		}
+	}
+	if b.rttQuantile < 0 || b.rttQuantile > 1 {
+		return o, fmt.Errorf("--rtt-quantile %v must be in [0, 1]", b.rttQuantile)
 	}
 	if b.records < 1 {
 		return o, fmt.Errorf("--records %d must be at least 1", b.records)
@@ -175,8 +180,8 @@ func (b *benchFlags) options(progress io.Writer) (bench.Options, error) {
 		Duration: b.duration, Period: b.period, Warmup: b.warmup, Repeat: b.repeat,
 		Policies: clean, Settings: s, SProbe: b.sprobe, Phases: phases, SkipLoad: b.skipLoad,
 		LoadParallel: b.loadParallel, Progress: progress, Out: b.out, WriteConcern: wc,
-		ConnectTimeout: b.connectTimeout,
-		Monitor:        monitor.Config{RTTInterval: b.rttInterval, LagInterval: b.lagInterval},
+		ConnectTimeout: b.connectTimeout, RTTQuantile: b.rttQuantile,
+		Monitor: monitor.Config{RTTInterval: b.rttInterval, LagInterval: b.lagInterval},
 	}, nil
 }
 
@@ -191,11 +196,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	var b benchFlags
 	b.register(fs, benchCmdDefaults)
-	if err := fs.Parse(args[1:]); err != nil {
+	if help, err := parseFlags(fs, args[1:]); help || err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if b.probeInterval <= 0 {
 		return fmt.Errorf("--sprobe-interval must be positive")

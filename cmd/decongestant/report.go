@@ -23,7 +23,9 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 	var files []string
 	rest := args
 	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
+		if err := fs.Parse(rest); errors.Is(err, flag.ErrHelp) {
+			return nil
+		} else if err != nil {
 			return err
 		}
 		if fs.NArg() == 0 {
