@@ -160,6 +160,10 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	if err = write(tmp); err != nil {
 		return err
 	}
+	// CreateTemp makes the file 0600; results and reports are for sharing.
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
 	if err = tmp.Sync(); err != nil {
 		return err
 	}

@@ -481,8 +481,17 @@ func (c *lineChart) axes() (axis, axis, bool) {
 			}
 		}
 	}
+	// A reference line far above the data (a 10 s bound over 100 ms of
+	// staleness) would flatten the data into the floor: leave it out of the
+	// range and label it as off scale instead.
+	dataMax := 0.0
+	for _, y := range ys {
+		dataMax = max(dataMax, y)
+	}
 	for _, h := range c.hlines {
-		ys = append(ys, h.y)
+		if !hasData || dataMax <= 0 || h.y <= 4*dataMax {
+			ys = append(ys, h.y)
+		}
 	}
 	if !hasData {
 		for _, bd := range c.bands {
@@ -547,6 +556,11 @@ func (c *lineChart) render(b *strings.Builder, x, y float64, standalone bool) {
 			continue
 		}
 		py := f.py(h.y)
+		if py < f.top {
+			fmt.Fprintf(b, `<text class="bound" x="%s" y="%s" font-size="%s" fill="#c00000" text-anchor="end"%s>%s (above the plot)</text>`+"\n",
+				num(f.right-4), num(f.top+11), num(smallFont), halo, esc(h.label))
+			continue
+		}
 		fmt.Fprintf(b, `<line class="bound" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c00000" stroke-width="1.2" stroke-dasharray="8 4"/>`+"\n",
 			num(f.left), num(py), num(f.right), num(py))
 		fmt.Fprintf(b, `<text x="%s" y="%s" font-size="%s" fill="#c00000" text-anchor="end"%s>%s</text>`+"\n",

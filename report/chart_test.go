@@ -301,3 +301,31 @@ func TestFrameProjection(t *testing.T) {
 		t.Errorf("plot area %v×%v, want about 630×%v", f.right-f.left, f.bottom-f.top, plotHeight)
 	}
 }
+
+// TestBoundFarAboveDataIsLabelledNotScaled: a 10 s bound over ~100 ms of
+// staleness must not stretch the axis; it is labelled as off scale instead.
+func TestBoundFarAboveDataIsLabelledNotScaled(t *testing.T) {
+	for _, tt := range []struct {
+		bound    float64
+		offScale bool
+	}{{10000, true}, {300, false}} {
+		c := &lineChart{id: "st", yInclude: []float64{0}, series: []series{{}},
+			hlines: []hline{{tt.bound, "bound"}}}
+		for i, y := range []float64{20, 90, 110} {
+			c.series[0].pts = append(c.series[0].pts, point{float64(i), y})
+		}
+		_, ya, _ := c.axes()
+		if tt.offScale != (ya.hi < tt.bound) {
+			t.Errorf("bound %v: axis top %v", tt.bound, ya.hi)
+		}
+		var b strings.Builder
+		c.render(&b, 0, 0, true)
+		svg := b.String()
+		if got := strings.Contains(svg, "(above the plot)"); got != tt.offScale {
+			t.Errorf("bound %v: off-scale label %v, want %v", tt.bound, got, tt.offScale)
+		}
+		if got := strings.Contains(svg, `<line class="bound"`); got == tt.offScale {
+			t.Errorf("bound %v: bound line drawn %v", tt.bound, got)
+		}
+	}
+}
