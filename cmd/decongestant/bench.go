@@ -42,8 +42,8 @@ type benchFlags struct {
 type benchDefaults struct {
 	records                     int64
 	duration, warmup, balPeriod time.Duration
-	sprobe           bool
-	out              string
+	sprobe                      bool
+	out                         string
 }
 
 var benchCmdDefaults = benchDefaults{records: 100000, duration: 120 * time.Second, out: "results.json",

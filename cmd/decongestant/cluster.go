@@ -8,17 +8,23 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/decongestant/decongestant/cluster"
 )
 
-const clusterUsage = `usage: decongestant cluster up|down|status [flags]
+const clusterUsage = `usage: decongestant cluster up|down|status|stepdown|pause|resume|kill|restart [flags]
 
-  up      start a local replica set and print its URI (last line of stdout)
-  down    stop the cluster in --dir and remove what up created
-  status  print each member's state and the URI
+  up        start a local replica set and print its URI (last line of stdout)
+  down      stop the cluster in --dir and remove what up created
+  status    print each member's state and the URI
+  stepdown  step the primary down and wait for a new one
+  pause     stop replication on --member (failpoint rsSyncApplyStop; --member all: every secondary)
+  resume    let replication on --member go on again
+  kill      SIGKILL --member
+  restart   start --member again (same port, data and CPU cap)
 
 Run "decongestant cluster SUBCOMMAND -h" for the flags of each.
 `
@@ -36,12 +42,14 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return clusterDown(ctx, args[1:], stdout, stderr)
 	case "status":
 		return clusterStatus(ctx, args[1:], stdout, stderr)
+	case "stepdown", "pause", "resume", "kill", "restart":
+		return clusterOp(ctx, args[0], args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stderr, clusterUsage)
 		return nil
 	}
 	fmt.Fprint(stderr, clusterUsage)
-	return fmt.Errorf("cluster: unknown subcommand %q (want up, down or status)", args[0])
+	return fmt.Errorf("cluster: unknown subcommand %q (want up, down, status, stepdown, pause, resume, kill or restart)", args[0])
 }
 
 func defaultClusterDir() string { return filepath.Join(os.TempDir(), "decongestant-cluster") }
@@ -152,4 +160,80 @@ func printStatus(ctx context.Context, c *cluster.Cluster, w io.Writer) error {
 	}
 	_, err = fmt.Fprintln(w, c.URI())
 	return err
+}
+
+// clusterOp runs one of the experiment helpers on a running cluster.
+func clusterOp(ctx context.Context, op string, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("cluster "+op, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", defaultClusterDir(), "data `dir` of the cluster")
+	member := ""
+	if op != "stepdown" {
+		fs.StringVar(&member, "member", "", "member name (n1, n2, ...); for pause and resume also \"all\" (every secondary)")
+	}
+	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	c, err := cluster.Open(*dir)
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w", op, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	if op == "stepdown" {
+		p, err := c.StepDown(ctx)
+		if err != nil {
+			return fmt.Errorf("cluster stepdown: %w", err)
+		}
+		fmt.Fprintf(stdout, "new primary: %s (%s)\n", p.Name, p.Host)
+		return nil
+	}
+	if member == "" {
+		return fmt.Errorf("cluster %s: --member is required (one of %s)", op, memberNames(c))
+	}
+	names := []string{member}
+	if member == "all" {
+		if op != "pause" && op != "resume" {
+			return fmt.Errorf("cluster %s: --member all only works with pause and resume", op)
+		}
+		prim, err := c.Primary(ctx)
+		if err != nil {
+			return fmt.Errorf("cluster %s: %w", op, err)
+		}
+		names = nil
+		for _, m := range c.Members() {
+			if m.Name != prim.Name {
+				names = append(names, m.Name)
+			}
+		}
+	} else if _, err := c.Member(member); err != nil {
+		return fmt.Errorf("cluster %s: %w (members: %s)", op, err, memberNames(c))
+	}
+	for _, name := range names {
+		var err error
+		switch op {
+		case "pause":
+			err = c.PauseReplication(ctx, name)
+		case "resume":
+			err = c.ResumeReplication(ctx, name)
+		case "kill":
+			err = c.KillMember(ctx, name)
+		case "restart":
+			err = c.RestartMember(ctx, name)
+		}
+		if err != nil {
+			return fmt.Errorf("cluster %s %s: %w", op, name, err)
+		}
+		fmt.Fprintf(stdout, "%s: %s done\n", name, op)
+	}
+	return nil
+}
+
+func memberNames(c *cluster.Cluster) string {
+	var names []string
+	for _, m := range c.Members() {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, ", ")
 }

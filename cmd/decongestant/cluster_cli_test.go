@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/decongestant/decongestant/cluster"
+)
+
+func TestClusterCommandsEndToEnd(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rs")
+	stdout, stderr, err := runCLI(t, "cluster", "up", "--dir", dir)
+	if err != nil {
+		t.Fatalf("up: %v\n%s", err, stderr)
+	}
+	t.Cleanup(func() { runCLI(t, "cluster", "down", "--dir", dir) })
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	uri := lines[len(lines)-1]
+	if !strings.HasPrefix(uri, "mongodb://") || !strings.Contains(uri, "replicaSet=") {
+		t.Fatalf("last stdout line is not a URI: %q", uri)
+	}
+	c, err := cluster.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, m := range c.Members() {
+		pids = append(pids, m.PID)
+	}
+
+	out, _, err := runCLI(t, "cluster", "status", "--dir", dir)
+	if err != nil || !strings.Contains(out, "PRIMARY") || !strings.HasSuffix(strings.TrimSpace(out), uri) {
+		t.Fatalf("status: %v\n%s", err, out)
+	}
+	for _, op := range []string{"pause", "resume"} {
+		out, _, err := runCLI(t, "cluster", op, "--dir", dir, "--member", "all")
+		if err != nil || strings.Count(out, op+" done") != 2 {
+			t.Fatalf("%s all: %v\n%s", op, err, out)
+		}
+	}
+	if _, _, err := runCLI(t, "cluster", "kill", "--dir", dir, "--member", "n9"); err == nil || !strings.Contains(err.Error(), "n1, n2, n3") {
+		t.Fatalf("unknown member: %v", err)
+	}
+	if out, _, err := runCLI(t, "cluster", "stepdown", "--dir", dir); err != nil || !strings.Contains(out, "new primary") {
+		t.Fatalf("stepdown: %v\n%s", err, out)
+	}
+	if _, _, err := runCLI(t, "cluster", "up", "--dir", dir); err == nil || !strings.Contains(err.Error(), "down --dir") {
+		t.Fatalf("second up on a running dir: %v", err)
+	}
+
+	if _, stderr, err := runCLI(t, "cluster", "down", "--dir", dir); err != nil {
+		t.Fatalf("down: %v\n%s", err, stderr)
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); err == nil {
+			if cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); strings.Contains(string(cmd), dir) {
+				t.Errorf("mongod pid %d still running after down", pid)
+			}
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("down left %s behind (%v)", dir, err)
+	}
+}
