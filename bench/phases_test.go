@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/metrics"
+	"github.com/decongestant/decongestant/workload/sprobe"
 )
 
 func TestParsePhases(t *testing.T) {
@@ -75,3 +77,23 @@ func TestSummariseExcludesWarmup(t *testing.T) {
 }
 
 func emptySnap() *metrics.Snapshot { return metrics.NewHistogram().Snapshot() }
+
+func TestViolation(t *testing.T) {
+	tests := []struct {
+		s    sprobe.Sample
+		b    balancer.Bound
+		want bool
+	}{
+		{sprobe.Sample{Staleness: 3 * time.Second, Secondary: true}, balancer.Bound{Max: 2 * time.Second}, true},
+		{sprobe.Sample{Staleness: 2 * time.Second, Secondary: true}, balancer.Bound{Max: 2 * time.Second}, false},
+		{sprobe.Sample{Staleness: 3 * time.Second, Secondary: false}, balancer.Bound{Max: 2 * time.Second}, false},
+		{sprobe.Sample{Staleness: 0, Secondary: true}, balancer.Bound{}, false},
+		{sprobe.Sample{Staleness: time.Millisecond, Secondary: true}, balancer.Bound{}, true},
+		{sprobe.Sample{Staleness: time.Hour, Secondary: true}, balancer.Bound{Unbounded: true}, false},
+	}
+	for i, tt := range tests {
+		if got := violates(tt.s, tt.b); got != tt.want {
+			t.Errorf("case %d: violates(%+v, %v) = %v", i, tt.s, tt.b, got)
+		}
+	}
+}

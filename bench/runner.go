@@ -435,15 +435,16 @@ func (p *pool) loop(ctx context.Context, w workload.Worker) {
 
 // collector turns router events into per-period aggregates and run events.
 type collector struct {
-	mu      sync.Mutex
-	start   time.Time
-	bound   balancer.Bound
-	fracSum float64
-	fracN   int
-	maxLag  time.Duration
-	ratio   *float64
-	events  []Event
-	unknown bool
+	mu       sync.Mutex
+	start    time.Time
+	bound    balancer.Bound
+	headroom time.Duration
+	fracSum  float64
+	fracN    int
+	maxLag   time.Duration
+	ratio    *float64
+	events   []Event
+	unknown  bool
 }
 
 func (c *collector) onEvent(e router.Event) {
@@ -463,7 +464,7 @@ func (c *collector) onEvent(e router.Event) {
 		c.unknown = e.Lag.Err != nil
 		if e.Previous > 0 && e.Fraction == 0 {
 			c.events = append(c.events, Event{TS: ts, Kind: "bound-exceeded",
-				Detail: fmt.Sprintf("max lag %v > bound %v: fraction %.2f -> 0", e.Lag.Max, c.bound, e.Previous)})
+				Detail: fmt.Sprintf("max lag %v + headroom %v > bound %v (or lag unknown): fraction %.2f -> 0", e.Lag.Max, c.headroom, c.bound, e.Previous)})
 		}
 		if e.Previous == 0 && e.Fraction > 0 {
 			c.events = append(c.events, Event{TS: ts, Kind: "bound-restored",
@@ -517,7 +518,7 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 	if err != nil {
 		return nil, err
 	}
-	col := &collector{start: time.Now(), bound: o.Settings.Decongestant.Bound}
+	col := &collector{start: time.Now(), bound: o.Settings.Decongestant.Bound, headroom: o.Settings.Decongestant.Headroom}
 	poolOpts := options.Client().SetMaxPoolSize(uint64(o.maxClients() + 16)).SetWriteConcern(o.WriteConcern)
 	rt, err := router.Connect(ctx, o.URI, router.WithPolicy(pol), router.WithEvents(col.onEvent),
 		router.WithConnectTimeout(o.ConnectTimeout), router.WithRTTQuantile(o.RTTQuantile),
@@ -590,7 +591,7 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 			stal := make([]time.Duration, len(samples))
 			for i, s := range samples {
 				stal[i] = s.Staleness
-				if s.Secondary && bound.Exceeded(balancer.Lag{Max: s.Staleness, Known: true}) {
+				if violates(s, bound) {
 					st.violations++
 				}
 			}
@@ -675,6 +676,12 @@ loop:
 		run.Extra["last_error"] = monitor.Redact(o.URI) + ": " + s
 	}
 	return run, runErr
+}
+
+// violates reports whether a probe's second read, sent where the policy
+// allowed a secondary, returned data staler than the bound.
+func violates(s sprobe.Sample, b balancer.Bound) bool {
+	return s.Secondary && !b.Unbounded && s.Staleness > b.Max
 }
 
 // summarise aggregates the periods that start at or after the warm-up.

@@ -14,9 +14,12 @@ import (
 	"time"
 )
 
+// cgroupRoot is where the cgroup hierarchy is mounted; tests point it at a
+// fake tree to exercise the v1, v2 and unavailable cases on any host.
+var cgroupRoot = "/sys/fs/cgroup"
+
 const (
-	cgroupRoot = "/sys/fs/cgroup"
-	cfsPeriod  = 100000 // µs; the quota is cpu*cfsPeriod
+	cfsPeriod = 100000 // µs; the quota is cpu*cfsPeriod
 )
 
 // cgroupName is the cgroup of a member; the port keeps concurrent clusters apart.
