@@ -145,32 +145,11 @@ func TestPausedReplicationNoBoundViolations(t *testing.T) {
 	o.Settings.Decongestant.Bound = balancer.Bound{Max: 2 * time.Second}
 	o.Settings.Decongestant.Interval = time.Second
 	var once sync.Once
-	var paused []string
 	o.OnPeriod = func(ctx context.Context, _ string, p bench.Period, r *router.Router) {
-		if p.TS < 3 {
-			return
+		if p.TS >= 3 {
+			once.Do(func() { testutil.PauseSecondaries(t, rs) })
 		}
-		once.Do(func() {
-			prim, err := rs.Primary(ctx)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			for _, m := range rs.Members() {
-				if m.Name != prim.Name {
-					if err := rs.PauseReplication(ctx, m.Name); err != nil {
-						t.Error(err)
-					}
-					paused = append(paused, m.Name)
-				}
-			}
-		})
 	}
-	defer func() {
-		for _, name := range paused {
-			rs.ResumeReplication(context.Background(), name)
-		}
-	}()
 	res, err := bench.Execute(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

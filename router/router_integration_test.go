@@ -185,30 +185,7 @@ func TestPausedReplicationDropsFractionAndRecovers(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}()
-	var secondaries []string
-	for _, m := range rs.Members() {
-		if prim, _ := rs.Primary(context.Background()); m.Name != prim.Name {
-			secondaries = append(secondaries, m.Name)
-		}
-	}
-	for _, name := range secondaries {
-		if err := rs.PauseReplication(context.Background(), name); err != nil {
-			t.Fatal(err)
-		}
-	}
-	resumed := false
-	resume := func() {
-		if resumed {
-			return
-		}
-		resumed = true
-		for _, name := range secondaries {
-			if err := rs.ResumeReplication(context.Background(), name); err != nil {
-				t.Error(err)
-			}
-		}
-	}
-	defer resume()
+	resume := testutil.PauseSecondaries(t, rs)
 	testutil.Eventually(t, 20*time.Second, func() bool { return r.Fraction() == 0 }, "fraction did not drop to 0 while replication was paused")
 
 	// The drop happened at the first lag poll that saw lag + headroom over

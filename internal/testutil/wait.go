@@ -3,6 +3,7 @@ package testutil
 import (
 	"context"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,6 +11,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+
+	"github.com/decongestant/decongestant/cluster"
 )
 
 // Eventually polls cond every 50 ms until it holds or timeout passes, then
@@ -55,4 +58,39 @@ func FreePort(tb testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// PauseSecondaries stops replication on every member but the current
+// primary (failpoint rsSyncApplyStop) and returns a function that resumes
+// them; the resume also runs at test cleanup, so a failing test never leaves
+// the shared set paused. The returned function may be called more than once.
+func PauseSecondaries(tb testing.TB, rs *cluster.Cluster) (resume func()) {
+	tb.Helper()
+	ctx := context.Background()
+	prim, err := rs.Primary(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var paused []string
+	var once sync.Once
+	resume = func() {
+		once.Do(func() {
+			for _, name := range paused {
+				if err := rs.ResumeReplication(ctx, name); err != nil {
+					tb.Errorf("resume replication on %s: %v", name, err)
+				}
+			}
+		})
+	}
+	tb.Cleanup(resume)
+	for _, m := range rs.Members() {
+		if m.Name == prim.Name {
+			continue
+		}
+		if err := rs.PauseReplication(ctx, m.Name); err != nil {
+			tb.Fatalf("pause replication on %s: %v", m.Name, err)
+		}
+		paused = append(paused, m.Name)
+	}
+	return resume
 }

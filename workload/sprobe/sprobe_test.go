@@ -48,24 +48,7 @@ func TestProbeMeasuresPlantedStaleness(t *testing.T) {
 		}
 	}
 
-	prim, err := rs.Primary(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paused []string
-	for _, m := range rs.Members() {
-		if m.Name != prim.Name {
-			if err := rs.PauseReplication(ctx, m.Name); err != nil {
-				t.Fatal(err)
-			}
-			paused = append(paused, m.Name)
-		}
-	}
-	defer func() {
-		for _, n := range paused {
-			rs.ResumeReplication(ctx, n)
-		}
-	}()
+	testutil.PauseSecondaries(t, rs)
 	p.Drain()
 	time.Sleep(1500 * time.Millisecond)
 	var worst time.Duration
