@@ -265,7 +265,6 @@ func prepare(ctx context.Context, o *Options, res *Results) error {
 	if err := o.Generator.Load(ctx, env, o.LoadParallel, p.report); err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
-	p.finish()
 	fmt.Fprintf(o.Progress, "load: done in %.1fs\n", time.Since(start).Seconds())
 	res.Config.Extra = map[string]string{"load_s": fmt.Sprintf("%.1f", time.Since(start).Seconds())}
 	return nil
@@ -290,8 +289,6 @@ func (p *loadProgress) report(done, total int64) {
 		fmt.Fprintf(p.w, "load: %d/%d (%.0f%%)\n", p.done, total, 100*float64(p.done)/float64(max(total, 1)))
 	}
 }
-
-func (p *loadProgress) finish() {}
 
 // checkReplicaSet fails clearly when the URI names a standalone mongod, a
 // mongos, or hosts that do not answer.

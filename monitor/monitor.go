@@ -318,7 +318,7 @@ func (m *Monitor) poll(ctx context.Context) LagSample {
 	res := m.set.Database("admin").RunCommand(cctx, bson.D{{Key: "replSetGetStatus", Value: 1}})
 	var reply statusReply
 	if err := res.Err(); err != nil {
-		s.Err = fmt.Errorf("monitor: replSetGetStatus on the primary of %s: %w", redact(m.uri), classify(err))
+		s.Err = fmt.Errorf("monitor: replSetGetStatus on the primary of %s: %w", Redact(m.uri), classify(err))
 		return s
 	}
 	if err := res.Decode(&reply); err != nil {
@@ -365,22 +365,21 @@ func wall(applied, optime time.Time) time.Time {
 	return optime
 }
 
+// classify marks the errors that mean "not a replica set": a standalone
+// mongod answers NoReplicationEnabled (76), a mongos CommandNotFound (59).
 func classify(err error) error {
 	var ce mongo.CommandError
-	if errors.As(err, &ce) && (ce.Code == 76 || ce.Code == 13) && ce.Name == "NoReplicationEnabled" {
-		return fmt.Errorf("%w: %v", ErrNotReplicaSet, err)
+	if !errors.As(err, &ce) {
+		return err
 	}
-	if errors.As(err, &ce) && ce.Code == 76 {
+	switch ce.Code {
+	case 76:
 		return fmt.Errorf("%w: %v", ErrNotReplicaSet, err)
-	}
-	if errors.As(err, &ce) && ce.Code == 59 { // CommandNotFound: mongos
+	case 59:
 		return fmt.Errorf("%w (is this a mongos? point decongestant at the replica set itself): %v", ErrNotReplicaSet, err)
 	}
 	return err
 }
-
-// redact removes credentials from a connection string for messages.
-func redact(uri string) string { return Redact(uri) }
 
 // Redact returns uri with its user information (user name and password)
 // replaced by REDACTED, for logs and reports. It is purely textual: it never

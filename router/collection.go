@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -61,7 +62,7 @@ func (c *Collection) FindOne(ctx context.Context, filter any, opts ...options.Li
 	coll, s, mctx, start := c.route(ctx)
 	res := coll.FindOne(mctx, filter, opts...)
 	err := res.Err()
-	if err == mongo.ErrNoDocuments {
+	if errors.Is(err, mongo.ErrNoDocuments) {
 		err = nil
 	}
 	c.r.Record(s, time.Since(start), err)

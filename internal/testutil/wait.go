@@ -62,8 +62,10 @@ func FreePort(tb testing.TB) int {
 
 // PauseSecondaries stops replication on every member but the current
 // primary (failpoint rsSyncApplyStop) and returns a function that resumes
-// them; the resume also runs at test cleanup, so a failing test never leaves
-// the shared set paused. The returned function may be called more than once.
+// them and waits until every member has caught up; the resume also runs at
+// test cleanup, so a failing test never leaves the shared set paused or
+// behind for the next test. The returned function may be called more than
+// once.
 func PauseSecondaries(tb testing.TB, rs *cluster.Cluster) (resume func()) {
 	tb.Helper()
 	ctx := context.Background()
@@ -80,6 +82,13 @@ func PauseSecondaries(tb testing.TB, rs *cluster.Cluster) (resume func()) {
 					tb.Errorf("resume replication on %s: %v", name, err)
 				}
 			}
+			client, err := mongo.Connect(options.Client().ApplyURI(rs.URI()))
+			if err != nil {
+				tb.Errorf("connect to wait for catch-up: %v", err)
+				return
+			}
+			defer client.Disconnect(context.Background())
+			WaitReplicated(tb, client)
 		})
 	}
 	tb.Cleanup(resume)

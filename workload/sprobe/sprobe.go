@@ -86,6 +86,10 @@ type Probe struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// first is the value of the probe's first write: a secondary that does
+	// not have the document yet is at least as stale as that write.
+	first int64
+
 	mu      sync.Mutex
 	samples []Sample
 	errs    int64
@@ -105,10 +109,12 @@ func Start(ctx context.Context, uri string, pol Policy, cfg Config) (*Probe, err
 	}
 	p := &Probe{cfg: cfg, pol: pol, client: client,
 		coll: client.Database(cfg.Database).Collection(cfg.Collection)}
-	if err := p.write(ctx); err != nil {
+	first, err := p.write(ctx)
+	if err != nil {
 		_ = client.Disconnect(context.Background())
 		return nil, fmt.Errorf("sprobe: first write: %w", err)
 	}
+	p.first = first
 	runCtx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	p.wg.Add(2)
@@ -150,17 +156,19 @@ func (p *Probe) fail(err error) {
 	p.mu.Unlock()
 }
 
-func (p *Probe) write(ctx context.Context) error {
+// write stores the current time (µs) in the probe document and returns it.
+func (p *Probe) write(ctx context.Context) (int64, error) {
+	now := time.Now().UnixMicro()
 	_, err := p.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: p.cfg.ID}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: time.Now().UnixMicro()}}}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: now}}}},
 		options.UpdateOne().SetUpsert(true))
-	return err
+	return now, err
 }
 
 func (p *Probe) writer(ctx context.Context) {
 	defer p.wg.Done()
 	for ctx.Err() == nil {
-		if err := p.write(ctx); err != nil {
+		if _, err := p.write(ctx); err != nil {
 			p.fail(fmt.Errorf("sprobe: write: %w", err))
 		}
 		sleep(ctx, p.cfg.WriteInterval)
@@ -197,6 +205,10 @@ func (p *Probe) reader(ctx context.Context) {
 		}
 		v2, err := p.read(rctx, second)
 		cancel()
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			// The member has not replicated the probe document yet.
+			v2, err = p.first, nil
+		}
 		if err != nil {
 			p.fail(fmt.Errorf("sprobe: second read: %w", err))
 			continue
