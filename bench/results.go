@@ -55,6 +55,8 @@ type Run struct {
 	Repetition int      `json:"repetition"`
 	Periods    []Period `json:"periods"`
 	Summary    Summary  `json:"summary"`
+	// Minutes are the periods aggregated per minute.
+	Minutes []Minute `json:"minutes,omitempty"`
 	// Events are notable moments: phase switches, lag crossing the bound,
 	// balancer fraction drops to 0 and restores.
 	Events []Event `json:"events,omitempty"`
@@ -84,6 +86,26 @@ type Period struct {
 	Clients              int              `json:"clients"`
 	Mix                  string           `json:"mix"`
 	ServedBy             map[string]int64 `json:"served_by,omitempty"`
+	// Ops counts the period's successful operations by name (YCSB's READ,
+	// UPDATE…; TPC-C's NEW_ORDER, STOCK_LEVEL…).
+	Ops map[string]int64 `json:"ops,omitempty"`
+}
+
+// Minute aggregates the periods of one wall-clock minute of a run (seed 000
+// reports TPC-C per minute): throughput and an exact P80 from the merged
+// histograms of its periods.
+type Minute struct {
+	// TS is the end of the minute in seconds from the start of the run;
+	// LengthS is its length (the last minute may be shorter).
+	TS           float64          `json:"t_s"`
+	LengthS      float64          `json:"length_s"`
+	ReadOps      int64            `json:"read_ops"`
+	WriteOps     int64            `json:"write_ops"`
+	ReadTput     float64          `json:"read_tput"`
+	WriteTput    float64          `json:"write_tput"`
+	ReadP80MS    float64          `json:"read_p80_ms"`
+	SecondaryPct float64          `json:"secondary_pct"`
+	Ops          map[string]int64 `json:"ops,omitempty"`
 }
 
 // Summary aggregates the periods after warm-up.
@@ -102,6 +124,11 @@ type Summary struct {
 	Errors          int64   `json:"errors"`
 	Probes          int64   `json:"probes"`
 	MeasuredS       float64 `json:"measured_s"`
+	// ClientCPUS is the CPU time (user+system) the benchmark process used
+	// over the measured periods, and ClientCPUPerOpMS that divided by the
+	// operations, so one can see whether the client was the bottleneck.
+	ClientCPUS       float64 `json:"client_cpu_s"`
+	ClientCPUPerOpMS float64 `json:"client_cpu_per_op_ms"`
 }
 
 // Event is a notable moment in a run, at t_s seconds from its start.

@@ -320,30 +320,71 @@ func checkReplicaSet(ctx context.Context, client *mongo.Client, uri string, time
 }
 
 // routedReads adapts a routed database to workload.Reads.
-type routedReads struct{ db *router.Database }
+type routedReads struct {
+	rt   *router.Router
+	name string
+	db   *router.Database
+}
 
 func (r routedReads) Collection(name string) workload.ReadCollection { return r.db.Collection(name) }
+
+func (r routedReads) Begin(ctx context.Context) workload.Unit {
+	rd := r.rt.Begin(ctx)
+	return workload.Unit{Ctx: rd.Ctx, DB: rd.Database(r.name), Secondary: rd.Side == balancer.Secondary,
+		Done: func(err error) { rd.Done(err) }}
+}
 
 // recorder times every operation by class and by name.
 type recorder struct {
 	read, write       *metrics.Histogram
 	readErr, writeErr atomic.Int64
 	mu                sync.RWMutex
-	byOp              map[string]*metrics.Histogram
+	byOp              map[string]*opRecorder
 	lastErr           atomic.Value // string
 }
 
+// opRecorder holds one operation name's measurements.
+type opRecorder struct {
+	hist                       *metrics.Histogram
+	retries, rolledBack, errors atomic.Int64
+}
+
 func newRecorder() *recorder {
-	return &recorder{read: metrics.NewHistogram(), write: metrics.NewHistogram(), byOp: map[string]*metrics.Histogram{}}
+	return &recorder{read: metrics.NewHistogram(), write: metrics.NewHistogram(), byOp: map[string]*opRecorder{}}
+}
+
+func (r *recorder) op(name string) *opRecorder {
+	r.mu.RLock()
+	o, ok := r.byOp[name]
+	r.mu.RUnlock()
+	if ok {
+		return o
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if o, ok = r.byOp[name]; !ok {
+		o = &opRecorder{hist: metrics.NewHistogram()}
+		r.byOp[name] = o
+	}
+	return o
 }
 
 func (r *recorder) record(op workload.Op, d time.Duration, err error) {
+	name := op.Name
+	if name == "" {
+		name = "UNKNOWN"
+	}
+	o := r.op(name)
+	if op.Retries > 0 {
+		o.retries.Add(int64(op.Retries))
+	}
 	if err != nil {
 		if op.Class == workload.Read {
 			r.readErr.Add(1)
 		} else {
 			r.writeErr.Add(1)
 		}
+		o.errors.Add(1)
 		r.lastErr.Store(err.Error())
 		return
 	}
@@ -352,18 +393,38 @@ func (r *recorder) record(op workload.Op, d time.Duration, err error) {
 	} else {
 		r.write.Record(d)
 	}
-	r.mu.RLock()
-	h, ok := r.byOp[op.Name]
-	r.mu.RUnlock()
-	if !ok {
-		r.mu.Lock()
-		if h, ok = r.byOp[op.Name]; !ok {
-			h = metrics.NewHistogram()
-			r.byOp[op.Name] = h
-		}
-		r.mu.Unlock()
+	if op.RolledBack {
+		o.rolledBack.Add(1)
 	}
-	h.Record(d)
+	o.hist.Record(d)
+}
+
+// opsSnapshot returns the cumulative measurements of every operation name.
+func (r *recorder) opsSnapshot() map[string]workload.OpStats {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make(map[string]workload.OpStats, len(r.byOp))
+	for name, o := range r.byOp {
+		h := o.hist.Snapshot()
+		out[name] = workload.OpStats{Count: int64(h.Count()), Retries: o.retries.Load(),
+			RolledBack: o.rolledBack.Load(), Errors: o.errors.Load(), Latency: h}
+	}
+	return out
+}
+
+// subOps returns cur - prev per operation name.
+func subOps(cur, prev map[string]workload.OpStats) map[string]workload.OpStats {
+	out := make(map[string]workload.OpStats, len(cur))
+	for name, c := range cur {
+		p, ok := prev[name]
+		if !ok {
+			out[name] = c
+			continue
+		}
+		out[name] = workload.OpStats{Count: c.Count - p.Count, Retries: c.Retries - p.Retries,
+			RolledBack: c.RolledBack - p.RolledBack, Errors: c.Errors - p.Errors, Latency: c.Latency.Sub(p.Latency)}
+	}
+	return out
 }
 
 // pool runs closed-loop clients: one goroutine each.
@@ -409,7 +470,16 @@ func (p *pool) stop() {
 
 func (p *pool) loop(ctx context.Context, w workload.Worker) {
 	defer p.wg.Done()
+	if c, ok := w.(workload.Closer); ok {
+		defer c.Close()
+	}
+	pacer, _ := w.(workload.Pacer)
 	for ctx.Err() == nil {
+		if pacer != nil {
+			if d := pacer.Delay(); d > 0 && !sleep(ctx, d) {
+				return
+			}
+		}
 		start := time.Now()
 		op, err := w.Do(ctx)
 		d := time.Since(start)
@@ -420,13 +490,20 @@ func (p *pool) loop(ctx context.Context, w workload.Worker) {
 		if err != nil {
 			// Back off briefly so a failing server (an election) is not
 			// hammered by a tight error loop.
-			t := time.NewTimer(10 * time.Millisecond)
-			select {
-			case <-ctx.Done():
-			case <-t.C:
-			}
-			t.Stop()
+			sleep(ctx, 10*time.Millisecond)
 		}
+	}
+}
+
+// sleep waits d or until ctx is done; it reports whether d elapsed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
@@ -524,7 +601,7 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 		return nil, err
 	}
 	defer rt.Close(context.Background())
-	env := workload.Env{DB: rt.Client().Database(o.Database), Reads: routedReads{rt.Database(o.Database)}}
+	env := workload.Env{DB: rt.Client().Database(o.Database), Reads: routedReads{rt, o.Database, rt.Database(o.Database)}}
 
 	var probe *sprobe.Probe
 	if o.SProbe {
@@ -537,6 +614,12 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 	}
 
 	rec := newRecorder()
+	reporter, _ := o.Generator.(workload.RunReporter)
+	if reporter != nil {
+		if err := reporter.BeginRun(ctx, env); err != nil {
+			return nil, err
+		}
+	}
 	runCtx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
 	p := &pool{ctx: runCtx, gen: o.Generator, env: env, rec: rec}
@@ -559,6 +642,14 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 	prevWrite := rec.write.Snapshot()
 	prevReadErr, prevWriteErr := int64(0), int64(0)
 	prevServed := rt.Served()
+	prevOps := rec.opsSnapshot()
+	// The measured interval starts at the first period boundary at or after
+	// the warm-up; its baseline operation counts and CPU time are taken there.
+	var baseOps map[string]workload.OpStats
+	var baseCPU time.Duration
+	if o.Warmup == 0 {
+		baseOps, baseCPU = prevOps, cpuTime()
+	}
 	periodStart := time.Duration(0)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
@@ -580,6 +671,19 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 			ReadP99MS: round3(metrics.MS(rd.Quantile(0.99))), SecondaryPct: round3(sd.SecondaryPct()),
 			BalanceFraction: round3(frac), Ratio: ratio, MaxLagMS: round3(metrics.MS(maxLag)),
 			Clients: clients, Mix: mix, ServedBy: sd.ByHost,
+		}
+		ops := rec.opsSnapshot()
+		for name, c := range subOps(ops, prevOps) {
+			if c.Count > 0 {
+				if per.Ops == nil {
+					per.Ops = map[string]int64{}
+				}
+				per.Ops[name] = c.Count
+			}
+		}
+		prevOps = ops
+		if baseOps == nil && now >= o.Warmup {
+			baseOps, baseCPU = ops, cpuTime()
 		}
 		var samples []sprobe.Sample
 		if probe != nil {
@@ -662,7 +766,30 @@ loop:
 	col.mu.Unlock()
 	run.Summary = summarise(run.Periods, st, o.Warmup)
 	run.Summary.BoundViolations = st.violations
-	run.Extra = map[string]any{"ops": opSummary(rec)}
+	run.Minutes = minutes(run.Periods, st)
+	var measured map[string]workload.OpStats
+	if baseOps != nil {
+		// Operations that ended after the last period boundary (while the
+		// clients stopped) are outside every period; take the final
+		// boundary's snapshot, not a fresh one.
+		measured = subOps(prevOps, baseOps)
+		cpu := (cpuTime() - baseCPU).Seconds()
+		run.Summary.ClientCPUS = round3(cpu)
+		if n := run.Summary.ReadOps + run.Summary.WriteOps; n > 0 {
+			run.Summary.ClientCPUPerOpMS = round3(1000 * cpu / float64(n))
+		}
+	}
+	run.Extra = map[string]any{"ops": opSummary(measured)}
+	if reporter != nil && ctx.Err() == nil {
+		key, val, err := reporter.EndRun(ctx, env, workload.RunStats{MeasuredS: run.Summary.MeasuredS,
+			ClientCPUS: run.Summary.ClientCPUS, Ops: measured})
+		if err != nil && runErr == nil {
+			runErr = err
+		}
+		if key != "" {
+			run.Extra[key] = val
+		}
+	}
 	if probe != nil {
 		if n, err := probe.Errors(); n > 0 {
 			run.Extra["sprobe_errors"] = n
@@ -673,6 +800,58 @@ loop:
 		run.Extra["last_error"] = monitor.Redact(o.URI) + ": " + s
 	}
 	return run, runErr
+}
+
+// minutes aggregates the periods by the wall-clock minute they start in.
+func minutes(ps []Period, st *runState) []Minute {
+	var out []Minute
+	var read *metrics.Snapshot
+	var secW, totW float64
+	cur := -1
+	flush := func() {
+		if cur < 0 {
+			return
+		}
+		m := &out[len(out)-1]
+		if m.LengthS > 0 {
+			m.ReadTput = round3(float64(m.ReadOps) / m.LengthS)
+			m.WriteTput = round3(float64(m.WriteOps) / m.LengthS)
+		}
+		m.ReadP80MS = round3(metrics.MS(read.Quantile(0.8)))
+		if totW > 0 {
+			m.SecondaryPct = round3(secW / totW)
+		}
+		m.LengthS = round3(m.LengthS)
+	}
+	for i, p := range ps {
+		k := int(st.starts[i] / time.Minute)
+		if k != cur {
+			flush()
+			cur = k
+			out = append(out, Minute{})
+			read, secW, totW = &metrics.Snapshot{}, 0, 0
+		}
+		m := &out[len(out)-1]
+		m.TS = p.TS
+		m.LengthS += p.TS - st.starts[i].Seconds()
+		m.ReadOps += p.ReadOps
+		m.WriteOps += p.WriteOps
+		read.Merge(st.readSnaps[i])
+		for name, n := range p.Ops {
+			if m.Ops == nil {
+				m.Ops = map[string]int64{}
+			}
+			m.Ops[name] += n
+		}
+		var n float64
+		for _, c := range p.ServedBy {
+			n += float64(c)
+		}
+		secW += p.SecondaryPct * n
+		totW += n
+	}
+	flush()
+	return out
 }
 
 // violates reports whether a probe's second read, sent where the policy
@@ -741,13 +920,10 @@ type opStats struct {
 	P99MS float64 `json:"p99_ms"`
 }
 
-func opSummary(r *recorder) map[string]opStats {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
+func opSummary(ops map[string]workload.OpStats) map[string]opStats {
 	out := map[string]opStats{}
-	for name, h := range r.byOp {
-		s := h.Snapshot()
-		out[name] = opStats{Count: int64(s.Count()), P50MS: round3(metrics.MS(s.Quantile(0.5))), P99MS: round3(metrics.MS(s.Quantile(0.99)))}
+	for name, o := range ops {
+		out[name] = opStats{Count: o.Count, P50MS: round3(metrics.MS(o.Latency.Quantile(0.5))), P99MS: round3(metrics.MS(o.Latency.Quantile(0.99)))}
 	}
 	return out
 }

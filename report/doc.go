@@ -18,6 +18,14 @@
 // against the bound), write throughput, and the throughput versus staleness
 // trade-off. Each policy has the same colour in every plot.
 //
+// A TPC-C input (workload "tpcc") also gets a TPC-C section, read from each
+// run's Extra["tpcc"] report and tolerant of missing fields: per run tpmC,
+// transactions, aborts, retries, errors and client CPU per transaction; the
+// latency by transaction type; the consistency checks by clause; and, in the
+// HTML page and as tpmc.svg, stock_level_tput.svg and stock_level_p80.svg,
+// tpmC and the routed Stock-Level transactions' throughput and P80 per minute
+// (per period for runs shorter than a minute).
+//
 // Usage:
 //
 //	r, err := bench.ReadResults("results.json")

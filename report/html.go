@@ -43,6 +43,11 @@ details { margin: 8px 0; font-size: 13px; }
 // Time-series plots are drawn per input, one line per policy: repetition 0
 // (or the lowest present) as a solid line, other repetitions as lighter lines.
 // The trade-off scatter gathers every (input, policy).
+//
+// A TPC-C input also gets a TPC-C section after its time series: tpmC,
+// Stock-Level throughput and Stock-Level P80 per minute (per period for runs
+// shorter than a minute), the per-run numbers of WriteText, the latency by
+// transaction type and the consistency checks.
 func WriteHTML(w io.Writer, in []Input) error {
 	if err := checkInputs(in); err != nil {
 		return err
@@ -73,7 +78,7 @@ func WriteHTML(w io.Writer, in []Input) error {
 	b.WriteString(`<p class="note">Summaries after warm-up. With several repetitions: mean ± sample standard deviation. ` +
 		`Relative = read throughput / best read throughput among the policies of the same input.</p>` + "\n")
 
-	for _, x := range in {
+	for i, x := range in {
 		if several {
 			fmt.Fprintf(&b, "<h2>Time series: %s</h2>\n", esc(x.Name))
 		} else {
@@ -85,6 +90,9 @@ func WriteHTML(w io.Writer, in []Input) error {
 			buildTimeSeries(ts, x, pal, several).render(&b, 0, 0, false)
 		}
 		writeEvents(&b, x)
+		if isTPCC(x.Results) {
+			writeTPCCHTML(&b, i, x, pal, several)
+		}
 	}
 
 	b.WriteString(`<h2 id="tradeoff">Trade-off</h2>` + "\n")

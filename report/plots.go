@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/decongestant/decongestant/bench"
@@ -225,13 +226,23 @@ func buildCharts(in []Input) (perPlot map[string][]chart, tradeoff *scatterChart
 // read_tput.svg, read_p80.svg, secondary_pct.svg, staleness.svg, tradeoff.svg
 // and write_tput.svg — each atomically, and returns their paths. With several
 // inputs, a time-series file stacks one panel per input.
+//
+// When an input is TPC-C it also writes tpmc.svg, stock_level_tput.svg and
+// stock_level_p80.svg, with one panel per TPC-C input.
 func WritePlots(dir string, in []Input) ([]string, error) {
 	if err := checkInputs(in); err != nil {
 		return nil, err
 	}
 	perPlot, _ := buildCharts(in)
-	paths := make([]string, 0, len(plotFiles))
-	for _, name := range plotFiles {
+	files := plotFiles
+	if tpccCharts := buildTPCCCharts(in); len(tpccCharts) > 0 {
+		for id, cs := range tpccCharts {
+			perPlot[id] = cs
+		}
+		files = append(slices.Clip(files), tpccPlotFiles...)
+	}
+	paths := make([]string, 0, len(files))
+	for _, name := range files {
 		svg := renderSVG(perPlot[strings.TrimSuffix(name, ".svg")])
 		path := filepath.Join(dir, name)
 		err := bench.WriteFileAtomic(path, func(w io.Writer) error {

@@ -192,6 +192,11 @@ func orDash(s string) string {
 // over repetitions (mean, and ±sample standard deviation when there is more
 // than one). The relative column is the read throughput divided by the best
 // read throughput among the policies of the same input; the best is marked.
+//
+// A TPC-C input (workload "tpcc", or runs carrying a TPC-C report) is
+// followed by a TPC-C section: per run tpmC, transactions, aborts, retries,
+// errors and client CPU per transaction, then per run the server counters,
+// the latency by transaction type and the consistency checks.
 func WriteText(w io.Writer, in []Input) error {
 	if err := checkInputs(in); err != nil {
 		return err
@@ -232,6 +237,11 @@ func WriteText(w io.Writer, in []Input) error {
 		// Flush per input so each input's table gets its own column widths.
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		if isTPCC(x.Results) {
+			if err := writeTPCCText(w, x); err != nil {
+				return err
+			}
 		}
 	}
 	return tw.Flush()

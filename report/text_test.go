@@ -12,7 +12,7 @@ import (
 	"github.com/decongestant/decongestant/bench"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/report")
+var update = flag.Bool("update", false, "rewrite the golden files in ../testdata/report and testdata")
 
 const fixturePath = "../testdata/report/fixture.json"
 
@@ -30,7 +30,13 @@ func fixture(t *testing.T) Input {
 // golden compares got with testdata/report/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("..", "testdata", "report", name)
+	goldenFile(t, filepath.Join("..", "testdata", "report", name), got)
+}
+
+// goldenFile compares got with the file at path, or rewrites it with -update.
+func goldenFile(t *testing.T, path string, got []byte) {
+	t.Helper()
+	name := filepath.Base(path)
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
@@ -41,9 +47,27 @@ func golden(t *testing.T, name string, got []byte) {
 	if err != nil {
 		t.Fatalf("%v (run go test ./report -update to create it)", err)
 	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./report -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
+	if bytes.Equal(got, want) {
+		return
 	}
+	if len(got)+len(want) > 8000 {
+		// Too long to print whole (an HTML page): show the first line that differs.
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		i := 0
+		for i < len(gl) && i < len(wl) && gl[i] == wl[i] {
+			i++
+		}
+		line := func(ls []string) string {
+			if i < len(ls) {
+				return ls[i]
+			}
+			return "(end of file)"
+		}
+		t.Errorf("%s differs from the golden file at line %d (go test ./report -update to accept):\n--- got\n%.600s\n--- want\n%.600s",
+			name, i+1, line(gl), line(wl))
+		return
+	}
+	t.Errorf("%s differs from the golden file (go test ./report -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
 }
 
 func TestWriteTextGolden(t *testing.T) {

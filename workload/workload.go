@@ -12,9 +12,12 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/decongestant/decongestant/metrics"
 )
 
 // Class says whether an operation counts as a read or a write in the
@@ -44,6 +47,13 @@ func (c Class) String() string {
 type Op struct {
 	Name  string
 	Class Class
+	// Retries counts how often the operation was retried before its
+	// outcome (e.g. a transaction retried on TransientTransactionError).
+	Retries int
+	// RolledBack marks an operation that completed by rolling back on
+	// purpose (TPC-C New-Order's 1% with an unused item): a success that
+	// is counted apart.
+	RolledBack bool
 }
 
 // ReadCollection is the subset of a collection's read API that routed reads
@@ -61,6 +71,22 @@ type ReadCollection interface {
 // database.
 type Reads interface {
 	Collection(name string) ReadCollection
+	// Begin starts a read of several queries routed as one unit: every
+	// query run with the Unit's Ctx on its DB goes to the side chosen here,
+	// and Done records the unit's latency (TPC-C Stock-Level).
+	Begin(ctx context.Context) Unit
+}
+
+// Unit is one routed multi-query read; see Reads.Begin.
+type Unit struct {
+	Ctx context.Context
+	// DB is the workload's database with the read preference chosen for
+	// the unit.
+	DB *mongo.Database
+	// Secondary reports whether the unit was routed to the secondaries.
+	Secondary bool
+	// Done records the unit's outcome; call it exactly once.
+	Done func(error)
 }
 
 // PlainReads adapts a *mongo.Database to Reads without any routing: every
@@ -69,6 +95,11 @@ type PlainReads struct{ DB *mongo.Database }
 
 // Collection returns the plain collection.
 func (p PlainReads) Collection(name string) ReadCollection { return p.DB.Collection(name) }
+
+// Begin returns a unit on the plain database.
+func (p PlainReads) Begin(ctx context.Context) Unit {
+	return Unit{Ctx: ctx, DB: p.DB, Done: func(error) {}}
+}
 
 // Env is what a workload gets to run against.
 type Env struct {
@@ -89,6 +120,19 @@ type Worker interface {
 	Do(ctx context.Context) (Op, error)
 }
 
+// Pacer is implemented by workers that pause between operations (TPC-C's
+// keying and think times). The runner sleeps Delay before every Do, outside
+// the operation's timing.
+type Pacer interface {
+	Delay() time.Duration
+}
+
+// Closer is implemented by workers that hold resources (a session); the
+// runner calls Close when the worker stops.
+type Closer interface {
+	Close()
+}
+
 // Generator is a configured workload.
 type Generator interface {
 	// Name is the workload's registry name, e.g. "ycsb".
@@ -104,6 +148,35 @@ type Generator interface {
 	// NewWorker returns a closed-loop client; id distinguishes workers so
 	// their random streams differ deterministically.
 	NewWorker(env Env, id int) (Worker, error)
+}
+
+// RunReporter is implemented by generators that add a section of their own
+// to every run's results (TPC-C's tpmC report). The runner calls BeginRun
+// before the run's clients start and EndRun after they stopped, and stores
+// EndRun's value under its key in the run's extra results.
+type RunReporter interface {
+	BeginRun(ctx context.Context, env Env) error
+	EndRun(ctx context.Context, env Env, st RunStats) (key string, value any, err error)
+}
+
+// RunStats are the runner's measurements of a run's operations over the
+// measured interval (after warm-up).
+type RunStats struct {
+	MeasuredS float64
+	// ClientCPUS is the CPU time the benchmark process used meanwhile.
+	ClientCPUS float64
+	Ops        map[string]OpStats
+}
+
+// OpStats are the measurements of one operation name.
+type OpStats struct {
+	// Count is the successful operations (including the rolled-back ones).
+	Count      int64
+	Retries    int64
+	RolledBack int64
+	Errors     int64
+	// Latency holds the successful operations' latencies.
+	Latency *metrics.Snapshot
 }
 
 // Factory builds a Generator from string options (from the CLI).

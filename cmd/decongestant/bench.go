@@ -18,6 +18,7 @@ import (
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/report"
 	"github.com/decongestant/decongestant/workload"
+	"github.com/decongestant/decongestant/workload/sprobe"
 	_ "github.com/decongestant/decongestant/workload/ycsb" // registers "ycsb"
 )
 
@@ -38,27 +39,36 @@ type benchFlags struct {
 	rpmExploration, rpmThreshold, rttQuantile                                float64
 }
 
-// benchDefaults are the defaults that differ between `bench` and `demo`.
+// benchDefaults are the defaults that differ between `bench ycsb`, `bench
+// tpcc` and `demo`.
 type benchDefaults struct {
 	records                     int64
 	duration, warmup, balPeriod time.Duration
 	sprobe                      bool
-	out                         string
+	out, db, writeConcern       string
+	clients                     int
 }
 
 var benchCmdDefaults = benchDefaults{records: 100000, duration: 120 * time.Second, out: "results.json",
-	balPeriod: balancer.DefaultConfig().Interval}
+	balPeriod: balancer.DefaultConfig().Interval, db: "ycsb", writeConcern: "1", clients: 64}
 
+// register adds the YCSB flags and the common ones.
 func (b *benchFlags) register(fs *flag.FlagSet, def benchDefaults) {
-	d := balancer.DefaultSettings()
-	fs.StringVar(&b.uri, "uri", "", "replica set connection string (required), e.g. mongodb://h1,h2,h3/?replicaSet=rs0")
 	fs.StringVar(&b.workload, "workload", "b", "YCSB core workload: a, b, c, d, e or f")
 	fs.Int64Var(&b.records, "records", def.records, "YCSB record count")
 	fs.IntVar(&b.fields, "fields", 10, "YCSB fields per record")
 	fs.IntVar(&b.fieldLength, "fieldlength", 100, "YCSB bytes per field")
 	fs.StringVar(&b.dist, "distribution", "", "override the request distribution: zipfian, uniform or latest")
+	b.registerCommon(fs, def)
+}
+
+// registerCommon adds the flags every bench workload shares: connection,
+// run shape, policies, staleness and the balancer's constants.
+func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
+	d := balancer.DefaultSettings()
+	fs.StringVar(&b.uri, "uri", "", "replica set connection string (required), e.g. mongodb://h1,h2,h3/?replicaSet=rs0")
 	fs.Int64Var(&b.seed, "seed", 1, "random seed for data and workers")
-	fs.IntVar(&b.clients, "clients", 64, "closed-loop clients (one goroutine each)")
+	fs.IntVar(&b.clients, "clients", def.clients, "closed-loop clients (one goroutine each)")
 	fs.DurationVar(&b.duration, "duration", def.duration, "run length per policy")
 	fs.DurationVar(&b.period, "period", 10*time.Second, "reporting period")
 	fs.DurationVar(&b.warmup, "warmup", def.warmup, "time excluded from summaries at the start of each run (seed 000 used 100s)")
@@ -69,9 +79,9 @@ func (b *benchFlags) register(fs *flag.FlagSet, def benchDefaults) {
 	fs.DurationVar(&b.probeInterval, "sprobe-interval", 100*time.Millisecond, "pause between S probes")
 	fs.StringVar(&b.phases, "phases", "", `dynamic phases, e.g. "0s:workload=a,clients=180;620s:workload=b"`)
 	fs.StringVar(&b.out, "out", def.out, "results JSON path (written atomically after every run)")
-	fs.StringVar(&b.db, "db", "ycsb", "database of the workload")
+	fs.StringVar(&b.db, "db", def.db, "database of the workload")
 	fs.DurationVar(&b.connectTimeout, "connect-timeout", 15*time.Second, "how long to wait for the servers before reporting them unreachable")
-	fs.StringVar(&b.writeConcern, "write-concern", "1", "write concern of the workload's writes: a member count (1 = as seed 000's MongoDB 4.2 default) or majority")
+	fs.StringVar(&b.writeConcern, "write-concern", def.writeConcern, "write concern of the workload's writes: a member count (1 = as seed 000's MongoDB 4.2 default) or majority")
 	fs.BoolVar(&b.skipLoad, "skip-load", false, "reuse the loaded data")
 	fs.IntVar(&b.loadParallel, "load-parallel", 0, "loader goroutines (default 2 x CPUs)")
 	fs.DurationVar(&b.balPeriod, "balancer-period", def.balPeriod, "decongestant: balancing period (seed 000: 10s)")
@@ -91,8 +101,52 @@ func (b *benchFlags) register(fs *flag.FlagSet, def benchDefaults) {
 	fs.DurationVar(&b.headroom, "lag-headroom", -1, "decongestant: added to each lag poll before comparing with the bound (default: --lag-interval; 0 = seed 000's exact check)")
 }
 
-// options validates the flags and builds the runner's options.
+// options validates the flags and builds the runner's options for YCSB.
 func (b *benchFlags) options(progress io.Writer) (bench.Options, error) {
+	o, err := b.common(progress)
+	if err != nil {
+		return o, err
+	}
+	if b.records < 1 {
+		return o, fmt.Errorf("--records %d must be at least 1", b.records)
+	}
+	wopts := map[string]string{"workload": b.workload, "records": strconv.FormatInt(b.records, 10),
+		"fields": strconv.Itoa(b.fields), "fieldlength": strconv.Itoa(b.fieldLength),
+		"seed": strconv.FormatInt(b.seed, 10)}
+	if b.dist != "" {
+		wopts["distribution"] = b.dist
+	}
+	gen, err := workload.New("ycsb", wopts)
+	if err != nil {
+		return o, err
+	}
+	if err := setGenerator(&o, gen, b.workload); err != nil {
+		return o, err
+	}
+	o.Records = b.records
+	return o, nil
+}
+
+// setGenerator checks every phase's mix against the generator, then sets
+// its initial mix.
+func setGenerator(o *bench.Options, gen workload.Generator, mix string) error {
+	for _, ph := range o.Phases {
+		if ph.Mix != "" {
+			if err := gen.SetMix(ph.Mix); err != nil {
+				return fmt.Errorf("--phases: %w", err)
+			}
+		}
+	}
+	if err := gen.SetMix(mix); err != nil {
+		return err
+	}
+	o.Generator = gen
+	return nil
+}
+
+// common validates the shared flags and builds the runner's options
+// without a workload.
+func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 	var o bench.Options
 	if b.uri == "" {
 		return o, errors.New("--uri is required (a replica set connection string; `decongestant cluster up` prints one)")
@@ -102,6 +156,9 @@ func (b *benchFlags) options(progress io.Writer) (bench.Options, error) {
 	}
 	if b.lagInterval <= 0 || b.rttInterval <= 0 {
 		return o, errors.New("--lag-interval and --rtt-interval must be positive")
+	}
+	if b.probeInterval <= 0 {
+		return o, fmt.Errorf("--sprobe-interval must be positive")
 	}
 	for name, d := range map[string]time.Duration{"duration": b.duration, "period": b.period,
 		"warmup": b.warmup, "balancer-period": b.balPeriod, "rpm-period": b.rpmPeriod,
@@ -113,9 +170,6 @@ func (b *benchFlags) options(progress io.Writer) (bench.Options, error) {
 	}
 	if b.rttQuantile < 0 || b.rttQuantile > 1 {
 		return o, fmt.Errorf("--rtt-quantile %v must be in [0, 1]", b.rttQuantile)
-	}
-	if b.records < 1 {
-		return o, fmt.Errorf("--records %d must be at least 1", b.records)
 	}
 	bound, err := balancer.ParseBound(b.maxStaleness)
 	if err != nil {
@@ -145,26 +199,6 @@ func (b *benchFlags) options(progress io.Writer) (bench.Options, error) {
 	if err != nil {
 		return o, fmt.Errorf("--phases: %w", err)
 	}
-	wopts := map[string]string{"workload": b.workload, "records": strconv.FormatInt(b.records, 10),
-		"fields": strconv.Itoa(b.fields), "fieldlength": strconv.Itoa(b.fieldLength),
-		"seed": strconv.FormatInt(b.seed, 10)}
-	if b.dist != "" {
-		wopts["distribution"] = b.dist
-	}
-	gen, err := workload.New("ycsb", wopts)
-	if err != nil {
-		return o, err
-	}
-	for _, ph := range phases {
-		if ph.Mix != "" {
-			if err := gen.SetMix(ph.Mix); err != nil {
-				return o, fmt.Errorf("--phases: %w", err)
-			}
-		}
-	}
-	if err := gen.SetMix(b.workload); err != nil {
-		return o, err
-	}
 	wc, err := parseWriteConcern(b.writeConcern)
 	if err != nil {
 		return o, err
@@ -176,21 +210,26 @@ func (b *benchFlags) options(progress io.Writer) (bench.Options, error) {
 		}
 	}
 	return bench.Options{
-		URI: b.uri, Database: b.db, Generator: gen, Records: b.records, Clients: b.clients,
+		URI: b.uri, Database: b.db, Clients: b.clients,
 		Duration: b.duration, Period: b.period, Warmup: b.warmup, Repeat: b.repeat,
 		Policies: clean, Settings: s, SProbe: b.sprobe, Phases: phases, SkipLoad: b.skipLoad,
 		LoadParallel: b.loadParallel, Progress: progress, Out: b.out, WriteConcern: wc,
 		ConnectTimeout: b.connectTimeout, RTTQuantile: b.rttQuantile,
 		Monitor: monitor.Config{RTTInterval: b.rttInterval, LagInterval: b.lagInterval},
+		Probe:   sprobe.Config{ProbeInterval: b.probeInterval},
 	}, nil
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return errors.New("usage: decongestant bench ycsb --uri URI [flags] (workloads: ycsb)")
+		return errors.New("usage: decongestant bench ycsb|tpcc --uri URI [flags] (workloads: ycsb, tpcc)")
 	}
-	if args[0] != "ycsb" {
-		return fmt.Errorf("unknown workload %q for bench (known: ycsb)", args[0])
+	switch args[0] {
+	case "ycsb":
+	case "tpcc":
+		return runBenchTPCC(ctx, args[1:], stdout, stderr)
+	default:
+		return fmt.Errorf("unknown workload %q for bench (known: ycsb, tpcc)", args[0])
 	}
 	fs := flag.NewFlagSet("bench ycsb", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -199,14 +238,15 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if help, err := parseFlags(fs, args[1:]); help || err != nil {
 		return err
 	}
-	if b.probeInterval <= 0 {
-		return fmt.Errorf("--sprobe-interval must be positive")
-	}
 	o, err := b.options(stderr)
 	if err != nil {
 		return err
 	}
-	o.Probe.ProbeInterval = b.probeInterval
+	return execute(ctx, o, stdout, stderr)
+}
+
+// execute runs the bench and prints the comparison table.
+func execute(ctx context.Context, o bench.Options, stdout, stderr io.Writer) error {
 	res, err := bench.Execute(ctx, o)
 	if res != nil && len(res.Runs) > 0 {
 		if terr := report.WriteText(stdout, []report.Input{{Name: o.Out, Results: res}}); terr != nil && err == nil {

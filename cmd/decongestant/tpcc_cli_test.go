@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/internal/testutil"
+)
+
+// TestTPCCEndToEnd runs `bench tpcc` with the read-write mix under two
+// policies on a small database, then `tpcc check`, and the TPC-C bad-input
+// cases that need a server.
+func TestTPCCEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a replica set")
+	}
+	uri := testutil.ReplicaSet(t).URI()
+	client := testutil.Connect(t, uri)
+	t.Cleanup(func() {
+		client.Database("tpcc_cli").Drop(t.Context())
+		client.Database("tpcc_cli_empty").Drop(t.Context())
+	})
+
+	if _, _, err := runCLI(t, "tpcc", "check", "--uri", uri, "--db", "tpcc_cli_empty"); err == nil ||
+		!strings.Contains(err.Error(), "holds no TPC-C") {
+		t.Fatalf("check on an empty database: %v", err)
+	}
+
+	out := filepath.Join(t.TempDir(), "tpcc.json")
+	stdout, stderr, err := runCLI(t, "bench", "tpcc", "--uri", uri, "--db", "tpcc_cli", "--scale", "small",
+		"--warehouses", "2", "--clients", "8", "--duration", "12s", "--period", "3s", "--balancer-period", "3s",
+		"--policies", "primary,decongestant", "--mix", "readwrite", "--max-staleness", "10s", "--sprobe", "--out", out)
+	if err != nil {
+		t.Fatalf("bench tpcc: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "load:") {
+		t.Errorf("no load progress on stderr:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "tpmC") {
+		t.Errorf("text report has no TPC-C section:\n%s", stdout)
+	}
+	res, err := bench.ReadResults(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Workload != "tpcc" || res.Config.Mix != "readwrite" || len(res.Runs) != 2 {
+		t.Fatalf("results: workload %q mix %q, %d runs", res.Workload, res.Config.Mix, len(res.Runs))
+	}
+	for _, run := range res.Runs {
+		var rep struct {
+			TpmC         float64 `json:"tpmC"`
+			Total        int64   `json:"total"`
+			Transactions map[string]struct {
+				Total     int64              `json:"total"`
+				LatencyMS map[string]float64 `json:"latency_ms"`
+			} `json:"transactions"`
+			Server *struct {
+				Commit int64 `json:"commit"`
+			} `json:"server"`
+			Check []struct {
+				Clause string `json:"clause"`
+				Status string `json:"status"`
+				Detail string `json:"detail"`
+			} `json:"check"`
+		}
+		b, _ := json.Marshal(run.Extra["tpcc"])
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.TpmC <= 0 || rep.Total == 0 {
+			t.Errorf("%s: tpmC %v total %d", run.Policy, rep.TpmC, rep.Total)
+		}
+		for _, name := range []string{"NEW_ORDER", "PAYMENT", "ORDER_STATUS", "DELIVERY", "STOCK_LEVEL"} {
+			tr, ok := rep.Transactions[name]
+			if !ok || tr.Total == 0 || tr.LatencyMS["p95"] <= 0 {
+				t.Errorf("%s: %s: %+v", run.Policy, name, tr)
+			}
+		}
+		// Stock-Level is the routed read series (no warm-up: every period
+		// is measured).
+		if sl := rep.Transactions["STOCK_LEVEL"].Total; run.Summary.ReadOps != sl {
+			t.Errorf("%s: %d reads in the summary, %d Stock-Levels", run.Policy, run.Summary.ReadOps, sl)
+		}
+		// Read-write mix: Stock-Level is about half the transactions.
+		if f := float64(rep.Transactions["STOCK_LEVEL"].Total) / float64(rep.Total); f < 0.35 || f > 0.65 {
+			t.Errorf("%s: Stock-Level share %.2f, want ~0.5", run.Policy, f)
+		}
+		if rep.Server == nil || rep.Server.Commit < rep.Total-rep.Transactions["STOCK_LEVEL"].Total {
+			t.Errorf("%s: server commits %+v for %d transactions", run.Policy, rep.Server, rep.Total)
+		}
+		if len(rep.Check) != 12 {
+			t.Errorf("%s: %d checks after the run, want 12", run.Policy, len(rep.Check))
+		}
+		for _, c := range rep.Check {
+			if c.Status == "fail" {
+				t.Errorf("%s: consistency condition %s failed after the run: %s", run.Policy, c.Clause, c.Detail)
+			}
+		}
+		if run.Summary.BoundViolations != 0 {
+			t.Errorf("%s: %d staleness violations", run.Policy, run.Summary.BoundViolations)
+		}
+		if len(run.Periods) == 0 || run.Periods[0].Ops["NEW_ORDER"] == 0 {
+			t.Errorf("%s: periods without per-transaction counts", run.Policy)
+		}
+	}
+
+	stdout, _, err = runCLI(t, "tpcc", "check", "--uri", uri, "--db", "tpcc_cli")
+	if err != nil {
+		t.Fatalf("tpcc check after the runs: %v\n%s", err, stdout)
+	}
+	for _, c := range []string{"3.3.2.1 ", "3.3.2.12"} {
+		if !strings.Contains(stdout, c) {
+			t.Errorf("check output lacks %s:\n%s", c, stdout)
+		}
+	}
+
+	_, _, err = runCLI(t, "bench", "tpcc", "--uri", uri, "--db", "tpcc_cli", "--scale", "small",
+		"--warehouses", "3", "--duration", "2s", "--period", "1s", "--out", filepath.Join(t.TempDir(), "x.json"))
+	if err == nil || !strings.Contains(err.Error(), "--reset") || !strings.Contains(err.Error(), "2 warehouses") {
+		t.Fatalf("warehouse mismatch: %v, want an error naming 2 warehouses and suggesting --reset", err)
+	}
+}

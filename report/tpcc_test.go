@@ -1,0 +1,529 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/decongestant/decongestant/bench"
+)
+
+const tpccFixturePath = "testdata/tpcc.json"
+
+// tpccFixture loads the hand-made TPC-C results file: decongestant and
+// primary, 3 minutes each (the last 45 s long), 6 periods of 30 s (the last
+// 15 s), and a TPC-C report per run; primary's check 3.3.2.2 fails.
+func tpccFixture(t *testing.T) Input {
+	t.Helper()
+	r, err := bench.ReadResults(tpccFixturePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Input{Name: filepath.Base(tpccFixturePath), Results: r}
+}
+
+func writeText(t *testing.T, in []Input) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteText(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+var sectionRE = regexp.MustCompile(`(?s)<section class="tpcc".*?</section>\n`)
+
+// tpccSections returns the TPC-C sections of an HTML page, checking that
+// each is well-formed XML.
+func tpccSections(t *testing.T, page string) []string {
+	t.Helper()
+	secs := sectionRE.FindAllString(page, -1)
+	for _, s := range secs {
+		checkWellFormed(t, s)
+	}
+	return secs
+}
+
+// checkWellFormed parses s as one XML element (strict mode).
+func checkWellFormed(t *testing.T, s string) {
+	t.Helper()
+	dec := xml.NewDecoder(strings.NewReader(s))
+	depth, roots := 0, 0
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed XML: %v\n%.2000s", err, s)
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				roots++
+			}
+			depth++
+		case xml.EndElement:
+			depth--
+		}
+	}
+	if roots != 1 || depth != 0 {
+		t.Errorf("got %d root elements (depth %d at the end), want 1 closed element", roots, depth)
+	}
+}
+
+func TestTPCCTextGolden(t *testing.T) {
+	got := writeText(t, []Input{tpccFixture(t)})
+	goldenFile(t, filepath.Join("testdata", "tpcc_text.golden"), []byte(got))
+	// The TPC-C section (after the comparison table) keeps to 100 columns.
+	_, section, ok := strings.Cut(got, "\nTPC-C: ")
+	if !ok {
+		t.Fatalf("no TPC-C section in:\n%s", got)
+	}
+	for _, l := range strings.Split(section, "\n") {
+		if n := utf8.RuneCountInString(l); n > textWidthLimit {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+}
+
+func TestTPCCHTMLGolden(t *testing.T) {
+	page := writeHTML(t, []Input{tpccFixture(t)})
+	goldenFile(t, filepath.Join("testdata", "tpcc_html.golden"), []byte(page))
+	checkSelfContained(t, page)
+	if n := len(tpccSections(t, page)); n != 1 {
+		t.Errorf("got %d TPC-C sections, want 1", n)
+	}
+	plots := plotsOf(t, page)
+	for _, p := range tpccPlots {
+		svgs := plots[p.id]
+		if len(svgs) != 1 {
+			t.Fatalf("%s: got %d plots, want 1", p.id, len(svgs))
+		}
+		svg := svgs[0]
+		checkSVG(t, svg)
+		if got := strings.Count(svg, `<path class="`+classMain+`"`); got != 2 {
+			t.Errorf("%s: %d main lines, want 2 (one per policy)", p.id, got)
+		}
+		if !strings.Contains(svg, " per minute</title>") {
+			t.Errorf("%s: title does not say per minute", p.id)
+		}
+		for _, axisTitle := range []string{">minute</text>", ">" + p.yTitle + "</text>"} {
+			if !strings.Contains(svg, axisTitle) {
+				t.Errorf("%s: lacks axis title %s", p.id, axisTitle)
+			}
+		}
+	}
+	// The policies keep the colours they have in the other plots.
+	pal := newPalette([]Input{tpccFixture(t)})
+	for _, policy := range []string{"decongestant", "primary"} {
+		want := `stroke="` + pal.color(policy) + `" stroke-width="2" stroke-linejoin="round" stroke-linecap="round"><title>` + policy + `, repetition 0</title>`
+		if got := strings.Count(plots["tpmc"][0], want); got != 1 {
+			t.Errorf("tpmc: %d lines for %s in %s, want 1", got, policy, pal.color(policy))
+		}
+	}
+}
+
+// TestTPCCSeries checks the per-minute values against the fixture worked out
+// by hand (tpmC = NEW_ORDER × 60 / length_s; the last minute is 45 s), and
+// against the raw fields of every minute.
+func TestTPCCSeries(t *testing.T) {
+	x := tpccFixture(t)
+	want := map[string]map[string][]float64{
+		"decongestant": {
+			"tpmc":             {1300, 1340, 960 * 60 / 45.0},
+			"stock_level_tput": {120 / 60.0, 126 / 60.0, 90 / 45.0},
+			"stock_level_p80":  {14.2, 13.8, 15.1},
+		},
+		"primary": {
+			"tpmc":             {1000, 1030, 735 * 60 / 45.0},
+			"stock_level_tput": {92 / 60.0, 95 / 60.0, 69 / 45.0},
+			"stock_level_p80":  {31.5, 29.8, 33.0},
+		},
+	}
+	wantX := []float64{1, 2, 2.75}
+	for i := range x.Results.Runs {
+		run := &x.Results.Runs[i]
+		for _, p := range tpccPlots {
+			t.Run(run.Policy+"/"+p.id, func(t *testing.T) {
+				pts, perMin := tpccSeries(run, x.Results.Config, p)
+				if !perMin {
+					t.Error("per period, want per minute")
+				}
+				w := want[run.Policy][p.id]
+				if len(pts) != len(w) {
+					t.Fatalf("got %d points, want %d", len(pts), len(w))
+				}
+				for k, pt := range pts {
+					if !near(pt.x, wantX[k]) || math.Abs(pt.y-w[k]) > 1e-3 {
+						t.Errorf("point %d = %v, want {%v %v}", k, pt, wantX[k], w[k])
+					}
+					if m := run.Minutes[k]; p.id == "tpmc" && !near(pt.y, float64(m.Ops["NEW_ORDER"])*60/m.LengthS) {
+						t.Errorf("point %d: tpmC %v, want ops*60/length = %v", k, pt.y, float64(m.Ops["NEW_ORDER"])*60/m.LengthS)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestTPCCSeriesPeriods checks the fall-back to periods when a run has no
+// minutes: a period's length is the gap to the previous one (30 s, and 15 s
+// for the last), and the chart title says so.
+func TestTPCCSeriesPeriods(t *testing.T) {
+	x := tpccFixture(t)
+	r := *x.Results
+	r.Runs = slices.Clone(r.Runs)
+	for i := range r.Runs {
+		r.Runs[i].Minutes = nil
+	}
+	run := &r.Runs[0]
+	pts, perMin := tpccSeries(run, r.Config, tpccPlots[0])
+	if perMin {
+		t.Error("per minute, want per period")
+	}
+	if len(pts) != len(run.Periods) {
+		t.Fatalf("got %d points, want one per period (%d)", len(pts), len(run.Periods))
+	}
+	lengths := []float64{30, 30, 30, 30, 30, 15}
+	for k, pt := range pts {
+		p := run.Periods[k]
+		want := float64(p.Ops["NEW_ORDER"]) * 60 / lengths[k]
+		if !near(pt.x, p.TS/60) || !near(pt.y, want) {
+			t.Errorf("period %d: point %v, want {%v %v}", k, pt, p.TS/60, want)
+		}
+	}
+	// The first two periods hold half of the first minute's 1300 new orders.
+	if !near(pts[0].y, 1300) {
+		t.Errorf("first period tpmC %v, want 1300", pts[0].y)
+	}
+	c := buildTPCCChart(tpccPlots[0], Input{Name: "short", Results: &r}, newPalette([]Input{{Results: &r}}), false)
+	if !strings.Contains(c.title, "per period (no per-minute data)") {
+		t.Errorf("title %q does not say it falls back to periods", c.title)
+	}
+	r.Runs[1].Minutes = x.Results.Runs[1].Minutes
+	c = buildTPCCChart(tpccPlots[0], Input{Name: "mixed", Results: &r}, newPalette([]Input{{Results: &r}}), false)
+	if !strings.Contains(c.title, "per period for runs without per-minute data") {
+		t.Errorf("title %q does not say some runs fall back to periods", c.title)
+	}
+}
+
+func TestPerMinute(t *testing.T) {
+	tests := []struct {
+		name  string
+		ops   map[string]int64
+		total int64
+		l     float64
+		want  float64
+	}{
+		{"full minute", map[string]int64{"NEW_ORDER": 900}, 2000, 60, 900},
+		{"short minute", map[string]int64{"NEW_ORDER": 900}, 2000, 45, 1200},
+		{"no new orders", map[string]int64{"PAYMENT": 5}, 5, 60, 0},
+		{"no operations at all", nil, 0, 60, 0},
+		{"operations but no breakdown", nil, 10, 60, math.NaN()},
+		{"zero length", map[string]int64{"NEW_ORDER": 1}, 1, 0, math.NaN()},
+		{"NaN length", map[string]int64{"NEW_ORDER": 1}, 1, math.NaN(), math.NaN()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := perMinute(tt.ops, "NEW_ORDER", tt.total, tt.l)
+			if math.IsNaN(tt.want) != math.IsNaN(got) || (!math.IsNaN(got) && !near(got, tt.want)) {
+				t.Errorf("perMinute = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestTPCCLatencyTable finds each transaction type's row in each run's
+// latency table, in the text and in the HTML, and checks its p95.
+func TestTPCCLatencyTable(t *testing.T) {
+	x := tpccFixture(t)
+	p95 := map[string]map[string]string{
+		"decongestant": {"NEW_ORDER": "18.4", "PAYMENT": "8.60", "ORDER_STATUS": "3.90", "DELIVERY": "42.5", "STOCK_LEVEL": "17.3"},
+		"primary":      {"NEW_ORDER": "24.6", "PAYMENT": "11.2", "ORDER_STATUS": "5.70", "DELIVERY": "55.1", "STOCK_LEVEL": "38.9"},
+	}
+
+	t.Run("text", func(t *testing.T) {
+		text := writeText(t, []Input{x})
+		for policy, types := range p95 {
+			_, block, ok := strings.Cut(text, "\n"+policy+", repetition 0")
+			if !ok {
+				t.Fatalf("no details for %s", policy)
+			}
+			block, _, _ = strings.Cut(block, "\n\n")
+			lines := strings.Split(block, "\n")
+			col := -1
+			for _, l := range lines {
+				if f := strings.Fields(l); len(f) > 0 && f[0] == "latency" {
+					col = slices.Index(f, "p95") - 1 // "latency ms" is two fields
+				}
+			}
+			if col < 0 {
+				t.Fatalf("%s: no latency header with p95 in:\n%s", policy, block)
+			}
+			for typ, want := range types {
+				found := false
+				for _, l := range lines {
+					if f := strings.Fields(l); len(f) > col && f[0] == typ {
+						found = true
+						if f[col] != want {
+							t.Errorf("%s %s: p95 %q, want %q (row %q)", policy, typ, f[col], want, l)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("%s: no row for %s", policy, typ)
+				}
+			}
+		}
+	})
+
+	t.Run("html", func(t *testing.T) {
+		page := writeHTML(t, []Input{x})
+		secs := tpccSections(t, page)
+		if len(secs) != 1 {
+			t.Fatalf("got %d TPC-C sections, want 1", len(secs))
+		}
+		header := regexp.MustCompile(`<table class="latency">\n<thead><tr>(.*?)</tr>`).FindStringSubmatch(secs[0])
+		if header == nil {
+			t.Fatal("no latency table")
+		}
+		col := slices.Index(regexp.MustCompile(`<th[^>]*>([^<]*)</th>`).FindAllString(header[1], -1), "<th>p95 ms</th>")
+		if col < 0 {
+			t.Fatalf("no p95 ms column in %s", header[1])
+		}
+		cell := regexp.MustCompile(`<td[^>]*>([^<]*)</td>`)
+		for policy, types := range p95 {
+			_, block, ok := strings.Cut(secs[0], "</span>"+policy+", repetition 0</h3>")
+			if !ok {
+				t.Fatalf("no details for %s", policy)
+			}
+			block, _, _ = strings.Cut(block, "</table>")
+			for typ, want := range types {
+				row := regexp.MustCompile(`<tr><td class="l">` + typ + `</td>.*</tr>`).FindString(block)
+				cells := cell.FindAllStringSubmatch(row, -1)
+				if len(cells) <= col {
+					t.Errorf("%s: no row for %s", policy, typ)
+					continue
+				}
+				if got := cells[col][1]; got != want {
+					t.Errorf("%s %s: p95 %q, want %q", policy, typ, got, want)
+				}
+			}
+		}
+	})
+}
+
+func TestTPCCChecks(t *testing.T) {
+	x := tpccFixture(t)
+	text := writeText(t, []Input{x})
+	for _, want := range []string{
+		"  checks: 12/12 pass\n",
+		"  checks: 11/12 pass; not passed:\n    FAIL 3.3.2.2 D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID): w=3 d=7:",
+		"11/12 pass; 3.3.2.2 FAIL\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+	page := writeHTML(t, []Input{x})
+	for _, want := range []string{
+		"Consistency checks: 12/12 pass</p>",
+		`Consistency checks: 11/12 pass<span class="warn">1 not passed</span>`,
+		`<td class="l">3.3.2.2</td><td class="l">D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)</td><td class="l">FAIL</td>` +
+			`<td class="l">w=3 d=7: d_next_o_id - 1 = 3001 &lt; max(o_id) = 3002 &amp; max(no_o_id) = 3002</td>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestTPCCMissingOrPartial feeds reports that are missing, partial, of the
+// wrong shape or not even JSON-encodable: every writer must still succeed,
+// show "-" for what is missing and say what it could not read.
+func TestTPCCMissingOrPartial(t *testing.T) {
+	base := func(extra map[string]any, minutes []bench.Minute) *bench.Results {
+		return &bench.Results{Workload: "tpcc", Config: bench.Config{PeriodS: 10},
+			Runs: []bench.Run{{Policy: "primary", Extra: extra, Minutes: minutes,
+				Periods: []bench.Period{{TS: 10, ReadOps: 5, ReadTput: 0.5, ReadP80MS: 9, Ops: map[string]int64{"NEW_ORDER": 20, "STOCK_LEVEL": 5}}}}}}
+	}
+	tests := []struct {
+		name string
+		r    *bench.Results
+		text []string // the text must contain these
+	}{
+		{"workload tpcc, no report", base(nil, nil),
+			[]string{"primary  0    -     -     -       -        -       -           no TPC-C report", "primary, repetition 0: no TPC-C report"}},
+		{"only tpmC", base(map[string]any{"tpcc": map[string]any{"tpmC": 99.5}}, nil),
+			[]string{"primary  0    99.5  -     -       -        -       -           not run", "(no per-type results)", "checks: not run"}},
+		{"empty checks and a type without latencies", base(map[string]any{"tpcc": map[string]any{
+			"check": []any{}, "transactions": map[string]any{"PAYMENT": map[string]any{"total": 3}}}}, nil),
+			[]string{"checks: none recorded", "  PAYMENT     3      -        -       -    -    -    -    -    -    -"}},
+		{"wrong types", base(map[string]any{"tpcc": map[string]any{
+			"tpmC": "fast", "total": 7, "transactions": 5, "check": "all good", "server": []any{1}}}, nil),
+			[]string{"warning: tpcc report partly unreadable: check is a JSON string, want an array; not numbers: tpmC",
+				"primary  0    -     7     -"}},
+		{"bad nested numbers", base(map[string]any{"tpcc": map[string]any{"transactions": map[string]any{
+			"NEW_ORDER": map[string]any{"total": "x", "errors": 0, "latency_ms": map[string]any{"p95": true, "p99": 4.5}}}}}, nil),
+			[]string{"not numbers: transactions.NEW_ORDER.total,\n    transactions.NEW_ORDER.latency_ms.p95",
+				"  NEW_ORDER   -      -        0       -    -    -    -    -    4.50  -"}},
+		{"not an object", base(map[string]any{"tpcc": "n/a"}, nil), []string{"warning: tpcc report"}},
+		{"null", base(map[string]any{"tpcc": nil}, nil), []string{"no TPC-C report"}},
+		{"not encodable", base(map[string]any{"tpcc": map[string]any{"tpmC": math.NaN()}}, nil),
+			[]string{"warning: tpcc report unreadable"}},
+		{"bad minutes", base(nil, []bench.Minute{{TS: 60, LengthS: 0, ReadOps: 3}, {TS: math.NaN(), LengthS: 60},
+			{TS: 120, LengthS: math.Inf(1), Ops: map[string]int64{"NEW_ORDER": 1}}}), nil},
+		{"report but other workload", &bench.Results{Workload: "ycsb", Runs: []bench.Run{{Policy: "p",
+			Extra: map[string]any{"tpcc": map[string]any{"tpmC": 1.0}}}}}, []string{"TPC-C: "}},
+		{"no runs", &bench.Results{Workload: "tpcc"}, []string{"TPC-C: x\n(no runs)\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := []Input{{Name: "x", Results: tt.r}}
+			text := writeText(t, in)
+			for _, want := range tt.text {
+				if !strings.Contains(text, want) {
+					t.Errorf("text lacks %q:\n%s", want, text)
+				}
+			}
+			page := writeHTML(t, in)
+			if n := len(tpccSections(t, page)); n != 1 {
+				t.Errorf("got %d TPC-C sections, want 1", n)
+			}
+			for _, svg := range svgRE.FindAllString(page, -1) {
+				checkSVG(t, svg)
+			}
+			dir := t.TempDir()
+			paths, err := WritePlots(dir, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := len(plotFiles) + len(tpccPlotFiles); len(paths) != want {
+				t.Errorf("wrote %d plots, want %d", len(paths), want)
+			}
+			for _, p := range paths {
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkSVG(t, string(data))
+			}
+		})
+	}
+}
+
+// TestTPCCOnlyForTPCC checks that a YCSB results file gets no TPC-C output,
+// and that with a YCSB and a TPC-C input only the latter does.
+func TestTPCCOnlyForTPCC(t *testing.T) {
+	y, x := fixture(t), tpccFixture(t)
+	if text := writeText(t, []Input{y}); strings.Contains(text, "TPC-C") {
+		t.Error("YCSB text has a TPC-C section")
+	}
+	page := writeHTML(t, []Input{y})
+	if strings.Contains(page, "tpcc") || strings.Contains(page, "TPC-C") {
+		t.Error("YCSB page mentions TPC-C")
+	}
+	both := []Input{y, x}
+	text := writeText(t, both)
+	if n := strings.Count(text, "\nTPC-C: "); n != 1 {
+		t.Errorf("%d TPC-C sections in the text, want 1", n)
+	}
+	page = writeHTML(t, both)
+	secs := tpccSections(t, page)
+	if len(secs) != 1 || !strings.Contains(secs[0], "<h2>TPC-C: tpcc.json</h2>") {
+		t.Errorf("got %d TPC-C sections, want 1 for tpcc.json", len(secs))
+	}
+	if n := len(plotsOf(t, page)["tpmc"]); n != 1 {
+		t.Errorf("%d tpmC plots, want 1", n)
+	}
+}
+
+func TestWritePlotsTPCC(t *testing.T) {
+	x := tpccFixture(t)
+	dir := t.TempDir()
+	paths, err := WritePlots(dir, []Input{fixture(t), x, {Name: "again.json", Results: x.Results}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(slices.Clone(plotFiles), tpccPlotFiles...)
+	if len(paths) != len(want) {
+		t.Fatalf("got %d paths, want %d", len(paths), len(want))
+	}
+	for i, p := range paths {
+		if filepath.Base(p) != want[i] {
+			t.Errorf("path %d = %s, want %s", i, p, want[i])
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSVG(t, string(data))
+		if i < len(plotFiles) {
+			continue
+		}
+		// One panel per TPC-C input, nested in an outer <svg>; one main
+		// line per policy in each.
+		svg := string(data)
+		if got := strings.Count(svg, "<svg"); got != 3 {
+			t.Errorf("%s: %d <svg> elements, want 3", want[i], got)
+		}
+		if got := strings.Count(svg, `<path class="`+classMain+`"`); got != 4 {
+			t.Errorf("%s: %d main lines, want 4", want[i], got)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != len(want) {
+		t.Errorf("dir holds %d entries, want %d", len(entries), len(want))
+	}
+}
+
+// TestTPCCEscapes puts markup and control characters in every string of a
+// TPC-C report: the HTML must escape them and the text keep one line per row.
+func TestTPCCEscapes(t *testing.T) {
+	evil := `<script>alert("x")</script>&` + "\n\x01"
+	r := &bench.Results{Workload: "tpcc", Runs: []bench.Run{{Policy: evil,
+		Minutes: []bench.Minute{{TS: 60, LengthS: 60, Ops: map[string]int64{evil: 3}}},
+		Extra: map[string]any{"tpcc": map[string]any{
+			"transactions": map[string]any{evil: map[string]any{"total": 1}},
+			"settings":     map[string]any{evil: evil},
+			"server":       map[string]any{"member": evil},
+			"check":        []any{map[string]any{"clause": evil, "name": evil, "status": evil, "detail": evil}},
+		}}}}}
+	in := []Input{{Name: evil, Results: r}}
+	page := writeHTML(t, in)
+	checkSelfContained(t, page)
+	if strings.Contains(page, "<script") || strings.Contains(page, "\x01") {
+		t.Error("unescaped markup or control character in the page")
+	}
+	secs := tpccSections(t, page)
+	if len(secs) != 1 {
+		t.Fatalf("got %d TPC-C sections, want 1", len(secs))
+	}
+	if n := strings.Count(secs[0], "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&amp;"); n < 6 {
+		t.Errorf("escaped string found %d times in the section, want at least 6", n)
+	}
+	for _, svg := range svgRE.FindAllString(page, -1) {
+		checkSVG(t, svg)
+	}
+	text := writeText(t, in)
+	_, section, _ := strings.Cut(text, "\nTPC-C: ")
+	for _, l := range strings.Split(section, "\n") {
+		if strings.IndexFunc(l, unicode.IsControl) >= 0 {
+			t.Errorf("control character in text line %q", l)
+		}
+	}
+	if n := strings.Count(section, `<script>alert("x")</script>&`); n < 6 {
+		t.Errorf("string found %d times in the text section, want at least 6", n)
+	}
+}

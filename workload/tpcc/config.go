@@ -1,0 +1,218 @@
+package tpcc
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ErrConfig wraps every configuration error.
+var ErrConfig = errors.New("tpcc")
+
+// TxnType is one of the five TPC-C transactions. The zero value is invalid.
+type TxnType uint8
+
+const (
+	NewOrderTxn TxnType = iota + 1
+	PaymentTxn
+	OrderStatusTxn
+	DeliveryTxn
+	StockLevelTxn
+)
+
+// TxnTypes lists the transactions in the order of the mix weights.
+var TxnTypes = [...]TxnType{NewOrderTxn, PaymentTxn, OrderStatusTxn, DeliveryTxn, StockLevelTxn}
+
+// String returns the name used in results, as seed 002 appendix D:
+// NEW_ORDER, PAYMENT, ORDER_STATUS, DELIVERY, STOCK_LEVEL.
+func (t TxnType) String() string {
+	switch t {
+	case NewOrderTxn:
+		return "NEW_ORDER"
+	case PaymentTxn:
+		return "PAYMENT"
+	case OrderStatusTxn:
+		return "ORDER_STATUS"
+	case DeliveryTxn:
+		return "DELIVERY"
+	case StockLevelTxn:
+		return "STOCK_LEVEL"
+	}
+	return fmt.Sprintf("txn(%d)", uint8(t))
+}
+
+// Weights is a transaction mix in percent, indexed like TxnTypes
+// (New-Order, Payment, Order-Status, Delivery, Stock-Level); they sum to 100.
+type Weights [5]int
+
+// The named mixes.
+var (
+	// StandardMix is TPC-C clause 5.2.3's minimum mix as seed 002 ran it.
+	StandardMix = Weights{45, 43, 4, 4, 4}
+	// ReadWriteMix is seed 000 Table 1: Stock-Level 50%.
+	ReadWriteMix = Weights{22, 20, 4, 4, 50}
+)
+
+// String returns the mix's name when it is a named mix, else its weights
+// as "no=45,pay=43,os=4,del=4,sl=4".
+func (w Weights) String() string {
+	switch w {
+	case StandardMix:
+		return "standard"
+	case ReadWriteMix:
+		return "readwrite"
+	}
+	var parts []string
+	for i, k := range weightKeys {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, w[i]))
+	}
+	return strings.Join(parts, ",")
+}
+
+var weightKeys = [5]string{"no", "pay", "os", "del", "sl"}
+
+// ParseMix accepts "standard", "readwrite" or custom weights such as
+// "no=40,pay=40,os=5,del=5,sl=10" (keys no, pay, os, del, sl; a missing key
+// weighs 0) that must sum to 100.
+func ParseMix(s string) (Weights, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "standard":
+		return StandardMix, nil
+	case "readwrite", "read-write", "rw":
+		return ReadWriteMix, nil
+	case "":
+		return Weights{}, fmt.Errorf("%w: empty mix (want standard, readwrite or weights like no=45,pay=43,os=4,del=4,sl=4)", ErrConfig)
+	}
+	if !strings.Contains(s, "=") {
+		return Weights{}, fmt.Errorf("%w: unknown mix %q (want standard, readwrite or weights like no=45,pay=43,os=4,del=4,sl=4)", ErrConfig, s)
+	}
+	var w Weights
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		k = strings.ToLower(strings.TrimSpace(k))
+		i := indexOf(weightKeys[:], k)
+		if !ok || i < 0 {
+			return Weights{}, fmt.Errorf("%w: mix weight %q: want key=percent with key one of %s", ErrConfig, part, strings.Join(weightKeys[:], ", "))
+		}
+		if seen[k] {
+			return Weights{}, fmt.Errorf("%w: mix weight %q given twice", ErrConfig, k)
+		}
+		seen[k] = true
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 || n > 100 {
+			return Weights{}, fmt.Errorf("%w: mix weight %s=%q: want a whole percent in 0..100", ErrConfig, k, v)
+		}
+		w[i] = n
+	}
+	if sum := w.sum(); sum != 100 {
+		return Weights{}, fmt.Errorf("%w: mix weights %q sum to %d, not 100", ErrConfig, s, sum)
+	}
+	return w, nil
+}
+
+func (w Weights) sum() int {
+	s := 0
+	for _, v := range w {
+		s += v
+	}
+	return s
+}
+
+func indexOf(xs []string, s string) int {
+	for i, x := range xs {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// pick maps a uniform number in [0, 100) to a transaction type.
+func (w Weights) pick(n int) TxnType {
+	for i, v := range w {
+		if n < v {
+			return TxnTypes[i]
+		}
+		n -= v
+	}
+	return TxnTypes[len(TxnTypes)-1]
+}
+
+// Config is a TPC-C workload configuration. DefaultConfig returns seed
+// 002's choices; every practice of its §4.5 is a field so that its figures
+// 2 and 3 can be reproduced.
+type Config struct {
+	Warehouses int     `json:"warehouses"`
+	Scale      Scale   `json:"scale"`
+	Schema     Schema  `json:"-"`
+	Mix        Weights `json:"-"`
+	// Seed makes the loaded data and the workers' choices deterministic.
+	Seed uint64 `json:"seed"`
+	// FindAndModify replaces a read followed by an update of the same
+	// document with one findAndModify (seed 002 §4.5.5, figure 3).
+	FindAndModify bool `json:"find_and_modify"`
+	// BatchWrites sends New-Order's STOCK updates (and, normalized, its
+	// ORDER_LINE inserts) as one bulk write (§4.5.6).
+	BatchWrites bool `json:"batch_writes"`
+	// RouteOrderStatus sends Order-Status through the router like
+	// Stock-Level, outside a transaction (read concern majority, causal
+	// session), instead of in a snapshot transaction on the primary.
+	RouteOrderStatus bool `json:"route_order_status"`
+	// Keying and ThinkTime add the keying and think times of TPC-C clause
+	// 5.2.5.7 before and after each transaction; both off, as in seed 002.
+	Keying    bool `json:"keying"`
+	ThinkTime bool `json:"think_time"`
+	// WriteConcern of transaction commits: "majority" (seed 002) or a
+	// member count such as "1".
+	WriteConcern string `json:"write_concern"`
+	// MaxRetries bounds the retries of one transaction on
+	// TransientTransactionError (0 = unbounded, as seed 002).
+	MaxRetries int `json:"max_retries"`
+}
+
+// DefaultConfig returns one warehouse at standard scale, the denormalized
+// schema, the standard mix, findAndModify and batched writes on, commits
+// with write concern majority.
+func DefaultConfig() Config {
+	return Config{Warehouses: 1, Scale: StandardScale(), Schema: Denormalized, Mix: StandardMix,
+		Seed: 1, FindAndModify: true, BatchWrites: true, WriteConcern: "majority"}
+}
+
+// Validate reports the first invalid setting.
+func (c Config) Validate() error {
+	if c.Warehouses < 1 {
+		return fmt.Errorf("%w: warehouses %d must be at least 1", ErrConfig, c.Warehouses)
+	}
+	if err := c.Scale.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if c.Schema != Denormalized && c.Schema != Normalized {
+		return fmt.Errorf("%w: no schema chosen", ErrConfig)
+	}
+	if c.Mix.sum() != 100 {
+		return fmt.Errorf("%w: mix %v sums to %d, not 100", ErrConfig, c.Mix, c.Mix.sum())
+	}
+	if c.WriteConcern != "majority" {
+		if n, err := strconv.Atoi(c.WriteConcern); err != nil || n < 0 {
+			return fmt.Errorf("%w: write concern %q: want majority or a member count", ErrConfig, c.WriteConcern)
+		}
+	}
+	if c.MaxRetries < 0 {
+		return fmt.Errorf("%w: max retries %d must not be negative", ErrConfig, c.MaxRetries)
+	}
+	return nil
+}
+
+// constants returns the NURand constants of the configuration's seed.
+func (c Config) constants() Constants { return NewConstants(c.Seed) }
+
+// firstNewOrder is the O_ID of the first undelivered order loaded in each
+// district (2101 at standard scale).
+func (s Scale) firstNewOrder() int { return s.Customers - s.NewOrders + 1 }
+
+// SmallScale is a reduced database for tests and quick experiments: 1000
+// items, 10 districts of 30 customers with 9 new orders each. Every
+// consistency condition holds on it as on the standard scale.
+func SmallScale() Scale { return Scale{Items: 1000, Districts: 10, Customers: 30, NewOrders: 9} }

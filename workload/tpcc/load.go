@@ -1,0 +1,853 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+
+	"github.com/decongestant/decongestant/workload"
+)
+
+// ErrMismatch reports a database that holds a TPC-C load other than the one
+// asked for (warehouses, scale or schema); the error says what it holds.
+var ErrMismatch = errors.New("tpcc: database holds a different load")
+
+// The load metadata: one document in collMeta with _id metaID.
+const (
+	collMeta = "TPCC_META"
+	metaID   = "load"
+)
+
+// loadBatch is the number of documents per InsertMany; loadChunk the number
+// of ITEM or STOCK rows per load unit (each unit has its own random stream,
+// so the chunk size is part of the data's definition: changing it changes
+// the data a seed gives).
+const (
+	loadBatch = 1000
+	loadChunk = 1000
+)
+
+// LoadOptions tune Load. The zero value is valid.
+type LoadOptions struct {
+	// Parallel is the number of loading goroutines (0 = 2*GOMAXPROCS).
+	Parallel int
+	// Progress, if not nil, gets (documents inserted, documents to insert)
+	// from several goroutines. Embedded order lines are not documents.
+	Progress workload.Progress
+	// Reset drops every TPC-C collection and the load metadata first.
+	Reset bool
+}
+
+// LoadInfo is the load metadata Load keeps in the database.
+type LoadInfo struct {
+	Warehouses int
+	Scale      Scale
+	Schema     Schema
+	// Seed is the seed the data was generated with; a resumed load keeps it.
+	Seed uint64
+	// Items is true once ITEM is completely loaded.
+	Items bool
+	// Done lists the warehouses completely loaded, ascending.
+	Done []int
+	// Complete is true once every document is loaded and counted.
+	Complete bool
+	// Started is when the load (its first attempt) started; Finished when it
+	// completed (zero while incomplete).
+	Started, Finished time.Time
+}
+
+// loadMeta is LoadInfo as stored. The schema is stored by name and the seed
+// as the int64 with the same bits (BSON has no unsigned integers).
+type loadMeta struct {
+	ID         string    `bson:"_id"`
+	Warehouses int       `bson:"warehouses"`
+	Scale      metaScale `bson:"scale"`
+	Schema     string    `bson:"schema"`
+	Seed       int64     `bson:"seed"`
+	Items      bool      `bson:"items"`
+	Done       []int     `bson:"done"`
+	Complete   bool      `bson:"complete"`
+	Started    time.Time `bson:"started"`
+	Finished   time.Time `bson:"finished,omitempty"`
+}
+
+type metaScale struct {
+	Items     int `bson:"items"`
+	Districts int `bson:"districts"`
+	Customers int `bson:"customers"`
+	NewOrders int `bson:"new_orders"`
+}
+
+func (m loadMeta) info() (LoadInfo, error) {
+	s, err := ParseSchema(m.Schema)
+	if err != nil {
+		return LoadInfo{}, fmt.Errorf("tpcc: load metadata %s.%s: %w", collMeta, metaID, err)
+	}
+	done := slices.Clone(m.Done)
+	slices.Sort(done)
+	return LoadInfo{
+		Warehouses: m.Warehouses,
+		Scale:      Scale(m.Scale),
+		Schema:     s,
+		Seed:       uint64(m.Seed),
+		Items:      m.Items,
+		Done:       done,
+		Complete:   m.Complete,
+		Started:    m.Started,
+		Finished:   m.Finished,
+	}, nil
+}
+
+// loadDB returns db with write concern majority and read preference
+// primary, whatever db itself was opened with.
+func loadDB(db *mongo.Database) *mongo.Database {
+	return db.Client().Database(db.Name(), options.Database().
+		SetWriteConcern(writeconcern.Majority()).
+		SetReadPreference(readpref.Primary()))
+}
+
+// Loaded reads the load metadata of db; ok is false when db holds none.
+func Loaded(ctx context.Context, db *mongo.Database) (info LoadInfo, ok bool, err error) {
+	var m loadMeta
+	err = loadDB(db).Collection(collMeta).FindOne(ctx, bson.D{{Key: "_id", Value: metaID}}).Decode(&m)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return LoadInfo{}, false, nil
+	}
+	if err != nil {
+		return LoadInfo{}, false, fmt.Errorf("tpcc: read load metadata of database %q: %w", db.Name(), err)
+	}
+	info, err = m.info()
+	if err != nil {
+		return LoadInfo{}, false, err
+	}
+	return info, true, nil
+}
+
+// validateLoad checks the settings Load uses (not the run-time ones).
+func (c Config) validateLoad() error {
+	if c.Warehouses < 1 {
+		return fmt.Errorf("%w: warehouses %d must be at least 1", ErrConfig, c.Warehouses)
+	}
+	if err := c.Scale.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if c.Schema != Denormalized && c.Schema != Normalized {
+		return fmt.Errorf("%w: no schema chosen", ErrConfig)
+	}
+	return nil
+}
+
+// Load populates db per TPC-C clause 4.3.3.1 at cfg.Scale (exactly the
+// specification at StandardScale) for cfg.Warehouses warehouses, in the
+// cfg.Schema layout, then verifies the counts with CountCheck. It creates
+// the collections and the indexes of Indexes before inserting. Writes use
+// write concern majority whatever db's own is.
+//
+// Load keeps its progress in the TPCC_META collection, which decides what a
+// call does:
+//   - no metadata and no TPC-C documents: load everything;
+//   - a complete load of the same warehouses, scale and schema: nothing
+//     (the caller reuses the data; its seed is in Loaded's LoadInfo);
+//   - an interrupted load of the same warehouses, scale and schema: resume
+//     with the seed it was started with; ITEM unless complete, and every
+//     warehouse not in LoadInfo.Done, have their documents deleted and
+//     loaded again;
+//   - a load of something else: an error wrapping ErrMismatch;
+//   - TPC-C documents without metadata: an error.
+//
+// With o.Reset, every TPC-C collection and the metadata are dropped first.
+//
+// The data depends only on the seed and the scale, not on o.Parallel or the
+// order the goroutines run in: ITEM chunks, each warehouse row, STOCK chunks
+// and each district (with its customers, history, orders, order lines and
+// new orders) draw from their own random stream. Dates are the load's start
+// time. On cancellation Load returns promptly with an error wrapping
+// ctx.Err(); the metadata then says incomplete and a later Load resumes.
+func Load(ctx context.Context, db *mongo.Database, cfg Config, o LoadOptions) error {
+	if err := cfg.validateLoad(); err != nil {
+		return err
+	}
+	parallel := o.Parallel
+	if parallel < 0 {
+		return fmt.Errorf("%w: load parallelism %d must not be negative", ErrConfig, parallel)
+	}
+	if parallel == 0 {
+		parallel = 2 * runtime.GOMAXPROCS(0)
+	}
+	db = loadDB(db)
+	meta := db.Collection(collMeta)
+
+	if o.Reset {
+		for _, name := range append(Collections(Normalized), collMeta) {
+			if err := db.Collection(name).Drop(ctx); err != nil {
+				return fmt.Errorf("tpcc: reset: drop %s.%s: %w", db.Name(), name, err)
+			}
+		}
+	}
+
+	info, ok, err := Loaded(ctx, db)
+	if err != nil {
+		return err
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond) // BSON dates hold milliseconds
+	switch {
+	case ok && !sameLoad(info, cfg):
+		return mismatchError(db.Name(), info, cfg)
+	case ok && info.Complete:
+		return nil
+	case ok:
+		cfg.Seed = info.Seed // resume the data the interrupted load started
+	default:
+		if err := checkEmpty(ctx, db); err != nil {
+			return err
+		}
+		info = LoadInfo{Warehouses: cfg.Warehouses, Scale: cfg.Scale, Schema: cfg.Schema, Seed: cfg.Seed, Started: now}
+		m := loadMeta{ID: metaID, Warehouses: cfg.Warehouses, Scale: metaScale(cfg.Scale), Schema: cfg.Schema.String(),
+			Seed: int64(cfg.Seed), Done: []int{}, Started: now}
+		if _, err := meta.InsertOne(ctx, m); err != nil {
+			return fmt.Errorf("tpcc: write load metadata of database %q: %w", db.Name(), err)
+		}
+	}
+
+	if err := createSchema(ctx, db, cfg.Schema); err != nil {
+		return err
+	}
+	if ok { // resuming
+		if err := clearIncomplete(ctx, db, cfg, info); err != nil {
+			return err
+		}
+	}
+
+	l := &loader{db: db, cfg: cfg, consts: cfg.constants(), now: now, progress: o.Progress}
+	units, remaining := l.plan(info)
+	if err := l.run(ctx, units, remaining, parallel); err != nil {
+		return err
+	}
+
+	if err := CountCheck(ctx, db, cfg); err != nil {
+		return fmt.Errorf("%w (run with --reset to drop the database and load again)", err)
+	}
+	_, err = meta.UpdateOne(ctx, bson.D{{Key: "_id", Value: metaID}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "complete", Value: true}, {Key: "finished", Value: time.Now().UTC()}}}})
+	if err != nil {
+		return fmt.Errorf("tpcc: mark the load of database %q complete: %w", db.Name(), err)
+	}
+	return nil
+}
+
+func sameLoad(info LoadInfo, cfg Config) bool {
+	return info.Warehouses == cfg.Warehouses && info.Scale == cfg.Scale && info.Schema == cfg.Schema
+}
+
+// scaleName names the scales the CLI knows, else spells the cardinalities.
+func scaleName(s Scale) string {
+	switch s {
+	case StandardScale():
+		return "standard scale"
+	case SmallScale():
+		return "small scale"
+	}
+	return fmt.Sprintf("scale of %d items, %d districts of %d customers, %d new orders", s.Items, s.Districts, s.Customers, s.NewOrders)
+}
+
+// mismatchError says what the database holds, what was asked and how to
+// reconcile them.
+func mismatchError(dbName string, have LoadInfo, want Config) error {
+	holds := "holds"
+	if !have.Complete {
+		holds = "holds an interrupted load of"
+	}
+	var asked, flags []string
+	if have.Warehouses != want.Warehouses {
+		asked = append(asked, warehouseCount(want.Warehouses))
+		flags = append(flags, fmt.Sprintf("--warehouses %d", have.Warehouses))
+	}
+	if have.Scale != want.Scale {
+		asked = append(asked, scaleName(want.Scale))
+		if s := strings.TrimSuffix(scaleName(have.Scale), " scale"); !strings.Contains(s, " ") {
+			flags = append(flags, "--scale "+s)
+		} else {
+			flags = append(flags, "its "+scaleName(have.Scale))
+		}
+	}
+	if have.Schema != want.Schema {
+		asked = append(asked, "the "+want.Schema.String()+" schema")
+		flags = append(flags, "--schema "+have.Schema.String())
+	}
+	return fmt.Errorf("%w: database %q %s %s (%s, %s); asked for %s: run with --reset to drop it and load again, or ask for %s",
+		ErrMismatch, dbName, holds, warehouseCount(have.Warehouses), scaleName(have.Scale), have.Schema,
+		strings.Join(asked, ", "), strings.Join(flags, " "))
+}
+
+func warehouseCount(n int) string {
+	if n == 1 {
+		return "1 warehouse"
+	}
+	return fmt.Sprintf("%d warehouses", n)
+}
+
+// checkEmpty fails when a TPC-C collection holds documents although no load
+// metadata exists: the data is not ours to add to.
+func checkEmpty(ctx context.Context, db *mongo.Database) error {
+	for _, name := range Collections(Normalized) {
+		err := db.Collection(name).FindOne(ctx, bson.D{}, options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 1}})).Err()
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("tpcc: check that database %q is empty: %s: %w", db.Name(), name, err)
+		}
+		return fmt.Errorf("tpcc: database %q is not empty (%s holds documents) and was not loaded by decongestant: run with --reset to drop its TPC-C collections and load again",
+			db.Name(), name)
+	}
+	return nil
+}
+
+// createSchema creates the schema's collections that do not exist yet and
+// their indexes (an existing identical index is left as is).
+func createSchema(ctx context.Context, db *mongo.Database, s Schema) error {
+	existing, err := db.ListCollectionNames(ctx, bson.D{})
+	if err != nil {
+		return fmt.Errorf("tpcc: list collections of database %q: %w", db.Name(), err)
+	}
+	indexes := Indexes(s)
+	for _, name := range Collections(s) {
+		if !slices.Contains(existing, name) {
+			if err := db.CreateCollection(ctx, name); err != nil {
+				return fmt.Errorf("tpcc: create collection %s.%s: %w", db.Name(), name, err)
+			}
+		}
+		if ix := indexes[name]; len(ix) > 0 {
+			if _, err := db.Collection(name).Indexes().CreateMany(ctx, ix); err != nil {
+				return fmt.Errorf("tpcc: create indexes of %s.%s: %w", db.Name(), name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// warehouseField is the field of each collection that holds the warehouse
+// a document belongs to (HISTORY: the warehouse of the payment, which at
+// load is also the customer's).
+var warehouseField = map[string]string{
+	CollWarehouse: "W_ID",
+	CollDistrict:  "D_W_ID",
+	CollCustomer:  "C_W_ID",
+	CollHistory:   "H_W_ID",
+	CollStock:     "S_W_ID",
+	CollOrders:    "O_W_ID",
+	CollNewOrder:  "NO_W_ID",
+	CollOrderLine: "OL_W_ID",
+}
+
+// clearIncomplete deletes what an interrupted load may have left of ITEM
+// (unless complete) and of the warehouses not done, so they can be loaded
+// again without duplicates.
+func clearIncomplete(ctx context.Context, db *mongo.Database, cfg Config, info LoadInfo) error {
+	if !info.Items {
+		if _, err := db.Collection(CollItem).DeleteMany(ctx, bson.D{}); err != nil {
+			return fmt.Errorf("tpcc: resume: clear %s.%s: %w", db.Name(), CollItem, err)
+		}
+	}
+	var todo []int
+	for w := 1; w <= cfg.Warehouses; w++ {
+		if !slices.Contains(info.Done, w) {
+			todo = append(todo, w)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	for _, name := range Collections(cfg.Schema)[1:] { // every collection but ITEM
+		filter := bson.D{{Key: warehouseField[name], Value: bson.D{{Key: "$in", Value: todo}}}}
+		if _, err := db.Collection(name).DeleteMany(ctx, filter); err != nil {
+			return fmt.Errorf("tpcc: resume: clear warehouses %v of %s.%s: %w", todo, db.Name(), name, err)
+		}
+	}
+	return nil
+}
+
+// unitKind is what a load unit generates; with the unit's warehouse and
+// index it makes the unit's random stream.
+type unitKind uint64
+
+const (
+	itemUnit      unitKind = iota + 1 // ITEM rows [i*loadChunk+1, (i+1)*loadChunk]
+	warehouseUnit                     // the WAREHOUSE row
+	stockUnit                         // STOCK rows of items [i*loadChunk+1, (i+1)*loadChunk]
+	districtUnit                      // DISTRICT i with its CUSTOMER, HISTORY, ORDERS, ORDER_LINE, NEW_ORDER
+	olCntStream                       // O_OL_CNT of district i's orders (a stream, not a unit)
+)
+
+// loadUnit is one independently generated and inserted part of the load. w is
+// its warehouse (0 for ITEM), which is also its completion group.
+type loadUnit struct {
+	kind unitKind
+	w, i int
+}
+
+// streamID gives every unit its own PCG stream: kind in the top 4 bits,
+// warehouse in the next 32, index in the low 28. Streams with the top bits
+// set cannot collide with small stream numbers used elsewhere (workers).
+func streamID(k unitKind, w, i int) uint64 {
+	return uint64(k)<<60 | uint64(w)<<28 | uint64(i)
+}
+
+// loader generates and inserts the units of one Load call.
+type loader struct {
+	db       *mongo.Database
+	cfg      Config
+	consts   Constants
+	now      time.Time
+	progress workload.Progress
+	total    int64
+	done     atomic.Int64
+}
+
+func (l *loader) rand(k unitKind, w, i int) *Rand {
+	return NewRand(l.cfg.Seed, streamID(k, w, i), l.consts)
+}
+
+// olCounts returns O_OL_CNT (5..15) of orders 1..Customers of district d of
+// warehouse w. They have their own stream so the number of ORDER_LINE
+// documents is known before loading.
+func (l *loader) olCounts(w, d int) []int {
+	r := l.rand(olCntStream, w, d)
+	n := make([]int, l.cfg.Scale.Customers)
+	for i := range n {
+		n[i] = r.Int(5, 15)
+	}
+	return n
+}
+
+// plan lists the units still to load (heaviest first within a warehouse so
+// the pool stays busy), the number of units per completion group, and sets
+// the total number of documents.
+func (l *loader) plan(info LoadInfo) ([]loadUnit, map[int]*atomic.Int64) {
+	sc := l.cfg.Scale
+	chunks := (sc.Items + loadChunk - 1) / loadChunk
+	var units []loadUnit
+	remaining := map[int]*atomic.Int64{}
+	group := func(w, n int) {
+		remaining[w] = new(atomic.Int64)
+		remaining[w].Store(int64(n))
+	}
+	if !info.Items {
+		for i := range chunks {
+			units = append(units, loadUnit{itemUnit, 0, i})
+		}
+		group(0, chunks)
+		l.total += int64(sc.Items)
+	}
+	perDistrict := int64(1 + 3*sc.Customers + sc.NewOrders) // DISTRICT, CUSTOMER, HISTORY, ORDERS, NEW_ORDER
+	for w := 1; w <= l.cfg.Warehouses; w++ {
+		if slices.Contains(info.Done, w) {
+			continue
+		}
+		for d := 1; d <= sc.Districts; d++ {
+			units = append(units, loadUnit{districtUnit, w, d})
+			l.total += perDistrict
+			if l.cfg.Schema == Normalized {
+				for _, n := range l.olCounts(w, d) {
+					l.total += int64(n)
+				}
+			}
+		}
+		units = append(units, loadUnit{warehouseUnit, w, 0})
+		for i := range chunks {
+			units = append(units, loadUnit{stockUnit, w, i})
+		}
+		group(w, sc.Districts+1+chunks)
+		l.total += 1 + int64(sc.Items)
+	}
+	return units, remaining
+}
+
+// run loads the units on parallel goroutines and records each completed
+// group in the metadata.
+func (l *loader) run(parent context.Context, units []loadUnit, remaining map[int]*atomic.Int64, parallel int) error {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	var (
+		next     atomic.Int64
+		errOnce  sync.Once
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	fail := func(err error) {
+		errOnce.Do(func() { firstErr = err })
+		cancel()
+	}
+	for range min(parallel, len(units)) {
+		wg.Go(func() {
+			b := &batcher{ctx: ctx, db: l.db, bufs: map[string][]any{}, inserted: l.inserted}
+			for {
+				n := next.Add(1) - 1
+				if n >= int64(len(units)) || ctx.Err() != nil {
+					return
+				}
+				u := units[n]
+				if err := l.generate(u, b.add); err != nil {
+					fail(fmt.Errorf("tpcc: load %s: %w", u, err))
+					return
+				}
+				if err := b.flushAll(); err != nil {
+					fail(fmt.Errorf("tpcc: load %s: %w", u, err))
+					return
+				}
+				if remaining[u.w].Add(-1) == 0 {
+					if err := l.markDone(ctx, u.w); err != nil {
+						fail(err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := parent.Err(); err != nil {
+		return fmt.Errorf("tpcc: load of database %q interrupted after %d of %d documents (load again to resume): %w",
+			l.db.Name(), l.done.Load(), l.total, err)
+	}
+	return firstErr
+}
+
+func (u loadUnit) String() string {
+	switch u.kind {
+	case itemUnit:
+		return fmt.Sprintf("%s chunk %d", CollItem, u.i)
+	case warehouseUnit:
+		return fmt.Sprintf("warehouse %d", u.w)
+	case stockUnit:
+		return fmt.Sprintf("warehouse %d %s chunk %d", u.w, CollStock, u.i)
+	case districtUnit:
+		return fmt.Sprintf("warehouse %d district %d", u.w, u.i)
+	}
+	return fmt.Sprintf("unit(%d, %d, %d)", u.kind, u.w, u.i)
+}
+
+func (l *loader) inserted(n int) {
+	done := l.done.Add(int64(n))
+	if l.progress != nil {
+		l.progress(done, l.total)
+	}
+}
+
+// markDone records that group w (0 = ITEM) is completely inserted.
+func (l *loader) markDone(ctx context.Context, w int) error {
+	update := bson.D{{Key: "$addToSet", Value: bson.D{{Key: "done", Value: w}}}}
+	what := fmt.Sprintf("warehouse %d", w)
+	if w == 0 {
+		update = bson.D{{Key: "$set", Value: bson.D{{Key: "items", Value: true}}}}
+		what = CollItem
+	}
+	if _, err := l.db.Collection(collMeta).UpdateOne(ctx, bson.D{{Key: "_id", Value: metaID}}, update); err != nil {
+		return fmt.Errorf("tpcc: record %s loaded in %s.%s: %w", what, l.db.Name(), collMeta, err)
+	}
+	return nil
+}
+
+// loadEmit receives the generated documents of a load unit, by collection.
+type loadEmit func(coll string, doc any) error
+
+// batcher buffers a goroutine's documents per collection and inserts them
+// unordered in batches of loadBatch.
+type batcher struct {
+	ctx      context.Context
+	db       *mongo.Database
+	bufs     map[string][]any
+	inserted func(n int)
+}
+
+func (b *batcher) add(coll string, doc any) error {
+	b.bufs[coll] = append(b.bufs[coll], doc)
+	if len(b.bufs[coll]) >= loadBatch {
+		return b.flush(coll)
+	}
+	return nil
+}
+
+func (b *batcher) flush(coll string) error {
+	docs := b.bufs[coll]
+	if len(docs) == 0 {
+		return nil
+	}
+	if err := b.ctx.Err(); err != nil {
+		return err
+	}
+	if _, err := b.db.Collection(coll).InsertMany(b.ctx, docs, options.InsertMany().SetOrdered(false)); err != nil {
+		return fmt.Errorf("insert %d documents into %s: %w", len(docs), coll, err)
+	}
+	b.inserted(len(docs))
+	clear(docs)
+	b.bufs[coll] = docs[:0]
+	return nil
+}
+
+func (b *batcher) flushAll() error {
+	for _, coll := range Collections(Normalized) {
+		if err := b.flush(coll); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// generate emits the documents of u; it is pure but for out.
+func (l *loader) generate(u loadUnit, out loadEmit) error {
+	sc := l.cfg.Scale
+	switch u.kind {
+	case itemUnit:
+		lo := u.i*loadChunk + 1
+		return genItems(l.rand(u.kind, u.w, u.i), lo, min(lo+loadChunk-1, sc.Items), out)
+	case warehouseUnit:
+		return genWarehouse(l.rand(u.kind, u.w, u.i), sc, u.w, out)
+	case stockUnit:
+		lo := u.i*loadChunk + 1
+		return genStock(l.rand(u.kind, u.w, u.i), u.w, lo, min(lo+loadChunk-1, sc.Items), out)
+	case districtUnit:
+		return genDistrict(l.rand(u.kind, u.w, u.i), l.olCounts(u.w, u.i), sc, l.cfg.Schema, u.w, u.i, l.now, out)
+	}
+	return fmt.Errorf("unknown load unit kind %d", u.kind)
+}
+
+// genItems emits ITEM rows lo..hi (clause 4.3.3.1).
+func genItems(r *Rand, lo, hi int, out loadEmit) error {
+	for id := lo; id <= hi; id++ {
+		it := Item{
+			ID:    id,
+			ImID:  r.Int(1, 10000),
+			Name:  r.AString(14, 24),
+			Price: r.Float(1, 100, 2),
+			Data:  r.Data(),
+		}
+		if err := out(CollItem, it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// genWarehouse emits WAREHOUSE row w. W_YTD is what its districts' D_YTD
+// sum to (300,000.00 at standard scale), so consistency condition 1 holds
+// at any scale.
+func genWarehouse(r *Rand, sc Scale, w int, out loadEmit) error {
+	return out(CollWarehouse, Warehouse{
+		ID:      w,
+		Name:    r.AString(6, 10),
+		Street1: r.AString(10, 20),
+		Street2: r.AString(10, 20),
+		City:    r.AString(10, 20),
+		State:   r.AString(2, 2),
+		Zip:     r.Zip(),
+		Tax:     r.Float(0, 0.2, 4),
+		YTD:     float64(sc.Districts*sc.Customers) * 10,
+	})
+}
+
+// genStock emits the STOCK rows of items lo..hi of warehouse w.
+func genStock(r *Rand, w, lo, hi int, out loadEmit) error {
+	for id := lo; id <= hi; id++ {
+		s := Stock{IID: id, WID: w, Quantity: r.Int(10, 100)}
+		for _, f := range []*string{&s.Dist01, &s.Dist02, &s.Dist03, &s.Dist04, &s.Dist05,
+			&s.Dist06, &s.Dist07, &s.Dist08, &s.Dist09, &s.Dist10} {
+			*f = r.AString(24, 24)
+		}
+		s.Data = r.Data()
+		if err := out(CollStock, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// genDistrict emits DISTRICT d of warehouse w and what belongs to it: its
+// customers with one HISTORY row each, its orders (O_OL_CNT from olCnt)
+// with their lines (embedded or ORDER_LINE documents, per schema), and the
+// NEW_ORDER rows of its last sc.NewOrders orders. Dates are now.
+func genDistrict(r *Rand, olCnt []int, sc Scale, schema Schema, w, d int, now time.Time, out loadEmit) error {
+	err := out(CollDistrict, District{
+		ID:      d,
+		WID:     w,
+		Name:    r.AString(6, 10),
+		Street1: r.AString(10, 20),
+		Street2: r.AString(10, 20),
+		City:    r.AString(10, 20),
+		State:   r.AString(2, 2),
+		Zip:     r.Zip(),
+		Tax:     r.Float(0, 0.2, 4),
+		YTD:     float64(sc.Customers) * 10,
+		NextOID: sc.Customers + 1,
+	})
+	if err != nil {
+		return err
+	}
+
+	for c := 1; c <= sc.Customers; c++ {
+		cu := Customer{
+			ID:      c,
+			DID:     d,
+			WID:     w,
+			Last:    r.LoadLastName(c, sc.Customers),
+			Middle:  "OE",
+			First:   r.AString(8, 16),
+			Street1: r.AString(10, 20),
+			Street2: r.AString(10, 20),
+			City:    r.AString(10, 20),
+			State:   r.AString(2, 2),
+			Zip:     r.Zip(),
+			Phone:   r.NString(16, 16),
+			Since:   now,
+			Credit:  "GC",
+			// C_CREDIT_LIM, C_BALANCE, C_YTD_PAYMENT, C_PAYMENT_CNT and
+			// C_DELIVERY_CNT are fixed by clause 4.3.3.1.
+			CreditLim:   50000,
+			Balance:     -10,
+			YTDPayment:  10,
+			PaymentCnt:  1,
+			DeliveryCnt: 0,
+		}
+		if r.Percent(10) {
+			cu.Credit = "BC"
+		}
+		cu.Discount = r.Float(0, 0.5, 4)
+		cu.Data = r.AString(300, 500)
+		if err := out(CollCustomer, cu); err != nil {
+			return err
+		}
+		h := History{CID: c, CDID: d, CWID: w, DID: d, WID: w, Date: now, Amount: 10, Data: r.AString(12, 24)}
+		if err := out(CollHistory, h); err != nil {
+			return err
+		}
+	}
+
+	cids := r.Perm(sc.Customers)
+	first := sc.firstNewOrder()
+	deliveryD := &now
+	for o := 1; o <= sc.Customers; o++ {
+		delivered := o < first
+		ord := Order{ID: o, CID: cids[o-1], DID: d, WID: w, EntryD: now, OLCnt: olCnt[o-1], AllLocal: 1}
+		if delivered {
+			ord.CarrierID = r.Int(1, 10)
+		}
+		lines := make([]OrderLine, ord.OLCnt)
+		for n := range lines {
+			ol := OrderLine{Number: n + 1, IID: r.Int(1, sc.Items), SupplyWID: w, Quantity: 5}
+			if delivered {
+				ol.DeliveryD = deliveryD
+			} else {
+				ol.Amount = r.Float(0.01, 9999.99, 2)
+			}
+			ol.DistInfo = r.AString(24, 24)
+			lines[n] = ol
+		}
+		if schema == Denormalized {
+			ord.Lines = lines
+		}
+		if err := out(CollOrders, ord); err != nil {
+			return err
+		}
+		if schema == Normalized {
+			for _, ol := range lines {
+				ol.OID, ol.DID, ol.WID = o, d, w
+				if err := out(CollOrderLine, ol); err != nil {
+					return err
+				}
+			}
+		}
+		if !delivered {
+			if err := out(CollNewOrder, NewOrder{OID: o, DID: d, WID: w}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// CountCheck verifies the document counts of a freshly loaded database
+// (clause 4.3.3.1's cardinalities at cfg.Scale): ITEM, WAREHOUSE, DISTRICT,
+// CUSTOMER, HISTORY, ORDERS, STOCK and NEW_ORDER, and that the order lines
+// (ORDER_LINE documents, or the lines embedded in ORDERS) number the sum of
+// O_OL_CNT. Transactions change these counts, so it only holds right after
+// a load. The error lists every collection whose count is off.
+func CountCheck(ctx context.Context, db *mongo.Database, cfg Config) error {
+	db = loadDB(db)
+	sc, w := cfg.Scale, int64(cfg.Warehouses)
+	perDistrict := w * int64(sc.Districts)
+	want := []struct {
+		coll string
+		n    int64
+	}{
+		{CollItem, int64(sc.Items)},
+		{CollWarehouse, w},
+		{CollDistrict, perDistrict},
+		{CollCustomer, perDistrict * int64(sc.Customers)},
+		{CollHistory, perDistrict * int64(sc.Customers)},
+		{CollStock, w * int64(sc.Items)},
+		{CollOrders, perDistrict * int64(sc.Customers)},
+		{CollNewOrder, perDistrict * int64(sc.NewOrders)},
+	}
+	var bad []string
+	for _, c := range want {
+		n, err := db.Collection(c.coll).CountDocuments(ctx, bson.D{})
+		if err != nil {
+			return fmt.Errorf("tpcc: count check: count %s.%s: %w", db.Name(), c.coll, err)
+		}
+		if n != c.n {
+			bad = append(bad, fmt.Sprintf("%s holds %d documents, want %d", c.coll, n, c.n))
+		}
+	}
+
+	// Sum O_OL_CNT and the embedded lines in one pass over ORDERS.
+	cur, err := db.Collection(CollOrders).Aggregate(ctx, mongo.Pipeline{{{Key: "$group", Value: bson.D{
+		{Key: "_id", Value: nil},
+		{Key: "cnt", Value: bson.D{{Key: "$sum", Value: "$O_OL_CNT"}}},
+		{Key: "embedded", Value: bson.D{{Key: "$sum", Value: bson.D{{Key: "$size",
+			Value: bson.D{{Key: "$ifNull", Value: bson.A{"$" + FieldOrderLines, bson.A{}}}}}}}}},
+	}}}})
+	if err != nil {
+		return fmt.Errorf("tpcc: count check: sum O_OL_CNT of %s.%s: %w", db.Name(), CollOrders, err)
+	}
+	var sums []struct {
+		Cnt      int64 `bson:"cnt"`
+		Embedded int64 `bson:"embedded"`
+	}
+	if err := cur.All(ctx, &sums); err != nil {
+		return fmt.Errorf("tpcc: count check: sum O_OL_CNT of %s.%s: %w", db.Name(), CollOrders, err)
+	}
+	var olCnt, embedded int64
+	if len(sums) == 1 {
+		olCnt, embedded = sums[0].Cnt, sums[0].Embedded
+	}
+	if cfg.Schema == Normalized {
+		n, err := db.Collection(CollOrderLine).CountDocuments(ctx, bson.D{})
+		if err != nil {
+			return fmt.Errorf("tpcc: count check: count %s.%s: %w", db.Name(), CollOrderLine, err)
+		}
+		if n != olCnt {
+			bad = append(bad, fmt.Sprintf("%s holds %d documents, want %d (the sum of O_OL_CNT)", CollOrderLine, n, olCnt))
+		}
+		if embedded != 0 {
+			bad = append(bad, fmt.Sprintf("%s embeds %d order lines in the normalized schema, want 0", CollOrders, embedded))
+		}
+	} else if embedded != olCnt {
+		bad = append(bad, fmt.Sprintf("%s embeds %d order lines, want %d (the sum of O_OL_CNT)", CollOrders, embedded, olCnt))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("tpcc: count check of database %q (%s, %s, %s): %s",
+			db.Name(), warehouseCount(cfg.Warehouses), scaleName(sc), cfg.Schema, strings.Join(bad, "; "))
+	}
+	return nil
+}

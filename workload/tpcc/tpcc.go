@@ -1,0 +1,273 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readconcern"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+
+	"github.com/decongestant/decongestant/workload"
+)
+
+// Name is the workload's registry name.
+const Name = "tpcc"
+
+func init() { workload.Register(Name, New) }
+
+// abortTimeout bounds an abort sent after a failed transaction body.
+const abortTimeout = 5 * time.Second
+
+// New builds a Generator from string options; it is the registered
+// workload.Factory. Keys: warehouses, mix, schema, seed, find_and_modify,
+// batch_writes, route_order_status, keying, think_time, write_concern,
+// max_retries, reset, check (run the consistency checks after every run).
+func New(opts map[string]string) (workload.Generator, error) {
+	cfg := DefaultConfig()
+	var reset, check bool
+	for k, v := range opts {
+		var err error
+		switch k {
+		case "warehouses":
+			cfg.Warehouses, err = strconv.Atoi(v)
+		case "mix":
+			cfg.Mix, err = ParseMix(v)
+		case "schema":
+			cfg.Schema, err = ParseSchema(v)
+		case "seed":
+			cfg.Seed, err = strconv.ParseUint(v, 10, 64)
+		case "find_and_modify":
+			cfg.FindAndModify, err = strconv.ParseBool(v)
+		case "batch_writes":
+			cfg.BatchWrites, err = strconv.ParseBool(v)
+		case "route_order_status":
+			cfg.RouteOrderStatus, err = strconv.ParseBool(v)
+		case "keying":
+			cfg.Keying, err = strconv.ParseBool(v)
+		case "think_time":
+			cfg.ThinkTime, err = strconv.ParseBool(v)
+		case "write_concern":
+			cfg.WriteConcern = v
+		case "max_retries":
+			cfg.MaxRetries, err = strconv.Atoi(v)
+		case "reset":
+			reset, err = strconv.ParseBool(v)
+		case "check":
+			check, err = strconv.ParseBool(v)
+		default:
+			return nil, fmt.Errorf("%w: unknown option %q", ErrConfig, k)
+		}
+		if err != nil {
+			if _, ok := err.(*strconv.NumError); ok {
+				return nil, fmt.Errorf("%w: option %s=%q: %v", ErrConfig, k, v, err.(*strconv.NumError).Err)
+			}
+			return nil, err
+		}
+	}
+	g, err := NewGenerator(cfg)
+	if err != nil {
+		return nil, err
+	}
+	g.Reset, g.CheckAfterRun = reset, check
+	return g, nil
+}
+
+// Generator is a configured TPC-C workload. Its methods are safe for
+// concurrent use; the workers it hands out are not.
+type Generator struct {
+	cfg    Config
+	consts Constants
+	wc     *writeconcern.WriteConcern
+
+	// Reset makes Load drop an existing TPC-C database first.
+	Reset bool
+	// CheckAfterRun runs the consistency checks after every run and adds
+	// them to the run's report.
+	CheckAfterRun bool
+
+	mu     sync.Mutex
+	mix    Weights
+	before serverCounters // at BeginRun
+}
+
+var _ workload.Generator = (*Generator)(nil)
+var _ workload.RunReporter = (*Generator)(nil)
+
+// NewGenerator validates cfg and returns a Generator.
+func NewGenerator(cfg Config) (*Generator, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	wc := writeconcern.Majority()
+	if cfg.WriteConcern != "majority" {
+		n, _ := strconv.Atoi(cfg.WriteConcern)
+		wc = &writeconcern.WriteConcern{W: n}
+	}
+	return &Generator{cfg: cfg, consts: cfg.constants(), wc: wc, mix: cfg.Mix}, nil
+}
+
+// Config returns the configuration the generator was built with.
+func (g *Generator) Config() Config { return g.cfg }
+
+// Name returns "tpcc".
+func (g *Generator) Name() string { return Name }
+
+// Mix returns the current mix: "standard", "readwrite" or its weights.
+func (g *Generator) Mix() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.mix.String()
+}
+
+// SetMix switches the mix for workers created from now on; it accepts what
+// ParseMix accepts.
+func (g *Generator) SetMix(mix string) error {
+	w, err := ParseMix(mix)
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	g.mix = w
+	g.mu.Unlock()
+	return nil
+}
+
+// Load loads the database (see the package function Load): it reuses a
+// complete load of the same configuration and refuses a different one
+// unless Reset is set.
+func (g *Generator) Load(ctx context.Context, env workload.Env, parallel int, progress workload.Progress) error {
+	return Load(ctx, env.DB, g.cfg, LoadOptions{Parallel: parallel, Progress: progress, Reset: g.Reset})
+}
+
+// NewWorker returns a terminal. Its home warehouse is id mod W + 1 and its
+// Stock-Level district (fixed per terminal, clause 2.8.1) cycles with id,
+// so N >= W*Districts workers cover every (warehouse, district).
+func (g *Generator) NewWorker(env workload.Env, id int) (workload.Worker, error) {
+	return g.newWorker(env, id)
+}
+
+func (g *Generator) newWorker(env workload.Env, id int) (*worker, error) {
+	sess, err := env.DB.Client().StartSession(options.Session().SetCausalConsistency(true))
+	if err != nil {
+		return nil, fmt.Errorf("tpcc: start session: %w", err)
+	}
+	g.mu.Lock()
+	mix, consts := g.mix, g.consts
+	g.mu.Unlock()
+	w := &worker{
+		g: g, cfg: &g.cfg, env: env, sess: sess, mix: mix,
+		rnd:      NewRand(g.cfg.Seed, 1<<32|uint64(id), consts),
+		wID:      id%g.cfg.Warehouses + 1,
+		dID:      id/g.cfg.Warehouses%g.cfg.Scale.Districts + 1,
+		txn:      newTxnRunner(sess, g.wc, g.cfg.MaxRetries),
+		majority: options.Collection().SetReadConcern(readconcern.Majority()),
+	}
+	db := env.DB
+	w.item, w.warehouse, w.district = db.Collection(CollItem), db.Collection(CollWarehouse), db.Collection(CollDistrict)
+	w.customer, w.history, w.stock = db.Collection(CollCustomer), db.Collection(CollHistory), db.Collection(CollStock)
+	w.orders, w.newOrders, w.orderLine = db.Collection(CollOrders), db.Collection(CollNewOrder), db.Collection(CollOrderLine)
+	return w, nil
+}
+
+// worker is one TPC-C terminal: a home warehouse, a causally consistent
+// session used by all its transactions, and its random stream.
+type worker struct {
+	g    *Generator
+	cfg  *Config
+	env  workload.Env
+	sess *mongo.Session
+	txn  *txnRunner
+	rnd  *Rand
+	mix  Weights
+	wID  int
+	dID  int
+
+	item, warehouse, district, customer, history, stock, orders, newOrders, orderLine *mongo.Collection
+	majority                                                                          *options.CollectionOptionsBuilder
+
+	next TxnType // chosen by Delay, run by Do
+	prev TxnType // for the think time after it
+}
+
+var _ workload.Pacer = (*worker)(nil)
+
+// Close ends the worker's session.
+func (w *worker) Close() { w.sess.EndSession(context.Background()) }
+
+// choose picks the next transaction by the mix.
+func (w *worker) choose() TxnType { return w.mix.pick(w.rnd.Int(0, 99)) }
+
+// Delay returns the pause before the next transaction: the think time of
+// the previous one and the keying time of the next (clause 5.2.5.7), each
+// only when enabled. It picks the next transaction.
+func (w *worker) Delay() time.Duration {
+	w.next = w.choose()
+	var d time.Duration
+	if w.cfg.ThinkTime && w.prev != 0 {
+		// Negative exponential with the clause's mean, capped at 10 means.
+		mean := thinkTime[w.prev].Seconds()
+		r := math.Max(w.rnd.Float(0, 1, 6), 1e-6)
+		d += time.Duration(math.Min(-math.Log(r)*mean, 10*mean) * float64(time.Second))
+	}
+	if w.cfg.Keying {
+		d += keyingTime[w.next]
+	}
+	return d
+}
+
+// Keying and mean think times of clause 5.2.5.7.
+var (
+	keyingTime = map[TxnType]time.Duration{NewOrderTxn: 18 * time.Second, PaymentTxn: 3 * time.Second,
+		OrderStatusTxn: 2 * time.Second, DeliveryTxn: 2 * time.Second, StockLevelTxn: 2 * time.Second}
+	thinkTime = map[TxnType]time.Duration{NewOrderTxn: 12 * time.Second, PaymentTxn: 12 * time.Second,
+		OrderStatusTxn: 10 * time.Second, DeliveryTxn: 5 * time.Second, StockLevelTxn: 5 * time.Second}
+)
+
+// Do runs one transaction: the one Delay picked, or a fresh pick.
+func (w *worker) Do(ctx context.Context) (workload.Op, error) {
+	t := w.next
+	if t == 0 {
+		t = w.choose()
+	}
+	w.next, w.prev = 0, t
+	op := workload.Op{Name: t.String(), Class: workload.Write}
+	var err error
+	switch t {
+	case NewOrderTxn:
+		var r NewOrderResult
+		r, op.Retries, err = w.newOrderTxn(ctx, w.newOrderInput())
+		op.RolledBack = r.RolledBack
+	case PaymentTxn:
+		_, op.Retries, err = w.paymentTxn(ctx, w.paymentInput())
+	case OrderStatusTxn:
+		if w.cfg.RouteOrderStatus {
+			op.Class = workload.Read
+		}
+		_, op.Retries, err = w.orderStatusTxn(ctx, w.orderStatusInput())
+	case DeliveryTxn:
+		_, op.Retries, err = w.deliveryTxn(ctx, w.deliveryInput())
+	case StockLevelTxn:
+		op.Class = workload.Read
+		_, err = w.stockLevel(ctx, w.stockLevelInput())
+	}
+	return op, err
+}
+
+// otherWarehouse returns a warehouse other than home, uniformly, or home
+// when there is only one.
+func (w *worker) otherWarehouse() int {
+	if w.cfg.Warehouses == 1 {
+		return w.wID
+	}
+	o := w.rnd.Int(1, w.cfg.Warehouses-1)
+	if o >= w.wID {
+		o++
+	}
+	return o
+}
