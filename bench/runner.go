@@ -345,7 +345,7 @@ type recorder struct {
 
 // opRecorder holds one operation name's measurements.
 type opRecorder struct {
-	hist                       *metrics.Histogram
+	hist                        *metrics.Histogram
 	retries, rolledBack, errors atomic.Int64
 }
 
@@ -633,6 +633,23 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 	col.mu.Lock()
 	col.start = start
 	col.mu.Unlock()
+	// The measured interval starts at the first period boundary at or after
+	// the warm-up; its baseline operation counts and CPU time are taken
+	// there. The reporter's baseline (server counters) is taken just before
+	// the client's, and its end after the clients stopped, so the server's
+	// interval contains the client's.
+	var baseOps map[string]workload.OpStats
+	var baseCPU time.Duration
+	measureStarts := func() {
+		if reporter != nil {
+			reporter.StartMeasure(ctx, env)
+		}
+		baseCPU = cpuTime()
+	}
+	if o.Warmup == 0 {
+		measureStarts()
+		baseOps = rec.opsSnapshot()
+	}
 	if err := p.resize(clients); err != nil {
 		return nil, err
 	}
@@ -643,18 +660,15 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 	prevReadErr, prevWriteErr := int64(0), int64(0)
 	prevServed := rt.Served()
 	prevOps := rec.opsSnapshot()
-	// The measured interval starts at the first period boundary at or after
-	// the warm-up; its baseline operation counts and CPU time are taken there.
-	var baseOps map[string]workload.OpStats
-	var baseCPU time.Duration
-	if o.Warmup == 0 {
-		baseOps, baseCPU = prevOps, cpuTime()
-	}
 	periodStart := time.Duration(0)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 
 	endPeriod := func(now time.Duration) {
+		starts := baseOps == nil && now >= o.Warmup
+		if starts {
+			measureStarts()
+		}
 		length := (now - periodStart).Seconds()
 		readSnap := rec.read.Snapshot()
 		writeSnap := rec.write.Snapshot()
@@ -673,6 +687,9 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 			Clients: clients, Mix: mix, ServedBy: sd.ByHost,
 		}
 		ops := rec.opsSnapshot()
+		if starts {
+			baseOps = ops
+		}
 		for name, c := range subOps(ops, prevOps) {
 			if c.Count > 0 {
 				if per.Ops == nil {
@@ -682,9 +699,6 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 			}
 		}
 		prevOps = ops
-		if baseOps == nil && now >= o.Warmup {
-			baseOps, baseCPU = ops, cpuTime()
-		}
 		var samples []sprobe.Sample
 		if probe != nil {
 			samples = probe.Drain()

@@ -152,10 +152,12 @@ type Generator interface {
 
 // RunReporter is implemented by generators that add a section of their own
 // to every run's results (TPC-C's tpmC report). The runner calls BeginRun
-// before the run's clients start and EndRun after they stopped, and stores
-// EndRun's value under its key in the run's extra results.
+// before the run's clients start, StartMeasure when the measured interval
+// starts (after the warm-up), and EndRun after the clients stopped; it
+// stores EndRun's value under its key in the run's extra results.
 type RunReporter interface {
 	BeginRun(ctx context.Context, env Env) error
+	StartMeasure(ctx context.Context, env Env)
 	EndRun(ctx context.Context, env Env, st RunStats) (key string, value any, err error)
 }
 

@@ -31,6 +31,7 @@ type tpccFlags struct {
 	mix, schema, scale                                   string
 	findAndModify, batchWrites, routeOrderStatus, keying bool
 	thinkTime, reset, check                              bool
+	retryBackoff                                         time.Duration
 }
 
 func (t *tpccFlags) register(fs *flag.FlagSet) {
@@ -45,8 +46,9 @@ func (t *tpccFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&t.keying, "keying", false, "add TPC-C keying times (clause 5.2.5.7)")
 	fs.BoolVar(&t.thinkTime, "think-time", false, "add TPC-C think times (clause 5.2.5.7)")
 	fs.IntVar(&t.maxRetries, "max-retries", 0, "retries of one transaction on TransientTransactionError (0 = unbounded, as seed 002)")
+	fs.DurationVar(&t.retryBackoff, "retry-backoff", d.RetryBackoff, "cap of the random pause before retrying a conflicted transaction (0 = retry at once, as seed 002)")
 	fs.BoolVar(&t.reset, "reset", false, "drop an existing TPC-C database and load again")
-	fs.BoolVar(&t.check, "check", true, "run the twelve consistency checks after every run and put them in the results")
+	fs.BoolVar(&t.check, "check", true, "run the twelve consistency checks after every run (bench) or after loading (load)")
 }
 
 // config validates the flags into a tpcc.Config.
@@ -74,7 +76,7 @@ func (t *tpccFlags) config(seed int64, writeConcern string) (tpcc.Config, error)
 	}
 	c.Warehouses, c.Seed, c.WriteConcern, c.MaxRetries = t.warehouses, uint64(seed), writeConcern, t.maxRetries
 	c.FindAndModify, c.BatchWrites, c.RouteOrderStatus = t.findAndModify, t.batchWrites, t.routeOrderStatus
-	c.Keying, c.ThinkTime = t.keying, t.thinkTime
+	c.Keying, c.ThinkTime, c.RetryBackoff = t.keying, t.thinkTime, t.retryBackoff
 	return c, c.Validate()
 }
 
@@ -165,7 +167,33 @@ func runTPCCLoad(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := tpcc.Load(ctx, d, cfg, tpcc.LoadOptions{Parallel: *parallel, Progress: p.report, Reset: t.reset}); err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
-	fmt.Fprintf(stdout, "loaded %d warehouses into %s in %.1fs\n", cfg.Warehouses, *db, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "loaded %d warehouses into %s in %.1fs (count check passed)\n", cfg.Warehouses, *db, time.Since(start).Seconds())
+	if !t.check {
+		return nil
+	}
+	fmt.Fprintf(stderr, "checking the twelve consistency conditions…\n")
+	res, err := tpcc.Check(ctx, d, tpcc.CheckOptions{Schema: cfg.Schema, Scale: cfg.Scale})
+	if err != nil {
+		return err
+	}
+	return printChecks(stdout, res)
+}
+
+// printChecks prints one line per condition and fails when any failed.
+func printChecks(w io.Writer, res []tpcc.CheckResult) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "clause\tcondition\tresult\ttime\tdetail")
+	failed := 0
+	for _, r := range res {
+		if r.Status == tpcc.Fail {
+			failed++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Clause, r.Name, r.Status, r.Duration.Round(time.Millisecond), r.Detail)
+	}
+	tw.Flush()
+	if failed > 0 {
+		return fmt.Errorf("%d of %d consistency conditions failed", failed, len(res))
+	}
 	return nil
 }
 
@@ -199,16 +227,7 @@ func runTPCCCheck(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "clause\tcondition\tresult\ttime\tdetail")
-	failed := 0
-	for _, r := range res {
-		if r.Status == tpcc.Fail {
-			failed++
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Clause, r.Name, r.Status, r.Duration.Round(time.Millisecond), r.Detail)
-	}
-	tw.Flush()
+	printErr := printChecks(stdout, res)
 	if *jsonOut != "" {
 		if err := bench.WriteFileAtomic(*jsonOut, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
@@ -218,10 +237,7 @@ func runTPCCCheck(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d consistency conditions failed", failed, len(res))
-	}
-	return nil
+	return printErr
 }
 
 // progressPrinter prints "what: done/total (pct%)" at most once a second.

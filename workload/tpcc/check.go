@@ -177,7 +177,8 @@ var checks = [...]consistencyCheck{
 // (wrapping ErrConfig), a database without warehouses (wrapping ErrEmpty)
 // and failed reads. A warehouse whose snapshot fails with SnapshotTooOld,
 // SnapshotUnavailable or a network error is read once more in a new
-// snapshot.
+// snapshot. Reads use db's read preference; a zero o.Schema or o.Scale is
+// taken from the load metadata. Results are in clause order.
 func Check(ctx context.Context, db *mongo.Database, o CheckOptions) ([]CheckResult, error) {
 	selected, err := selectChecks(o.Only)
 	if err != nil {

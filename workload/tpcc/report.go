@@ -29,7 +29,7 @@ type RunReport struct {
 	Transactions      map[string]TxnReport `json:"transactions"`
 	Settings          map[string]any       `json:"settings"`
 	// Server is the delta of the primary's serverStatus counters over the
-	// run (seed 002 §4.4: compare client and server counts).
+	// measured interval (seed 002 §4.4: compare client and server counts).
 	Server      *ServerDelta `json:"server,omitempty"`
 	ServerError string       `json:"server_error,omitempty"`
 	// Check holds the consistency checks run after the run (CheckAfterRun).
@@ -71,7 +71,8 @@ type ServerDelta struct {
 }
 
 type serverCounters struct {
-	ok bool
+	ok  bool
+	err error
 	ServerDelta
 }
 
@@ -115,15 +116,24 @@ func (g *Generator) BeginRun(ctx context.Context, env workload.Env) error {
 		return fmt.Errorf("%w: database %q holds %d warehouses (%s, %v), the run asks for %d (%s, %v): run with --reset or match the load",
 			ErrMismatch, env.DB.Name(), info.Warehouses, info.Schema, info.Scale, g.cfg.Warehouses, g.cfg.Schema, g.cfg.Scale)
 	}
-	c, err := readServerCounters(ctx, env.DB.Client())
 	g.mu.Lock()
-	g.before = c
+	g.before = serverCounters{}
 	g.consts = NewConstants(info.Seed)
 	g.mu.Unlock()
-	if err != nil {
-		return fmt.Errorf("tpcc: %w", err)
-	}
 	return nil
+}
+
+// StartMeasure records the primary's counters at the start of the measured
+// interval, so the server delta covers the same interval as the client's
+// counts. A failure is reported in EndRun.
+func (g *Generator) StartMeasure(ctx context.Context, env workload.Env) {
+	c, err := readServerCounters(ctx, env.DB.Client())
+	if err != nil {
+		c = serverCounters{err: err}
+	}
+	g.mu.Lock()
+	g.before = c
+	g.mu.Unlock()
 }
 
 // EndRun builds the run's RunReport under the key "tpcc".
@@ -136,8 +146,10 @@ func (g *Generator) EndRun(ctx context.Context, env workload.Env, st workload.Ru
 	switch {
 	case err != nil:
 		r.ServerError = err.Error()
+	case before.err != nil:
+		r.ServerError = "at the start of the measured interval: " + before.err.Error()
 	case !before.ok:
-		r.ServerError = "no counters at the start of the run"
+		r.ServerError = "no counters at the start of the measured interval"
 	case before.Member != after.Member:
 		r.ServerError = fmt.Sprintf("the primary changed from %s to %s during the run", before.Member, after.Member)
 	default:
@@ -195,7 +207,7 @@ func (g *Generator) settings() map[string]any {
 		"mix": g.Mix(), "seed": c.Seed, "find_and_modify": c.FindAndModify, "batch_writes": c.BatchWrites,
 		"route_order_status": c.RouteOrderStatus, "keying": c.Keying, "think_time": c.ThinkTime,
 		"write_concern": c.WriteConcern, "read_concern": "snapshot (transactions), majority (Stock-Level)",
-		"causal_consistency": true, "max_retries": c.MaxRetries}
+		"causal_consistency": true, "max_retries": c.MaxRetries, "retry_backoff": c.RetryBackoff.String()}
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

@@ -27,7 +27,7 @@ const abortTimeout = 5 * time.Second
 // New builds a Generator from string options; it is the registered
 // workload.Factory. Keys: warehouses, mix, schema, seed, find_and_modify,
 // batch_writes, route_order_status, keying, think_time, write_concern,
-// max_retries, reset, check (run the consistency checks after every run).
+// max_retries, retry_backoff, reset, check (run the consistency checks after every run).
 func New(opts map[string]string) (workload.Generator, error) {
 	cfg := DefaultConfig()
 	var reset, check bool
@@ -56,6 +56,8 @@ func New(opts map[string]string) (workload.Generator, error) {
 			cfg.WriteConcern = v
 		case "max_retries":
 			cfg.MaxRetries, err = strconv.Atoi(v)
+		case "retry_backoff":
+			cfg.RetryBackoff, err = time.ParseDuration(v)
 		case "reset":
 			reset, err = strconv.ParseBool(v)
 		case "check":
@@ -165,7 +167,7 @@ func (g *Generator) newWorker(env workload.Env, id int) (*worker, error) {
 		rnd:      NewRand(g.cfg.Seed, 1<<32|uint64(id), consts),
 		wID:      id%g.cfg.Warehouses + 1,
 		dID:      id/g.cfg.Warehouses%g.cfg.Scale.Districts + 1,
-		txn:      newTxnRunner(sess, g.wc, g.cfg.MaxRetries),
+		txn:      newTxnRunner(sess, g.wc, g.cfg.MaxRetries, g.cfg.RetryBackoff, g.cfg.Seed<<16^uint64(id)),
 		majority: options.Collection().SetReadConcern(readconcern.Majority()),
 	}
 	db := env.DB

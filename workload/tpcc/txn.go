@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -38,14 +40,31 @@ func hasLabel(err error, label string) bool {
 // loop: the whole body again on TransientTransactionError, the commit again
 // on UnknownTransactionCommitResult; every retry is counted.
 type txnRunner struct {
-	sess *mongo.Session
-	opts *options.TransactionOptionsBuilder
-	max  int // retries allowed; 0 = unbounded
+	sess    *mongo.Session
+	opts    *options.TransactionOptionsBuilder
+	max     int           // retries allowed; 0 = unbounded
+	backoff time.Duration // cap of the jittered pause before a retry; 0 = none
+	rnd     *rand.Rand
 }
 
-func newTxnRunner(sess *mongo.Session, wc *writeconcern.WriteConcern, max int) *txnRunner {
-	return &txnRunner{sess: sess, max: max,
+func newTxnRunner(sess *mongo.Session, wc *writeconcern.WriteConcern, max int, backoff time.Duration, seed uint64) *txnRunner {
+	return &txnRunner{sess: sess, max: max, backoff: backoff, rnd: rand.New(rand.NewPCG(seed, 0xbac0ff)),
 		opts: options.Transaction().SetReadConcern(readconcern.Snapshot()).SetWriteConcern(wc)}
+}
+
+// pause sleeps before retry n (1-based): uniform in [0, min(cap, 1ms*2^n)].
+func (t *txnRunner) pause(ctx context.Context, n int) {
+	if t.backoff <= 0 {
+		return
+	}
+	limit := min(t.backoff, time.Millisecond<<min(n, 20))
+	d := time.Duration(t.rnd.Int64N(int64(limit) + 1))
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+	case <-tm.C:
+	}
 }
 
 // run executes body in a transaction until it commits, rolls back on
@@ -63,6 +82,7 @@ func (t *txnRunner) run(ctx context.Context, body func(ctx context.Context) erro
 			return retries, false, ctx.Err()
 		case hasLabel(err, labelTransient) && (t.max == 0 || retries < t.max):
 			retries++
+			t.pause(ctx, retries)
 			continue
 		}
 		return retries, false, err
@@ -82,8 +102,15 @@ func (t *txnRunner) attempt(ctx context.Context, body func(ctx context.Context) 
 		cancel()
 		return err
 	}
+	// Once the body is done the commit is not cancelled with the run: a
+	// commit cut short may never reach the server, whose transaction would
+	// then stay open, holding its documents, until the session is reaped
+	// or transactionLifetimeLimitSeconds ends it, and stall the next run.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
+	defer cancel()
+	cctx = mongo.NewSessionContext(cctx, t.sess)
 	for {
-		err := t.sess.CommitTransaction(sctx)
+		err := t.sess.CommitTransaction(cctx)
 		if err != nil && hasLabel(err, labelUnknownCommit) && ctx.Err() == nil && (t.max == 0 || *retries < t.max) {
 			*retries++
 			continue
@@ -91,3 +118,7 @@ func (t *txnRunner) attempt(ctx context.Context, body func(ctx context.Context) 
 		return err
 	}
 }
+
+// commitTimeout bounds a commit (with its retries on
+// UnknownTransactionCommitResult) once the run is cancelled.
+const commitTimeout = 30 * time.Second

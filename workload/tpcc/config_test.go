@@ -1,0 +1,134 @@
+package tpcc
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseMix(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Weights
+		err  string
+	}{
+		{in: "standard", want: Weights{45, 43, 4, 4, 4}},
+		{in: "readwrite", want: Weights{22, 20, 4, 4, 50}},
+		{in: "no=40,pay=40,os=5,del=5,sl=10", want: Weights{40, 40, 5, 5, 10}},
+		{in: " sl=100 ", want: Weights{0, 0, 0, 0, 100}},
+		{in: "no=50,pay=40", err: "sum to 90, not 100"},
+		{in: "no=50,foo=50", err: `mix weight "foo=50"`},
+		{in: "no=50,no=50", err: "given twice"},
+		{in: "no=-5,pay=105", err: "whole percent"},
+		{in: "heavy", err: `unknown mix "heavy"`},
+		{in: "", err: "empty mix"},
+	} {
+		got, err := ParseMix(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) || !errors.Is(err, ErrConfig) {
+				t.Errorf("ParseMix(%q) = %v, %v; want an ErrConfig saying %q", tt.in, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseMix(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+		// A mix prints back to something ParseMix reads as the same mix.
+		if again, err := ParseMix(got.String()); err != nil || again != got {
+			t.Errorf("ParseMix(%q.String() = %q) = %v, %v", tt.in, got.String(), again, err)
+		}
+	}
+}
+
+// TestMixPick checks that choosing by the mix gives each transaction its
+// share: over 0..99 every transaction is picked exactly its weight times.
+func TestMixPick(t *testing.T) {
+	for _, w := range []Weights{StandardMix, ReadWriteMix, {0, 0, 0, 0, 100}, {100, 0, 0, 0, 0}} {
+		got := map[TxnType]int{}
+		for n := range 100 {
+			got[w.pick(n)]++
+		}
+		for i, tt := range TxnTypes {
+			if got[tt] != w[i] {
+				t.Errorf("mix %v: %s picked %d times of 100, want %d", w, tt, got[tt], w[i])
+			}
+		}
+	}
+}
+
+func TestRandomFunctions(t *testing.T) {
+	if got := LastName(371); got != "PRICALLYOUGHT" {
+		t.Errorf("LastName(371) = %q (clause 4.3.2.3's example)", got)
+	}
+	if got := LastName(0); got != "BARBARBAR" {
+		t.Errorf("LastName(0) = %q", got)
+	}
+	for seed := range uint64(50) {
+		c := NewConstants(seed)
+		d := c.CLastRun - c.CLastLoad
+		if d < 0 {
+			d = -d
+		}
+		if d < 65 || d > 119 || d == 96 || d == 112 || c.CID > 1023 || c.OLIID > 8191 {
+			t.Fatalf("seed %d: constants %+v break clause 2.1.6.1", seed, c)
+		}
+	}
+	r := NewRand(1, 2, NewConstants(1))
+	for range 10000 {
+		if v := r.CustomerID(3000); v < 1 || v > 3000 {
+			t.Fatalf("CustomerID = %d", v)
+		}
+		if v := r.ItemID(100000); v < 1 || v > 100000 {
+			t.Fatalf("ItemID = %d", v)
+		}
+		if v := r.Float(1, 5000, 2); v < 1 || v > 5000 {
+			t.Fatalf("Float = %v", v)
+		}
+	}
+	// Small scales draw run-time last names only among the loaded ones.
+	for range 1000 {
+		name := r.RunLastName(30)
+		found := false
+		for n := range 30 {
+			if LastName(n) == name {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("RunLastName(30) = %q: no customer of a 30-customer district has it", name)
+		}
+	}
+	if got := badCreditData(1, 2, 3, 4, 5, 6.5, strings.Repeat("x", 600)); len(got) != 500 || !strings.HasPrefix(got, "1 2 3 4 5 6.50|") {
+		t.Errorf("badCreditData = %.40q… (len %d)", got, len(got))
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		mod  func(*Config)
+		err  string
+	}{
+		{"zero warehouses", func(c *Config) { c.Warehouses = 0 }, "warehouses 0"},
+		{"bad scale", func(c *Config) { c.Scale.NewOrders = c.Scale.Customers }, "new orders"},
+		{"no schema", func(c *Config) { c.Schema = 0 }, "schema"},
+		{"mix not 100", func(c *Config) { c.Mix = Weights{1, 1, 1, 1, 1} }, "not 100"},
+		{"write concern", func(c *Config) { c.WriteConcern = "all" }, "write concern"},
+		{"negative backoff", func(c *Config) { c.RetryBackoff = -1 }, "backoff"},
+	} {
+		c := DefaultConfig()
+		tt.mod(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%s: Validate() = %v, want %q", tt.name, err, tt.err)
+		}
+	}
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Errorf("default config: %v", err)
+	}
+	if _, err := New(map[string]string{"warehouses": "x"}); err == nil || !strings.Contains(err.Error(), "warehouses") {
+		t.Errorf("New with warehouses=x: %v", err)
+	}
+	if _, err := New(map[string]string{"speed": "1"}); err == nil || !strings.Contains(err.Error(), `unknown option "speed"`) {
+		t.Errorf("New with an unknown option: %v", err)
+	}
+}
