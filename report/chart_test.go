@@ -2,8 +2,6 @@ package report
 
 import (
 	"encoding/xml"
-	"errors"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -238,43 +236,22 @@ var coordAttrs = map[string]bool{
 // and that no NaN or Inf leaked into paths or transforms.
 func checkSVG(t *testing.T, svg string) {
 	t.Helper()
-	dec := xml.NewDecoder(strings.NewReader(svg))
-	depth, roots := 0, 0
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
+	checkWellFormed(t, svg, func(e xml.StartElement, depth int) {
+		if depth == 0 && e.Name.Local != "svg" {
+			t.Errorf("root element %q, want svg", e.Name.Local)
 		}
-		if err != nil {
-			t.Fatalf("invalid XML: %v\n%s", err, svg)
-		}
-		switch e := tok.(type) {
-		case xml.StartElement:
-			if depth == 0 {
-				roots++
-				if e.Name.Local != "svg" {
-					t.Errorf("root element %q, want svg", e.Name.Local)
+		for _, a := range e.Attr {
+			if coordAttrs[a.Name.Local] {
+				if v, err := strconv.ParseFloat(a.Value, 64); err != nil || !finite(v) {
+					t.Errorf("<%s %s=%q>: not a finite number", e.Name.Local, a.Name.Local, a.Value)
 				}
 			}
-			depth++
-			for _, a := range e.Attr {
-				if coordAttrs[a.Name.Local] {
-					if v, err := strconv.ParseFloat(a.Value, 64); err != nil || !finite(v) {
-						t.Errorf("<%s %s=%q>: not a finite number", e.Name.Local, a.Name.Local, a.Value)
-					}
-				}
-				if (a.Name.Local == "d" || a.Name.Local == "transform" || a.Name.Local == "viewBox") &&
-					(strings.Contains(a.Value, "NaN") || strings.Contains(a.Value, "Inf")) {
-					t.Errorf("<%s %s=%q>: non-finite number", e.Name.Local, a.Name.Local, a.Value)
-				}
+			if (a.Name.Local == "d" || a.Name.Local == "transform" || a.Name.Local == "viewBox") &&
+				(strings.Contains(a.Value, "NaN") || strings.Contains(a.Value, "Inf")) {
+				t.Errorf("<%s %s=%q>: non-finite number", e.Name.Local, a.Name.Local, a.Value)
 			}
-		case xml.EndElement:
-			depth--
 		}
-	}
-	if roots != 1 {
-		t.Errorf("got %d root elements, want 1", roots)
-	}
+	})
 }
 
 // TestFrameProjection checks that data map onto the plotting area: axis ends

@@ -49,13 +49,14 @@ func tpccSections(t *testing.T, page string) []string {
 	t.Helper()
 	secs := sectionRE.FindAllString(page, -1)
 	for _, s := range secs {
-		checkWellFormed(t, s)
+		checkWellFormed(t, s, nil)
 	}
 	return secs
 }
 
-// checkWellFormed parses s as one XML element (strict mode).
-func checkWellFormed(t *testing.T, s string) {
+// checkWellFormed parses s as one XML element (strict mode), calling visit
+// (when not nil) for every start element with its depth (0 = the root).
+func checkWellFormed(t *testing.T, s string, visit func(e xml.StartElement, depth int)) {
 	t.Helper()
 	dec := xml.NewDecoder(strings.NewReader(s))
 	depth, roots := 0, 0
@@ -67,10 +68,13 @@ func checkWellFormed(t *testing.T, s string) {
 		if err != nil {
 			t.Fatalf("not well-formed XML: %v\n%.2000s", err, s)
 		}
-		switch tok.(type) {
+		switch e := tok.(type) {
 		case xml.StartElement:
 			if depth == 0 {
 				roots++
+			}
+			if visit != nil {
+				visit(e, depth)
 			}
 			depth++
 		case xml.EndElement:
