@@ -101,25 +101,29 @@ func readServerCounters(ctx context.Context, client *mongo.Client) (serverCounte
 		Deleted: d.Deleted, Returned: d.Returned, Commit: st.Transactions.Committed, Abort: st.Transactions.Aborted}}, nil
 }
 
-// BeginRun records the primary's counters and takes the NURand constants
-// from the seed the database was loaded with, so run-time C_LAST keeps the
-// relation to the loaded names that clause 2.1.6.1 requires.
+// BeginRun checks that the database holds the configured load and takes the
+// NURand constants from the seed it was loaded with, so run-time C_LAST
+// keeps the relation to the loaded names that clause 2.1.6.1 requires. A
+// database without decongestant's load metadata (loaded by py-tpcc, run
+// with --skip-load) is taken as configured.
 func (g *Generator) BeginRun(ctx context.Context, env workload.Env) error {
 	info, loaded, err := Loaded(ctx, env.DB)
 	if err != nil {
 		return fmt.Errorf("tpcc: %w", err)
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.before = serverCounters{}
 	if !loaded {
-		return fmt.Errorf("%w: database %q holds no TPC-C load", ErrEmpty, env.DB.Name())
+		// Data loaded by another tool (py-tpcc, with --skip-load): trust
+		// the configuration; the run constants come from its seed.
+		return nil
 	}
 	if info.Warehouses != g.cfg.Warehouses || info.Schema != g.cfg.Schema || info.Scale != g.cfg.Scale {
-		return fmt.Errorf("%w: database %q holds %d warehouses (%s, %v), the run asks for %d (%s, %v): run with --reset or match the load",
-			ErrMismatch, env.DB.Name(), info.Warehouses, info.Schema, info.Scale, g.cfg.Warehouses, g.cfg.Schema, g.cfg.Scale)
+		return fmt.Errorf("%w: database %q holds %d warehouses (%s, %s), the run asks for %d (%s, %s): run with --reset or match the load",
+			ErrMismatch, env.DB.Name(), info.Warehouses, scaleName(info.Scale), info.Schema, g.cfg.Warehouses, scaleName(g.cfg.Scale), g.cfg.Schema)
 	}
-	g.mu.Lock()
-	g.before = serverCounters{}
 	g.consts = NewConstants(info.Seed)
-	g.mu.Unlock()
 	return nil
 }
 
