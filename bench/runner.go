@@ -261,7 +261,7 @@ func prepare(ctx context.Context, o *Options, res *Results) error {
 	}
 	env := workload.Env{DB: client.Database(o.Database), Reads: workload.PlainReads{DB: client.Database(o.Database)}}
 	start := time.Now()
-	p := newLoadProgress(o.Progress)
+	p := &loadProgress{w: o.Progress}
 	if err := o.Generator.Load(ctx, env, o.LoadParallel, p.report); err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
@@ -278,7 +278,9 @@ type loadProgress struct {
 	tot  int64
 }
 
-func newLoadProgress(w io.Writer) *loadProgress { return &loadProgress{w: w} }
+// LoadProgress returns a workload.Progress that prints "load: done/total
+// (pct%)" lines to w, at most once a second and at the end.
+func LoadProgress(w io.Writer) workload.Progress { return (&loadProgress{w: w}).report }
 
 func (p *loadProgress) report(done, total int64) {
 	p.mu.Lock()

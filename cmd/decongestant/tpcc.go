@@ -7,9 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -163,8 +161,7 @@ func runTPCCLoad(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	defer client.Disconnect(context.Background())
 	start := time.Now()
-	p := newProgressPrinter(stderr, "load")
-	if err := tpcc.Load(ctx, d, cfg, tpcc.LoadOptions{Parallel: *parallel, Progress: p.report, Reset: t.reset}); err != nil {
+	if err := tpcc.Load(ctx, d, cfg, tpcc.LoadOptions{Parallel: *parallel, Progress: bench.LoadProgress(stderr), Reset: t.reset}); err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
 	fmt.Fprintf(stdout, "loaded %d warehouses into %s in %.1fs (count check passed)\n", cfg.Warehouses, *db, time.Since(start).Seconds())
@@ -238,27 +235,4 @@ func runTPCCCheck(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	return printErr
-}
-
-// progressPrinter prints "what: done/total (pct%)" at most once a second.
-type progressPrinter struct {
-	w    io.Writer
-	what string
-	last time.Time
-	done int64
-	mu   sync.Mutex
-}
-
-func newProgressPrinter(w io.Writer, what string) *progressPrinter {
-	return &progressPrinter{w: w, what: what}
-}
-
-func (p *progressPrinter) report(done, total int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.done = max(p.done, done)
-	if time.Since(p.last) >= time.Second || done == total {
-		p.last = time.Now()
-		fmt.Fprintf(p.w, "%s: %d/%d (%s%%)\n", p.what, p.done, total, strconv.FormatFloat(100*float64(p.done)/float64(max(total, 1)), 'f', 0, 64))
-	}
 }
