@@ -28,7 +28,9 @@ func (s Side) String() string {
 	return fmt.Sprintf("side(%d)", uint8(s))
 }
 
-// Stats summarises the client-observed latency of one side's reads in a period.
+// Stats summarises the latency of one side's reads in a period: by default
+// the time their commands spent on a checked-out connection (send to reply),
+// or seed 000's client-observed latency (router.WithLatencySource).
 type Stats struct {
 	Count int
 	P50   time.Duration
@@ -39,18 +41,62 @@ type Period struct {
 	// Primary and Secondary are the client-observed latencies of the reads
 	// sent with each read preference during the period.
 	Primary, Secondary Stats
-	// PrimaryRTT is the median RTT to the primary, SecondaryRTT the median
-	// RTT over all secondaries' samples (seed 000 §3.3.1). Zero when unknown.
+	// PrimaryRTT and SecondaryRTT estimate the network round trip to the
+	// primary and to the secondaries (all secondaries' pings pooled): by
+	// default the period's minimum ping; seed 000 §3.3.1 used the median
+	// (router.WithRTTQuantile). Zero when unknown.
 	PrimaryRTT, SecondaryRTT time.Duration
 }
 
-// Lag is one poll of the secondaries' replication lag, as seen by the primary.
+// Lag is one poll of the secondaries' staleness, as the primary sees it.
 type Lag struct {
-	// Max is the largest lag of any secondary.
+	// Max is the largest staleness estimate of any secondary.
 	Max time.Duration
-	// Known is false when the poll failed (no primary, timeout); policies
-	// that bound staleness treat an unknown lag as exceeding the bound.
+	// Known is false when the poll failed (no primary, timeout) or a member
+	// the driver may read from could not be vouched for; policies that
+	// bound staleness treat an unknown lag as exceeding the bound.
 	Known bool
+	// Horizon is how long the observation stands: from the moment it was
+	// asked for until the next one is due (the poll interval plus the poll's
+	// round trip). A secondary's staleness grows by at most Horizon before
+	// the policy hears again, so AutoHeadroom adds it to Max. Zero when the
+	// observer does not know it.
+	Horizon time.Duration
+}
+
+// Lag polling. A bound is only as good as the polls that enforce it: a
+// secondary's staleness can grow by one poll interval before the next poll
+// reports it, so the interval must be well below the bound.
+const (
+	// DefaultLagInterval is seed 000's once per second, used for bounds of
+	// 5 s and more and for unbounded policies.
+	DefaultLagInterval = time.Second
+	// MinLagInterval is the shortest interval LagIntervalFor chooses; each
+	// poll is a replSetGetStatus on the primary.
+	MinLagInterval = 50 * time.Millisecond
+	// PollsPerBound is how many lag polls LagIntervalFor fits into a bound.
+	PollsPerBound = 5
+)
+
+// LagIntervalFor returns the lag poll interval a bound needs: a fifth of the
+// bound, between MinLagInterval and DefaultLagInterval (a 500 ms bound is
+// polled every 100 ms, a 10 s bound once per second as in seed 000).
+func LagIntervalFor(b Bound) time.Duration {
+	if b.Unbounded || b.Max == 0 {
+		return DefaultLagInterval
+	}
+	return min(DefaultLagInterval, max(MinLagInterval, b.Max/PollsPerBound))
+}
+
+// Bounded is a policy that keeps secondary reads within a staleness bound.
+// The router polls lag at LagIntervalFor(Bound()) unless told otherwise, and
+// refuses an interval the policy cannot work with.
+type Bounded interface {
+	Policy
+	Bound() Bound
+	// CheckLagInterval reports an error when lag polls every d could never
+	// allow a secondary read under the bound.
+	CheckLagInterval(d time.Duration) error
 }
 
 // Decision is the outcome of a period end, for reporting.

@@ -35,10 +35,12 @@ type Config struct {
 	Bound Bound
 	// Headroom is added to every lag observation before comparing it with
 	// the bound. A secondary's staleness grows by at most the wall-clock
-	// time until the next lag poll, so Headroom = the lag poll interval (1 s)
-	// keeps every read within the bound; 0 is Algorithm 1's exact check,
-	// which lets staleness overshoot by up to one poll interval (seed 000
-	// fig. 10). Not in the paper.
+	// time until the next lag observation, so AutoHeadroom (the default)
+	// adds each observation's Lag.Horizon (poll interval plus the poll's
+	// round trip), which keeps every read within the bound; a fixed value
+	// overrides it, and 0 is Algorithm 1's exact check, which lets staleness
+	// overshoot by up to one poll interval (seed 000 fig. 10). Not in the
+	// paper.
 	Headroom time.Duration
 }
 
@@ -55,9 +57,12 @@ func DefaultConfig() Config {
 		MinSamples:   5,
 		LatencyFloor: 10 * time.Microsecond,
 		Bound:        Bound{Max: 10 * time.Second},
-		Headroom:     time.Second,
+		Headroom:     AutoHeadroom,
 	}
 }
+
+// AutoHeadroom makes the headroom of each lag observation its Lag.Horizon.
+const AutoHeadroom time.Duration = -1
 
 // Validate checks the constants once.
 func (c Config) Validate() error {
@@ -78,12 +83,26 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: min samples %d must be at least 1", ErrInvalidPolicy, c.MinSamples)
 	case c.LatencyFloor <= 0:
 		return fmt.Errorf("%w: latency floor %v must be positive", ErrInvalidPolicy, c.LatencyFloor)
-	case c.Headroom < 0:
+	case c.Headroom < 0 && c.Headroom != AutoHeadroom:
 		return fmt.Errorf("%w: lag headroom %v must not be negative", ErrInvalidPolicy, c.Headroom)
 	case !c.Bound.Unbounded && c.Bound.Max < 0:
 		return fmt.Errorf("%w: staleness bound %v must not be negative", ErrInvalidPolicy, c.Bound.Max)
+	case !c.Bound.Unbounded && c.Bound.Max > 0 && c.Headroom >= c.Bound.Max:
+		return fmt.Errorf("%w: lag headroom %v is not below the staleness bound %v, so no secondary read would ever be allowed: lower the headroom or raise the bound",
+			ErrInvalidPolicy, c.Headroom, c.Bound.Max)
 	}
 	return nil
+}
+
+// CheckLagInterval reports an error when lag polls every d could never allow
+// a secondary read: with AutoHeadroom every observation adds at least d, so
+// a finite bound must be above d.
+func (c Config) CheckLagInterval(d time.Duration) error {
+	if c.Bound.Unbounded || c.Bound.Max == 0 || c.Headroom != AutoHeadroom || d < c.Bound.Max {
+		return nil
+	}
+	return fmt.Errorf("%w: staleness bound %v is not above the lag poll interval %v: a secondary's staleness can grow by a poll interval before the next poll reports it, so no secondary read would ever be allowed; raise the bound, or poll more often (a %v bound needs an interval of at most %v; each poll is a replSetGetStatus on the primary)",
+		ErrInvalidPolicy, c.Bound.Max, d, c.Bound.Max, LagIntervalFor(c.Bound))
 }
 
 // Decongestant is the Read Balancer of seed 000 (Algorithm 1).
@@ -93,9 +112,12 @@ type Decongestant struct {
 	head   int       // index of the latest entry in recent
 	bal    float64   // fraction in force
 	stale  bool      // the last lag observation broke the bound
+	// staleSeen: some lag observation since the last period end broke the
+	// bound, so a shortage of samples in the period may be the bound's doing.
+	staleSeen bool
 }
 
-var _ Policy = (*Decongestant)(nil)
+var _ Bounded = (*Decongestant)(nil)
 
 // NewDecongestant returns a balancer in its initial state: every recent
 // fraction is LowBal, and the fraction in force is LowBal unless the bound is
@@ -109,6 +131,7 @@ func NewDecongestant(cfg Config) (*Decongestant, error) {
 		d.recent[i] = cfg.LowBal
 	}
 	d.stale = !cfg.Bound.Unbounded && cfg.Bound.Max == 0
+	d.staleSeen = d.stale
 	d.bal = d.inForce()
 	return d, nil
 }
@@ -127,6 +150,12 @@ func (d *Decongestant) Fraction() float64 { return d.bal }
 
 // Config returns the constants the balancer runs with.
 func (d *Decongestant) Config() Config { return d.cfg }
+
+// Bound returns the staleness bound.
+func (d *Decongestant) Bound() Bound { return d.cfg.Bound }
+
+// CheckLagInterval is Config.CheckLagInterval.
+func (d *Decongestant) CheckLagInterval(i time.Duration) error { return d.cfg.CheckLagInterval(i) }
 
 // Recent returns the recorded fractions, oldest first.
 func (d *Decongestant) Recent() []float64 {
@@ -160,40 +189,63 @@ func (d *Decongestant) inForce() float64 {
 	return d.latest()
 }
 
-// ObserveLag is Rcv-ServerStatus: a lag that with Headroom added is over the
-// bound (or a bound of 0, or an unknown lag) forces the fraction to 0;
+// ObserveLag is Rcv-ServerStatus: a lag that with the headroom added is over
+// the bound (or a bound of 0, or an unknown lag) forces the fraction to 0;
 // otherwise the latest recorded fraction is restored.
 func (d *Decongestant) ObserveLag(l Lag) float64 {
-	l.Max += d.cfg.Headroom
+	if d.cfg.Headroom == AutoHeadroom {
+		l.Max += l.Horizon
+	} else {
+		l.Max += d.cfg.Headroom
+	}
 	d.stale = d.cfg.Bound.Exceeded(l)
+	d.staleSeen = d.staleSeen || d.stale
 	d.bal = d.inForce()
 	return d.bal
 }
 
 // EndPeriod is OnPeriodEnd. A period in which either side served fewer than
-// MinSamples reads gives no ratio: the recorded fractions are left as they
-// are (the period is not evidence that the split is stable, so it does not
-// count towards exploring down) and the fraction in force is unchanged.
+// MinSamples reads gives no ratio (seed 000 is silent on this case):
+//   - if the bound forced the fraction to 0 at some lag poll of the period,
+//     the shortage is the bound's doing, not evidence about load: the
+//     recorded fractions are left as they are and the fraction in force is
+//     unchanged ("stale-too-few-samples");
+//   - otherwise the load is too light for one side to be measured (at 90%
+//     under light load the primary gets a handful of reads): no side is
+//     shown to be congested, so the period counts as normal, and after
+//     History such periods the fraction explores down as Algorithm 1 does
+//     for a normal ratio ("too-few-samples", "too-few-samples-explore-down").
 func (d *Decongestant) EndPeriod(p Period) Decision {
-	if p.Primary.Count < d.cfg.MinSamples || p.Secondary.Count < d.cfg.MinSamples {
-		d.bal = d.inForce()
-		return Decision{Fraction: d.bal, Ratio: nan(), Reason: "too-few-samples"}
-	}
-	ssPrimary := serverSide(p.Primary.P50, p.PrimaryRTT, d.cfg.LatencyFloor)
-	ssSecondary := serverSide(p.Secondary.P50, p.SecondaryRTT, d.cfg.LatencyFloor)
-	ratio := ratioOf(ssPrimary, ssSecondary)
+	staleSeen := d.staleSeen
+	d.staleSeen = d.stale
 	last := d.latest()
 	var next float64
 	var reason string
+	ratio := nan()
 	switch {
-	case ratio > d.cfg.HighRatio:
-		next, reason = min(last+d.cfg.Delta, d.cfg.HighBal), "primary-congested"
-	case ratio < d.cfg.LowRatio:
-		next, reason = max(last-d.cfg.Delta, d.cfg.LowBal), "secondaries-congested"
-	case d.allEqual():
-		next, reason = max(last-d.cfg.Delta, d.cfg.LowBal), "explore-down"
+	case p.Primary.Count < d.cfg.MinSamples || p.Secondary.Count < d.cfg.MinSamples:
+		if staleSeen {
+			d.bal = d.inForce()
+			return Decision{Fraction: d.bal, Ratio: ratio, Reason: "stale-too-few-samples"}
+		}
+		next, reason = last, "too-few-samples"
+		if d.allEqual() {
+			next, reason = max(last-d.cfg.Delta, d.cfg.LowBal), "too-few-samples-explore-down"
+		}
 	default:
-		next, reason = last, "balanced"
+		ssPrimary := serverSide(p.Primary.P50, p.PrimaryRTT, d.cfg.LatencyFloor)
+		ssSecondary := serverSide(p.Secondary.P50, p.SecondaryRTT, d.cfg.LatencyFloor)
+		ratio = ratioOf(ssPrimary, ssSecondary)
+		switch {
+		case ratio > d.cfg.HighRatio:
+			next, reason = min(last+d.cfg.Delta, d.cfg.HighBal), "primary-congested"
+		case ratio < d.cfg.LowRatio:
+			next, reason = max(last-d.cfg.Delta, d.cfg.LowBal), "secondaries-congested"
+		case d.allEqual():
+			next, reason = max(last-d.cfg.Delta, d.cfg.LowBal), "explore-down"
+		default:
+			next, reason = last, "balanced"
+		}
 	}
 	// Repeated additions of 0.1 drift (0.1+0.1+0.1 != 0.3); rounding to a
 	// millionth keeps "all recent fractions equal" exact.

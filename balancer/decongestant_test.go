@@ -3,6 +3,7 @@ package balancer
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -190,14 +191,44 @@ func TestAlgorithm1(t *testing.T) {
 			},
 		},
 		{
-			name: "too few samples on either side: no change and no history push",
+			name: "too few samples while the bound forced 0: no change and no history push",
 			steps: []step{
 				{period: p(congestedPrimary), want: 0.2},
 				{period: p(congestedPrimary), want: 0.3},
-				{period: p(period(4, 8, 2, 0, 0)), want: 0.3, reason: "too-few-samples"},
-				{period: p(Period{Primary: Stats{Count: 100, P50: ms}}), want: 0.3, reason: "too-few-samples"},
+				{lag: l(badLag), want: 0},
+				{lag: l(okLag), want: 0.3},
+				{period: p(period(4, 8, 2, 0, 0)), want: 0.3, reason: "stale-too-few-samples"},
+				{lag: l(badLag), want: 0},
+				{period: p(Period{Primary: Stats{Count: 100, P50: ms}}), want: 0, reason: "stale-too-few-samples"},
+				{lag: l(okLag), want: 0.3},
 				// history is 0.1 0.1 0.2 0.3 still, so a normal period holds
 				{period: p(balanced), want: 0.3, reason: "balanced"},
+			},
+		},
+		{
+			name: "stale for a whole period, still stale at its end: the next period is frozen too",
+			steps: []step{
+				{period: p(congestedPrimary), want: 0.2},
+				{lag: l(badLag), want: 0},
+				{period: p(Period{Primary: Stats{Count: 100, P50: ms}}), want: 0, reason: "stale-too-few-samples"},
+				{period: p(Period{Primary: Stats{Count: 100, P50: ms}}), want: 0, reason: "stale-too-few-samples"},
+				{lag: l(okLag), want: 0.2},
+			},
+		},
+		{
+			name: "too few samples under light load counts as normal: at HIGHBAL the primary starves, yet the fraction explores down",
+			mutate: func(c *Config) { c.Delta = 0.2 },
+			steps: []step{
+				{period: p(congestedPrimary), want: 0.3},
+				{period: p(congestedPrimary), want: 0.5},
+				{period: p(congestedPrimary), want: 0.7},
+				{period: p(congestedPrimary), want: 0.9},
+				{lag: l(okLag), want: 0.9}, // lag within the bound: no shortage is the bound's doing
+				{period: p(period(3, 1, 1, 0, 0)), want: 0.9, reason: "too-few-samples"}, // 0.5 0.7 0.9 0.9
+				{period: p(Period{Secondary: Stats{Count: 40, P50: ms}}), want: 0.9, reason: "too-few-samples"},
+				{period: p(Period{Secondary: Stats{Count: 40, P50: ms}}), want: 0.9, reason: "too-few-samples"},
+				{period: p(Period{Secondary: Stats{Count: 40, P50: ms}}), want: 0.7, reason: "too-few-samples-explore-down"},
+				{period: p(Period{}), want: 0.7, reason: "too-few-samples"},
 			},
 		},
 		{
@@ -284,6 +315,7 @@ func TestConfigValidate(t *testing.T) {
 		{"no samples", func(c *Config) { c.MinSamples = 0 }},
 		{"negative bound", func(c *Config) { c.Bound = Bound{Max: -time.Second} }},
 		{"negative headroom", func(c *Config) { c.Headroom = -time.Second }},
+		{"headroom at the bound", func(c *Config) { c.Bound, c.Headroom = Bound{Max: time.Second}, time.Second }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -296,5 +328,91 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Fatalf("default config invalid: %v", err)
+	}
+}
+
+func TestAutoHeadroomUsesTheObservationsHorizon(t *testing.T) {
+	d, err := NewDecongestant(DefaultConfig().withBound(500 * ms))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		lag  Lag
+		want float64
+	}{
+		{Lag{Max: 390 * ms, Known: true, Horizon: 110 * ms}, 0.1}, // 500: at the bound is within it
+		{Lag{Max: 391 * ms, Known: true, Horizon: 110 * ms}, 0},
+		{Lag{Max: 300 * ms, Known: true, Horizon: 110 * ms}, 0.1},
+		{Lag{Max: 300 * ms, Known: true, Horizon: 300 * ms}, 0}, // a slow poll widens the horizon
+		{Lag{Max: 499 * ms, Known: true}, 0.1},                  // no horizon known: the exact check
+	}
+	for i, s := range steps {
+		if got := d.ObserveLag(s.lag); got != s.want {
+			t.Fatalf("step %d (%+v): fraction %v, want %v", i, s.lag, got, s.want)
+		}
+	}
+	// A fixed headroom ignores the horizon.
+	cfg := DefaultConfig().withBound(500 * ms)
+	cfg.Headroom = 200 * ms
+	d, _ = NewDecongestant(cfg)
+	if got := d.ObserveLag(Lag{Max: 250 * ms, Known: true, Horizon: time.Second}); got != 0.1 {
+		t.Fatalf("fixed headroom 200ms, lag 250ms, horizon 1s: fraction %v, want 0.1", got)
+	}
+	if got := d.ObserveLag(Lag{Max: 301 * ms, Known: true}); got != 0 {
+		t.Fatalf("fixed headroom 200ms, lag 301ms: fraction %v, want 0", got)
+	}
+}
+
+func (c Config) withBound(d time.Duration) Config {
+	c.Bound = Bound{Max: d}
+	return c
+}
+
+func TestLagIntervalFor(t *testing.T) {
+	tests := []struct {
+		bound Bound
+		want  time.Duration
+	}{
+		{Bound{Max: 10 * time.Second}, time.Second},
+		{Bound{Max: 5 * time.Second}, time.Second},
+		{Bound{Max: 2 * time.Second}, 400 * ms},
+		{Bound{Max: 500 * ms}, 100 * ms},
+		{Bound{Max: 100 * ms}, 50 * ms},
+		{Bound{Max: 10 * ms}, 50 * ms},
+		{Bound{}, time.Second},
+		{Bound{Unbounded: true}, time.Second},
+	}
+	for _, tt := range tests {
+		if got := LagIntervalFor(tt.bound); got != tt.want {
+			t.Errorf("LagIntervalFor(%v) = %v, want %v", tt.bound, got, tt.want)
+		}
+	}
+}
+
+func TestCheckLagInterval(t *testing.T) {
+	tests := []struct {
+		bound    Bound
+		headroom time.Duration
+		interval time.Duration
+		ok       bool
+	}{
+		{Bound{Max: 500 * ms}, AutoHeadroom, 100 * ms, true},
+		{Bound{Max: 500 * ms}, AutoHeadroom, time.Second, false}, // the old default: every read to the primary
+		{Bound{Max: 500 * ms}, AutoHeadroom, 500 * ms, false},
+		{Bound{Max: 50 * ms}, AutoHeadroom, LagIntervalFor(Bound{Max: 50 * ms}), false},
+		{Bound{Max: 500 * ms}, 0, time.Second, true}, // fixed headroom: the user chose the exact check
+		{Bound{}, AutoHeadroom, time.Second, true},
+		{Bound{Unbounded: true}, AutoHeadroom, time.Hour, true},
+	}
+	for _, tt := range tests {
+		cfg := DefaultConfig()
+		cfg.Bound, cfg.Headroom = tt.bound, tt.headroom
+		err := cfg.CheckLagInterval(tt.interval)
+		if (err == nil) != tt.ok {
+			t.Errorf("bound %v headroom %v interval %v: err %v, want ok=%v", tt.bound, tt.headroom, tt.interval, err, tt.ok)
+		}
+		if err != nil && (!errors.Is(err, ErrInvalidPolicy) || !strings.Contains(err.Error(), "poll more often")) {
+			t.Errorf("error %q does not say what to change", err)
+		}
 	}
 }
