@@ -1,0 +1,220 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// LagEstimate says how a secondary's staleness is estimated from the
+// primary's replSetGetStatus.
+type LagEstimate uint8
+
+const (
+	// SinceApplied (the default): a secondary that has applied everything the
+	// primary has is 0 behind; one that misses a write is behind by the
+	// primary's clock ("date") minus the wall time of the last write it
+	// applied. Every write it misses is newer than that, so this bounds the
+	// staleness of any read it serves now, also when the primary has been
+	// idle since a write the secondary lacks.
+	SinceApplied LagEstimate = iota + 1
+	// AppliedDiff is seed 000 §2.3: the primary's lastAppliedWallTime minus
+	// the secondary's. It underestimates when the primary has been idle since
+	// a write the secondary lacks (the gap between the write and now is not
+	// counted); MongoDB's periodic no-op writes cap that at about 10 s.
+	AppliedDiff
+)
+
+// String returns "since-applied" or "applied-diff".
+func (e LagEstimate) String() string {
+	switch e {
+	case SinceApplied:
+		return "since-applied"
+	case AppliedDiff:
+		return "applied-diff"
+	}
+	return fmt.Sprintf("lag-estimate(%d)", uint8(e))
+}
+
+// ParseLagEstimate accepts "since-applied" and "applied-diff".
+func ParseLagEstimate(s string) (LagEstimate, error) {
+	switch s {
+	case "since-applied":
+		return SinceApplied, nil
+	case "applied-diff":
+		return AppliedDiff, nil
+	}
+	return 0, fmt.Errorf("unknown lag estimate %q (want since-applied or applied-diff)", s)
+}
+
+type opTime struct {
+	TS bson.Timestamp `bson:"ts"`
+	T  int64          `bson:"t"`
+}
+
+type statusReply struct {
+	Date    time.Time      `bson:"date"`
+	Members []memberStatus `bson:"members"`
+}
+
+type memberStatus struct {
+	Name                string    `bson:"name"`
+	StateStr            string    `bson:"stateStr"`
+	Optime              opTime    `bson:"optime"`
+	LastAppliedWallTime time.Time `bson:"lastAppliedWallTime"`
+	OptimeDate          time.Time `bson:"optimeDate"`
+}
+
+// poll asks the primary for replSetGetStatus and estimates each secondary's
+// staleness (millisecond precision).
+func (m *Monitor) poll(ctx context.Context) LagSample {
+	s := LagSample{At: time.Now()}
+	cctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
+	defer cancel()
+	res := m.set.Database("admin").RunCommand(cctx, bson.D{{Key: "replSetGetStatus", Value: 1}})
+	s.RTT = time.Since(s.At)
+	var reply statusReply
+	if err := res.Err(); err != nil {
+		s.Err = fmt.Errorf("monitor: replSetGetStatus on the primary of %s: %w", Redact(m.uri), classify(err))
+		return s
+	}
+	if err := res.Decode(&reply); err != nil {
+		s.Err = fmt.Errorf("monitor: decode replSetGetStatus: %w", err)
+		return s
+	}
+	s = lagFrom(s, reply, m.cfg.LagEstimate)
+	s.Horizon = Horizon(m.cfg.LagInterval, s.RTT)
+	return s
+}
+
+// Horizon is how long a lag sample stands: until the next poll is due
+// (interval) and has had time to answer (twice this poll's round trip, and
+// at least a quarter of the interval). A sample not followed by another
+// within its horizon is superseded by an unknown one.
+func Horizon(interval, rtt time.Duration) time.Duration {
+	return interval + max(2*rtt, interval/4)
+}
+
+func lagFrom(s LagSample, reply statusReply, est LagEstimate) LagSample {
+	var primaryWall time.Time
+	var primaryOp opTime
+	for _, mem := range reply.Members {
+		if mem.StateStr == "PRIMARY" {
+			s.Primary = mem.Name
+			primaryWall = wall(mem.LastAppliedWallTime, mem.OptimeDate)
+			primaryOp = mem.Optime
+		}
+	}
+	if s.Primary == "" {
+		s.Err = errors.New("monitor: no PRIMARY in replSetGetStatus")
+		return s
+	}
+	now := reply.Date
+	if now.IsZero() || now.Before(primaryWall) {
+		now = primaryWall
+	}
+	for _, mem := range reply.Members {
+		ml := MemberLag{Host: mem.Name, State: mem.StateStr}
+		switch mem.StateStr {
+		case "PRIMARY":
+			ml.Role = RolePrimary
+		case "SECONDARY":
+			ml.Role = RoleSecondary
+			applied := wall(mem.LastAppliedWallTime, mem.OptimeDate)
+			switch {
+			case est == AppliedDiff:
+				ml.Lag = max(primaryWall.Sub(applied), 0)
+			case mem.Optime == primaryOp && !primaryOp.TS.IsZero():
+				ml.Lag = 0 // has everything the primary has
+			default:
+				ml.Lag = max(now.Sub(applied), 0)
+			}
+			s.Max = max(s.Max, ml.Lag)
+			s.Known = true
+		}
+		s.Members = append(s.Members, ml)
+	}
+	return s
+}
+
+// wall prefers lastAppliedWallTime and falls back to the optime's date
+// (1 s granularity) for servers that do not report it.
+func wall(applied, optime time.Time) time.Time {
+	if !applied.IsZero() {
+		return applied
+	}
+	return optime
+}
+
+// classify marks the errors that mean "not a replica set": a standalone
+// mongod answers NoReplicationEnabled (76), a mongos CommandNotFound (59).
+func classify(err error) error {
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	switch ce.Code {
+	case 76:
+		return fmt.Errorf("%w: %v", ErrNotReplicaSet, err)
+	case 59:
+		return fmt.Errorf("%w (is this a mongos? point decongestant at the replica set itself): %v", ErrNotReplicaSet, err)
+	}
+	return err
+}
+
+// lagLoop polls every interval and hands each sample to apply. A poll runs
+// in its own goroutine so a slow primary cannot hold a sample in force past
+// its horizon: when the horizon of the latest known sample passes without a
+// new one, an unknown sample (ErrLagExpired) is applied, so the balancer
+// stops secondary reads until a poll answers. A poll still running at a
+// tick delays the next poll. Only the poll touches the network.
+func lagLoop(ctx context.Context, interval time.Duration, last LagSample, poll func(context.Context) LagSample, apply func(LagSample)) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	expiry := time.NewTimer(time.Hour)
+	defer expiry.Stop()
+	arm := func(s LagSample) {
+		expiry.Stop()
+		if s.Known && s.Horizon > 0 {
+			expiry.Reset(time.Until(s.At.Add(s.Horizon)))
+		}
+	}
+	arm(last)
+	results := make(chan LagSample, 1) // a poll finishing after we return does not block
+	var polls sync.WaitGroup
+	defer polls.Wait() // ctx is cancelled by then, so the poll returns promptly
+	polling := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if !polling {
+				polling = true
+				polls.Go(func() { results <- poll(ctx) })
+			}
+		case s := <-results:
+			polling = false
+			if ctx.Err() != nil {
+				return
+			}
+			apply(s)
+			arm(s)
+			if s.Known {
+				last = s
+			}
+		case now := <-expiry.C:
+			apply(LagSample{At: now, Err: fmt.Errorf("%w: the primary's replSetGetStatus has not answered within %v of the poll at %s",
+				ErrLagExpired, last.Horizon, last.At.Format("15:04:05.000"))})
+		}
+	}
+}
+
+// ErrLagExpired is the error of the unknown sample reported when a poll has
+// not answered within the previous sample's horizon.
+var ErrLagExpired = errors.New("lag observation expired")

@@ -1,0 +1,81 @@
+package monitor
+
+import (
+	"context"
+	"math/rand/v2"
+	"sort"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// startPinger opens a direct connection to host and pings it every
+// RTTInterval. Called with m.mu held.
+func (m *Monitor) startPinger(ctx context.Context, host string) {
+	co := append([]*options.ClientOptions{options.Client().ApplyURI(m.uri)}, m.cfg.ClientOptions...)
+	co = append(co, options.Client().SetHosts([]string{host}).SetDirect(true).
+		SetReplicaSet("").SetAppName("decongestant-rtt"))
+	c, err := mongo.Connect(co...)
+	if err != nil {
+		return // retried on the next poll
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	m.pingers[host] = &pinger{client: c, cancel: cancel}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		ping := bson.D{{Key: "ping", Value: 1}}
+		for {
+			pause := time.Duration((0.5 + rand.Float64()) * float64(m.cfg.RTTInterval))
+			t := time.NewTimer(pause)
+			select {
+			case <-pctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			cctx, ccancel := context.WithTimeout(pctx, m.cfg.Timeout)
+			start := time.Now()
+			err := c.Database("admin").RunCommand(cctx, ping).Err()
+			d := time.Since(start)
+			ccancel()
+			if err != nil {
+				continue
+			}
+			m.mu.Lock()
+			m.rtt[host] = append(m.rtt[host], d)
+			m.mu.Unlock()
+		}
+	}()
+}
+
+// RTTByRole splits drained samples by the members' current roles and returns
+// the q-quantile of the RTT samples to the primary and of all secondaries'
+// samples pooled (seed 000 §3.3.1 uses the median, q = 0.5; q = 0 is the
+// minimum).
+func RTTByRole(samples map[string][]time.Duration, roles map[string]Role, q float64) (primary, secondary time.Duration) {
+	var p, s []time.Duration
+	for host, v := range samples {
+		switch roles[host] {
+		case RolePrimary:
+			p = append(p, v...)
+		case RoleSecondary:
+			s = append(s, v...)
+		}
+	}
+	return Quantile(p, q), Quantile(s, q)
+}
+
+// Quantile returns the nearest-rank q-quantile of ds (q = 0: the minimum,
+// 0.5: the upper median), or 0 for no samples.
+func Quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	c := append([]time.Duration(nil), ds...)
+	sort.Slice(c, func(i, j int) bool { return c[i] < c[j] })
+	i := int(q * float64(len(c)))
+	return c[max(0, min(i, len(c)-1))]
+}
