@@ -52,9 +52,9 @@ type Collection struct {
 func (c *Collection) Primary() *mongo.Collection { return c.colls[balancer.Primary] }
 
 // route picks a side, returns its handle and the marked context.
-func (c *Collection) route(ctx context.Context) (*mongo.Collection, balancer.Side, context.Context, time.Time) {
-	s := c.r.Pick()
-	return c.colls[s], s, c.r.Mark(ctx, s), time.Now()
+func (c *Collection) route(ctx context.Context) (*mongo.Collection, balancer.Side, *routedCtx, time.Time) {
+	s := c.r.pick()
+	return c.colls[s], s, c.r.mark(ctx, s), time.Now()
 }
 
 // FindOne is a routed mongo.Collection.FindOne.
@@ -65,7 +65,7 @@ func (c *Collection) FindOne(ctx context.Context, filter any, opts ...options.Li
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		err = nil
 	}
-	c.r.Record(s, time.Since(start), err)
+	c.r.record(s, mctx, time.Since(start), err)
 	return res
 }
 
@@ -74,7 +74,7 @@ func (c *Collection) FindOne(ctx context.Context, filter any, opts ...options.Li
 func (c *Collection) Find(ctx context.Context, filter any, opts ...options.Lister[options.FindOptions]) (*mongo.Cursor, error) {
 	coll, s, mctx, start := c.route(ctx)
 	cur, err := coll.Find(mctx, filter, opts...)
-	c.r.Record(s, time.Since(start), err)
+	c.r.record(s, mctx, time.Since(start), err)
 	return cur, err
 }
 
@@ -83,7 +83,7 @@ func (c *Collection) Find(ctx context.Context, filter any, opts ...options.Liste
 func (c *Collection) Aggregate(ctx context.Context, pipeline any, opts ...options.Lister[options.AggregateOptions]) (*mongo.Cursor, error) {
 	coll, s, mctx, start := c.route(ctx)
 	cur, err := coll.Aggregate(mctx, pipeline, opts...)
-	c.r.Record(s, time.Since(start), err)
+	c.r.record(s, mctx, time.Since(start), err)
 	return cur, err
 }
 
@@ -91,7 +91,7 @@ func (c *Collection) Aggregate(ctx context.Context, pipeline any, opts ...option
 func (c *Collection) CountDocuments(ctx context.Context, filter any, opts ...options.Lister[options.CountOptions]) (int64, error) {
 	coll, s, mctx, start := c.route(ctx)
 	n, err := coll.CountDocuments(mctx, filter, opts...)
-	c.r.Record(s, time.Since(start), err)
+	c.r.record(s, mctx, time.Since(start), err)
 	return n, err
 }
 
@@ -99,6 +99,6 @@ func (c *Collection) CountDocuments(ctx context.Context, filter any, opts ...opt
 func (c *Collection) Distinct(ctx context.Context, fieldName string, filter any, opts ...options.Lister[options.DistinctOptions]) *mongo.DistinctResult {
 	coll, s, mctx, start := c.route(ctx)
 	res := coll.Distinct(mctx, fieldName, filter, opts...)
-	c.r.Record(s, time.Since(start), res.Err())
+	c.r.record(s, mctx, time.Since(start), res.Err())
 	return res
 }

@@ -4,19 +4,24 @@ import (
 	"context"
 	"math"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo/address"
+
 	"github.com/decongestant/decongestant/balancer"
-	"github.com/decongestant/decongestant/metrics"
+	"github.com/decongestant/decongestant/monitor"
 )
 
 // offlineRouter is a Router with no connection, for the pure parts of the
 // hot path.
 func offlineRouter(f float64, mode balancer.Mode) *Router {
-	r := &Router{sel: balancer.Selection{Mode: mode}, served: newServed()}
+	r := &Router{sel: balancer.Selection{Mode: mode}, latency: CommandLatency}
+	r.served = newServed(r.recheckLag)
 	for i := range r.lat {
-		r.lat[i] = metrics.NewHistogram()
+		r.lat[i] = newSideLatency()
 	}
 	r.storeFraction(f)
 	return r
@@ -28,7 +33,7 @@ func TestPickHonoursFraction(t *testing.T) {
 		const n = 200000
 		sec := 0
 		for range n {
-			if r.Pick() == balancer.Secondary {
+			if r.pick() == balancer.Secondary {
 				sec++
 			}
 		}
@@ -39,23 +44,25 @@ func TestPickHonoursFraction(t *testing.T) {
 			t.Errorf("fraction %v: secondary share %v, outside ±%v", f, got, tol)
 		}
 	}
-	if s := offlineRouter(0, balancer.Nearest).Pick(); s != balancer.Secondary {
+	if s := offlineRouter(0, balancer.Nearest).pick(); s != balancer.Secondary {
 		t.Errorf("driver-selected policy picked %v, want the policy's handle (secondary side)", s)
 	}
 }
 
 func TestServedCountsOnlyRoutedReads(t *testing.T) {
-	s := newServed()
+	r := offlineRouter(0.5, balancer.Split)
+	s := r.served
 	s.roles["h1:1"] = roleP
 	s.roles["h2:2"] = roleS
-	r := offlineRouter(0.5, balancer.Split)
-	routed := r.Mark(context.Background(), balancer.Secondary)
-	s.count(routed, "find", "h2:2[-3]")
-	s.count(routed, "aggregate", "h1:1[-1]")
-	s.count(routed, "getMore", "h2:2[-3]")            // continuation: not a new read
-	s.count(routed, "insert", "h1:1[-1]")             // not a read
-	s.count(context.Background(), "find", "h1:1[-2]") // unrouted
-	s.count(routed, "find", "h9:9[-2]")               // unknown role
+	routed := r.mark(context.Background(), balancer.Secondary)
+	child, cancel := context.WithTimeout(routed, time.Minute) // the driver derives contexts
+	defer cancel()
+	s.finished(routed, "find", "h2:2[-3]", time.Millisecond)
+	s.finished(child, "aggregate", "h1:1[-1]", time.Millisecond)
+	s.finished(routed, "getMore", "h2:2[-3]", time.Millisecond)            // continuation: not a new read
+	s.finished(routed, "insert", "h1:1[-1]", time.Millisecond)             // not a read
+	s.finished(context.Background(), "find", "h1:1[-2]", time.Millisecond) // unrouted
+	s.finished(routed, "find", "h9:9[-2]", time.Millisecond)               // unknown role
 	got := s.snapshot()
 	if got.Primary != 1 || got.Secondary != 1 || got.Other != 1 {
 		t.Fatalf("served %+v, want 1 primary, 1 secondary, 1 other", got)
@@ -66,18 +73,175 @@ func TestServedCountsOnlyRoutedReads(t *testing.T) {
 	if pct := got.SecondaryPct(); math.Abs(pct-100.0/3) > 1e-9 {
 		t.Fatalf("secondary pct %v", pct)
 	}
+	// Every command of the unit counts towards its time on the wire,
+	// including getMore; the unrouted one does not.
+	if n, w := routed.cmds.Load(), time.Duration(routed.wire.Load()); n != 5 || w != 5*time.Millisecond {
+		t.Fatalf("unit commands %d, wire time %v, want 5 and 5ms", n, w)
+	}
 }
 
-func TestRecordDropsCancelledReads(t *testing.T) {
+func TestRecordKeepsBothLatencies(t *testing.T) {
 	r := offlineRouter(0.5, balancer.Split)
-	r.Record(balancer.Primary, time.Millisecond, nil)
-	r.Record(balancer.Primary, time.Millisecond, context.Canceled)
-	r.Record(balancer.Secondary, time.Millisecond, context.DeadlineExceeded) // a slow server: keep
-	if n := r.lat[balancer.Primary].Count(); n != 1 {
-		t.Errorf("primary samples %d, want 1", n)
+	rc := r.mark(context.Background(), balancer.Primary)
+	rc.addCommand(2 * time.Millisecond)
+	rc.addCommand(time.Millisecond)
+	r.record(balancer.Primary, rc, 50*time.Millisecond, nil) // 47 ms waiting for a connection
+	r.record(balancer.Primary, r.mark(context.Background(), balancer.Primary), time.Second, context.Canceled)
+	noCmd := r.mark(context.Background(), balancer.Secondary) // failed before any command (server selection)
+	r.record(balancer.Secondary, noCmd, 30*time.Second, context.DeadlineExceeded)
+	p := r.lat[balancer.Primary]
+	if p.client.Count() != 1 || p.command.Count() != 1 {
+		t.Fatalf("primary samples: client %d command %d, want 1 and 1 (cancelled read dropped)", p.client.Count(), p.command.Count())
 	}
-	if n := r.lat[balancer.Secondary].Count(); n != 1 {
-		t.Errorf("secondary samples %d, want 1", n)
+	if got := p.command.Snapshot().Quantile(0.5); got < 2900*time.Microsecond || got > 3100*time.Microsecond {
+		t.Fatalf("command latency %v, want the unit's 3ms of commands", got)
+	}
+	sec := r.lat[balancer.Secondary]
+	if sec.client.Count() != 1 || sec.command.Count() != 0 {
+		t.Fatalf("secondary samples: client %d command %d, want 1 and 0 (no command ran)", sec.client.Count(), sec.command.Count())
+	}
+}
+
+func TestPeriodFrom(t *testing.T) {
+	ms := time.Millisecond
+	l := Latencies{
+		Primary:   SideLatencies{Client: balancer.Stats{Count: 90, P50: 40 * ms}, Command: balancer.Stats{Count: 90, P50: 4 * ms}},
+		Secondary: SideLatencies{Client: balancer.Stats{Count: 10, P50: 80 * ms}, Command: balancer.Stats{Count: 9, P50: 2 * ms}},
+	}
+	rtt := map[string][]time.Duration{"p": {3 * ms, ms, 2 * ms}, "s1": {5 * ms, 4 * ms}, "s2": {6 * ms}, "gone": {ms / 2}}
+	roles := map[string]monitor.Role{"p": monitor.RolePrimary, "s1": monitor.RoleSecondary, "s2": monitor.RoleSecondary}
+	tests := []struct {
+		name string
+		src  LatencySource
+		q    float64
+		want balancer.Period
+	}{
+		{"command latency, minimum ping", CommandLatency, 0, balancer.Period{Primary: l.Primary.Command, Secondary: l.Secondary.Command, PrimaryRTT: ms, SecondaryRTT: 4 * ms}},
+		{"client latency (seed 000), median ping", ClientLatency, 0.5, balancer.Period{Primary: l.Primary.Client, Secondary: l.Secondary.Client, PrimaryRTT: 2 * ms, SecondaryRTT: 5 * ms}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := periodFrom(l, tt.src, rtt, roles, tt.q); got != tt.want {
+				t.Fatalf("period %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+	if got := periodFrom(Latencies{}, CommandLatency, nil, nil, 0); got != (balancer.Period{}) {
+		t.Fatalf("empty period %+v", got)
+	}
+}
+
+func TestSideStatsAreDifferences(t *testing.T) {
+	l := newSideLatency()
+	for range 10 {
+		l.client.Record(10 * time.Millisecond)
+		l.command.Record(time.Millisecond)
+	}
+	prev := l.snapshot()
+	for range 4 {
+		l.client.Record(100 * time.Millisecond)
+	}
+	l.command.Record(7 * time.Millisecond)
+	got := sideStats(l.snapshot(), prev)
+	if got.Client.Count != 4 || got.Command.Count != 1 {
+		t.Fatalf("counts %+v, want 4 client and 1 command sample since prev", got)
+	}
+	if got.Client.P50 < 97*time.Millisecond || got.Command.P50 < 6*time.Millisecond || got.Command.P50 > 8*time.Millisecond {
+		t.Fatalf("P50s %+v, want ~100ms and ~7ms", got)
+	}
+}
+
+func TestVouch(t *testing.T) {
+	sample := monitor.LagSample{Known: true, Max: 80 * time.Millisecond, Horizon: 125 * time.Millisecond, Members: []monitor.MemberLag{
+		{Host: "n1:1", State: "RECOVERING"},
+		{Host: "n2:2", State: "PRIMARY", Role: monitor.RolePrimary},
+		{Host: "n3:3", State: "SECONDARY", Role: monitor.RoleSecondary, Lag: 80 * time.Millisecond},
+	}}
+	tests := []struct {
+		name       string
+		s          monitor.LagSample
+		selectable []string
+		known      bool
+		mention    string
+	}{
+		{"every selectable member is a vouched-for secondary", sample, []string{"n3:3"}, true, ""},
+		{"none selectable: the sample stands", sample, nil, true, ""},
+		{"restarted member selectable before the primary sees it SECONDARY", sample, []string{"n3:3", "n1:1"}, false, "n1:1 (RECOVERING"},
+		{"a host the primary does not list", sample, []string{"n9:9"}, false, "n9:9 (not in replSetGetStatus)"},
+		{"an unknown sample stays unknown", monitor.LagSample{}, []string{"n3:3"}, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lag, err := vouch(tt.s, tt.selectable)
+			if lag.Known != tt.known {
+				t.Fatalf("known %v, want %v (err %v)", lag.Known, tt.known, err)
+			}
+			if tt.known && (lag.Max != tt.s.Max || lag.Horizon != tt.s.Horizon) {
+				t.Fatalf("lag %+v does not carry the sample's max and horizon", lag)
+			}
+			if tt.mention != "" && (err == nil || !strings.Contains(err.Error(), tt.mention)) {
+				t.Fatalf("err %v, want it to name %q", err, tt.mention)
+			}
+		})
+	}
+}
+
+// TestMemberTurningSecondaryStopsSecondaryReads: the driver reports a
+// restarted member as a secondary before the primary's replSetGetStatus
+// does; the fraction must drop to 0 at that event, not at the next poll, and
+// the next poll that vouches for every member restores it.
+func TestMemberTurningSecondaryStopsSecondaryReads(t *testing.T) {
+	pol, err := balancer.NewDecongestant(balancer.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := offlineRouter(0, balancer.Split)
+	r.policy = pol
+	var events []Event
+	r.onEvent = func(e Event) { events = append(events, e) }
+	poll := monitor.LagSample{Known: true, Max: 10 * time.Millisecond, Horizon: 1250 * time.Millisecond, Members: []monitor.MemberLag{
+		{Host: "n1:1", State: "DOWN"},
+		{Host: "n2:2", State: "PRIMARY", Role: monitor.RolePrimary},
+		{Host: "n3:3", State: "SECONDARY", Role: monitor.RoleSecondary, Lag: 10 * time.Millisecond},
+	}}
+	sdam := r.served.serverMonitor(nil)
+	change := func(host, kind string) {
+		addr := address.Address(host)
+		sdam.ServerDescriptionChanged(&event.ServerDescriptionChangedEvent{Address: addr,
+			NewDescription: event.ServerDescription{Addr: addr, Kind: kind}})
+	}
+	change("n2:2", "RSPrimary")
+	change("n3:3", "RSSecondary")
+	r.observeLag(poll)
+	if f := r.Fraction(); f != 0.1 {
+		t.Fatalf("fraction %v after a good poll, want 0.1", f)
+	}
+	change("n1:1", "RSSecondary") // restarted; the primary still sees it DOWN
+	if f := r.Fraction(); f != 0 {
+		t.Fatalf("fraction %v right after the driver saw n1 as a secondary, want 0", f)
+	}
+	last := events[len(events)-1]
+	if last.Kind != EventLag || last.Lag.Known || last.Lag.Err == nil || !strings.Contains(last.Lag.Err.Error(), "n1:1") {
+		t.Fatalf("event %+v, want an unknown lag naming n1:1", last)
+	}
+	r.observeLag(poll) // the primary still reports n1 DOWN
+	if f := r.Fraction(); f != 0 {
+		t.Fatalf("fraction %v while the primary does not vouch for n1, want 0", f)
+	}
+	poll.Members[0] = monitor.MemberLag{Host: "n1:1", State: "SECONDARY", Role: monitor.RoleSecondary, Lag: 30 * time.Second}
+	poll.Max = 30 * time.Second
+	r.observeLag(poll)
+	if f := r.Fraction(); f != 0 {
+		t.Fatalf("fraction %v with n1 30s behind, want 0", f)
+	}
+	poll.Members[0].Lag, poll.Max = 20*time.Millisecond, 20*time.Millisecond
+	r.observeLag(poll)
+	if f := r.Fraction(); f != 0.1 {
+		t.Fatalf("fraction %v after n1 caught up, want 0.1 restored", f)
+	}
+	change("n3:3", "RSSecondary") // no change of role: no recheck, no event
+	if n := len(events); events[n-1].Lag.Max != 20*time.Millisecond {
+		t.Fatalf("a repeated description triggered an event: %+v", events[n-1])
 	}
 }
 
@@ -89,8 +253,8 @@ func BenchmarkRoute(b *testing.B) {
 	ctx := context.Background()
 	route := func() {
 		_, s, mctx, start := c.route(ctx)
-		_ = mctx
-		r.Record(s, time.Since(start), nil)
+		mctx.addCommand(time.Since(start)) // what the command monitor adds
+		r.record(s, mctx, time.Since(start), nil)
 	}
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()

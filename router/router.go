@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,7 +16,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/decongestant/decongestant/balancer"
-	"github.com/decongestant/decongestant/metrics"
 	"github.com/decongestant/decongestant/monitor"
 )
 
@@ -33,7 +31,9 @@ var (
 type EventKind uint8
 
 const (
-	// EventLag follows every lag poll (once per second by default).
+	// EventLag follows every lag poll (once per second for bounds of 5 s and
+	// more), an expired poll, and a member turning selectable that the last
+	// poll did not vouch for.
 	EventLag EventKind = iota + 1
 	// EventPeriod follows every balancing period's decision.
 	EventPeriod
@@ -47,77 +47,14 @@ type Event struct {
 	Fraction float64
 	// Previous is the fraction in force before this event.
 	Previous float64
-	Lag      monitor.LagSample // EventLag
+	// Lag is the poll (EventLag). Known is false and Err says why when
+	// the poll failed or expired, or the driver may read from a member the
+	// poll does not show as a SECONDARY.
+	Lag      monitor.LagSample
 	Decision balancer.Decision // EventPeriod
 	Period   balancer.Period   // EventPeriod: what the policy observed
-}
-
-type config struct {
-	policy         balancer.Policy
-	monitor        monitor.Config
-	clientOpts     []*options.ClientOptions
-	onEvent        func(Event)
-	connectTimeout time.Duration
-	rttQuantile    float64
-}
-
-// Option configures a Router.
-type Option func(*config) error
-
-// WithPolicy sets the routing policy (default: decongestant with seed 000's
-// constants and a 10 s staleness bound).
-func WithPolicy(p balancer.Policy) Option {
-	return func(c *config) error {
-		if p == nil {
-			return errors.New("router: nil policy")
-		}
-		c.policy = p
-		return nil
-	}
-}
-
-// WithMonitor sets the RTT and lag polling intervals and timeouts.
-func WithMonitor(m monitor.Config) Option {
-	return func(c *config) error { c.monitor = m; return nil }
-}
-
-// WithClientOptions adds driver options (credentials, TLS, pool sizes,
-// your own monitors, which are chained) applied after the URI.
-func WithClientOptions(opts ...*options.ClientOptions) Option {
-	return func(c *config) error { c.clientOpts = append(c.clientOpts, opts...); return nil }
-}
-
-// WithEvents registers a callback for lag polls and period decisions. It
-// must return quickly and must not call Close.
-func WithEvents(f func(Event)) Option {
-	return func(c *config) error { c.onEvent = f; return nil }
-}
-
-// WithRTTQuantile sets which quantile of a period's ping RTTs estimates
-// the network round trip subtracted from client latency: 0.5 is seed 000's
-// median, 0 the minimum (the default; see DESIGN.md: on CPU-starved members a
-// ping waits for the CPU like a read does, and its median absorbs the very
-// congestion the ratio must see).
-func WithRTTQuantile(q float64) Option {
-	return func(c *config) error {
-		if q < 0 || q > 1 || q != q {
-			return fmt.Errorf("router: RTT quantile %v must be in [0, 1]", q)
-		}
-		c.rttQuantile = q
-		return nil
-	}
-}
-
-// WithConnectTimeout bounds how long Connect waits for the replica set
-// (default 10 s).
-func WithConnectTimeout(d time.Duration) Option {
-	return func(c *config) error {
-		if d <= 0 {
-			return fmt.Errorf("router: connect timeout %v must be positive", d)
-		}
-		c.connectTimeout = d
-		return nil
-	}
+	// Latencies are the period's reads by both latency sources (EventPeriod).
+	Latencies Latencies
 }
 
 // Router routes reads between the primary and the secondaries of one replica
@@ -132,15 +69,18 @@ type Router struct {
 	served  *served
 	// rttQuantile picks the RTT estimate from a period's pings.
 	rttQuantile float64
-	lat         [3]*metrics.Histogram // by balancer.Side
-	frac        atomic.Uint64         // float64 bits of the fraction in force
+	latency     LatencySource
+	lagInterval time.Duration
+	lat         [3]sideLatency // by balancer.Side
+	frac        atomic.Uint64  // float64 bits of the fraction in force
 	// prefs are the read preferences per side; for driver-selected
 	// policies both sides hold the policy's read preference.
 	prefs [3]*readpref.ReadPref
 
 	mu       sync.Mutex // serialises policy calls and event delivery
 	lastDec  balancer.Decision
-	lastSnap [3]*metrics.Snapshot
+	lastSnap [3]sideSnapshot
+	lastLag  monitor.LagSample
 
 	dbs    sync.Map // name -> *Database
 	cancel context.CancelFunc
@@ -151,7 +91,7 @@ type Router struct {
 // Connect connects to the replica set at uri, checks that it is one, takes a
 // first lag measurement, and starts the monitor and the balancer.
 func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
-	cfg := config{connectTimeout: 10 * time.Second}
+	cfg := config{connectTimeout: 10 * time.Second, latency: CommandLatency}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
@@ -175,11 +115,25 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 		return nil, fmt.Errorf("%w: %s asks for a direct connection; give the replica set's members and replicaSet=NAME", ErrNotReplicaSet, monitor.Redact(uri))
 	}
 
-	r := &Router{policy: cfg.policy, sel: cfg.policy.Selection(), onEvent: cfg.onEvent, served: newServed(),
-		rttQuantile: cfg.rttQuantile}
+	mcfg := cfg.monitor
+	if mcfg.LagInterval == 0 {
+		mcfg.LagInterval = balancer.DefaultLagInterval
+		if b, ok := cfg.policy.(balancer.Bounded); ok {
+			mcfg.LagInterval = balancer.LagIntervalFor(b.Bound())
+		}
+	}
+	if b, ok := cfg.policy.(balancer.Bounded); ok {
+		if err := b.CheckLagInterval(mcfg.LagInterval); err != nil {
+			return nil, fmt.Errorf("router: %w", err)
+		}
+	}
+
+	r := &Router{policy: cfg.policy, sel: cfg.policy.Selection(), onEvent: cfg.onEvent,
+		rttQuantile: cfg.rttQuantile, latency: cfg.latency, lagInterval: mcfg.LagInterval}
+	r.served = newServed(r.recheckLag)
 	for i := range r.lat {
-		r.lat[i] = metrics.NewHistogram()
-		r.lastSnap[i] = r.lat[i].Snapshot()
+		r.lat[i] = newSideLatency()
+		r.lastSnap[i] = r.lat[i].snapshot()
 	}
 	if err := r.setPrefs(); err != nil {
 		return nil, err
@@ -207,7 +161,6 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 
 	cctx, ccancel := context.WithTimeout(ctx, cfg.connectTimeout)
 	defer ccancel()
-	mcfg := cfg.monitor
 	mcfg.ClientOptions = append(mcfg.ClientOptions, cfg.clientOpts...)
 	userLag := mcfg.OnLag
 	mcfg.OnLag = func(s monitor.LagSample) {
@@ -272,73 +225,14 @@ func (r *Router) Fraction() float64 { return math.Float64frombits(r.frac.Load())
 
 func (r *Router) storeFraction(f float64) { r.frac.Store(math.Float64bits(f)) }
 
+// LagInterval returns how often the primary is polled for lag.
+func (r *Router) LagInterval() time.Duration { return r.lagInterval }
+
+// LatencySource returns which latency the policy sees.
+func (r *Router) LatencySource() LatencySource { return r.latency }
+
 // ReadPref returns the read preference used for a side.
 func (r *Router) ReadPref(s balancer.Side) *readpref.ReadPref { return r.prefs[s] }
-
-// Pick flips the biased coin: Secondary with probability Fraction(). For
-// driver-selected policies it always returns Secondary, whose read
-// preference is the policy's.
-func (r *Router) Pick() balancer.Side {
-	if r.sel.Mode != balancer.Split {
-		return balancer.Secondary
-	}
-	f := math.Float64frombits(r.frac.Load())
-	switch {
-	case f <= 0:
-		return balancer.Primary
-	case f >= 1:
-		return balancer.Secondary
-	case rand.Float64() < f:
-		return balancer.Secondary
-	}
-	return balancer.Primary
-}
-
-// Mark returns a context that marks the reads made with it as routed to
-// side, so they are counted by the member that serves them.
-func (r *Router) Mark(ctx context.Context, s balancer.Side) context.Context {
-	return &routedCtx{Context: ctx, side: uint8(s)}
-}
-
-// Record adds a routed read's client-observed latency to its side's samples.
-// Reads cancelled by their caller are not samples of the server's speed and
-// are dropped.
-func (r *Router) Record(s balancer.Side, d time.Duration, err error) {
-	if err != nil && errors.Is(err, context.Canceled) {
-		return
-	}
-	r.lat[s].Record(d)
-}
-
-// Read is one routed unit of work (a query, or a read-only transaction made
-// of several queries) started by Begin and finished by Done.
-type Read struct {
-	r *Router
-	// Side is where the unit's reads go.
-	Side balancer.Side
-	// Ctx must be used for every query of the unit.
-	Ctx   context.Context
-	start time.Time
-}
-
-// Begin picks a side for a unit of reads. Use Database or Collection for
-// handles with the side's read preference, and Ctx for every call.
-func (r *Router) Begin(ctx context.Context) Read {
-	s := r.Pick()
-	return Read{r: r, Side: s, Ctx: r.Mark(ctx, s), start: time.Now()}
-}
-
-// Database returns the database handle with the read's read preference.
-func (rd Read) Database(name string) *mongo.Database {
-	return rd.r.Database(name).dbs[rd.Side]
-}
-
-// Done records the unit's latency under its side and returns it.
-func (rd Read) Done(err error) time.Duration {
-	d := time.Since(rd.start)
-	rd.r.Record(rd.Side, d, err)
-	return d
-}
 
 // Served returns the routed read commands counted so far by the member that
 // served them.
@@ -357,60 +251,6 @@ func (r *Router) LastDecision() balancer.Decision {
 
 // Lag returns the latest lag poll.
 func (r *Router) Lag() monitor.LagSample { return r.mon.Last() }
-
-func (r *Router) observeLag(s monitor.LagSample) {
-	if r.closed.Load() {
-		return
-	}
-	r.mu.Lock()
-	prev := r.Fraction()
-	f := r.policy.ObserveLag(balancer.Lag{Max: s.Max, Known: s.Known})
-	r.storeFraction(f)
-	r.mu.Unlock()
-	if r.onEvent != nil {
-		r.onEvent(Event{At: s.At, Kind: EventLag, Fraction: f, Previous: prev, Lag: s})
-	}
-}
-
-func (r *Router) periodLoop(ctx context.Context, iv time.Duration) {
-	defer r.wg.Done()
-	t := time.NewTicker(iv)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			r.endPeriod(now)
-		}
-	}
-}
-
-func (r *Router) endPeriod(now time.Time) {
-	var p balancer.Period
-	r.mu.Lock()
-	var cur [3]*metrics.Snapshot
-	for _, s := range []balancer.Side{balancer.Primary, balancer.Secondary} {
-		cur[s] = r.lat[s].Snapshot()
-		d := cur[s].Sub(r.lastSnap[s])
-		st := balancer.Stats{Count: int(d.Count()), P50: d.Quantile(0.5)}
-		if s == balancer.Primary {
-			p.Primary = st
-		} else {
-			p.Secondary = st
-		}
-		r.lastSnap[s] = cur[s]
-	}
-	p.PrimaryRTT, p.SecondaryRTT = monitor.RTTByRole(r.mon.DrainRTT(), r.mon.Roles(), r.rttQuantile)
-	prev := r.Fraction()
-	dec := r.policy.EndPeriod(p)
-	r.storeFraction(dec.Fraction)
-	r.lastDec = dec
-	r.mu.Unlock()
-	if r.onEvent != nil {
-		r.onEvent(Event{At: now, Kind: EventPeriod, Fraction: dec.Fraction, Previous: prev, Decision: dec, Period: p})
-	}
-}
 
 // Close stops the balancer and the monitor and disconnects the client.
 func (r *Router) Close(ctx context.Context) error {

@@ -13,6 +13,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/internal/testutil"
@@ -286,6 +287,83 @@ func TestConnectRejectsBadTargets(t *testing.T) {
 			}
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestPolicySeesServerTimeNotPoolWait: 16 goroutines share a pool of one
+// connection to the primary, where every find of this client is held 20 ms
+// (failCommand blockConnection). A read's client-observed latency is then
+// mostly the wait for the connection (~16 x 20 ms); the server's share is
+// 20 ms. The policy must see the server's (seed 000 §3.3.1 wants the
+// server-side latency), and events carry both.
+func TestPolicySeesServerTimeNotPoolWait(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	client := testutil.Connect(t, rs.URI())
+	seed(t, client, "poolwait", 10)
+	const app = "decongestant-poolwait-test"
+	ctx := context.Background()
+	prim, err := rs.Primary(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := func(mode string) bson.D {
+		return bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: mode},
+			{Key: "data", Value: bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "blockConnection", Value: true},
+				{Key: "blockTimeMS", Value: 20}, {Key: "appName", Value: app}}}}
+	}
+	if err := rs.SetFailPoint(ctx, prim.Name, fp("alwaysOn")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rs.SetFailPoint(ctx, prim.Name, fp("off")) })
+
+	for _, src := range []router.LatencySource{router.CommandLatency, router.ClientLatency} {
+		t.Run(src.String(), func(t *testing.T) {
+			p := policy(t, "decongestant", func(s *balancer.Settings) {
+				s.Decongestant.Bound = balancer.Bound{} // every read to the primary
+				s.Decongestant.Interval = time.Second
+			})
+			periods := make(chan router.Event, 16)
+			r := connect(t, rs.URI(), p, router.WithLatencySource(src),
+				router.WithClientOptions(options.Client().SetMaxPoolSize(1).SetAppName(app)),
+				router.WithEvents(func(e router.Event) {
+					if e.Kind == router.EventPeriod && e.Latencies.Primary.Client.Count > 20 {
+						select {
+						case periods <- e:
+						default:
+						}
+					}
+				}))
+			rctx, stop := context.WithCancel(ctx)
+			defer stop()
+			var wg sync.WaitGroup
+			coll := r.Database(testDB).Collection("poolwait")
+			for range 16 {
+				wg.Go(func() {
+					for rctx.Err() == nil {
+						coll.FindOne(rctx, bson.D{{Key: "_id", Value: 1}})
+					}
+				})
+			}
+			var e router.Event
+			select {
+			case e = <-periods:
+			case <-time.After(20 * time.Second):
+				t.Fatal("no period with reads")
+			}
+			stop()
+			wg.Wait()
+			l := e.Latencies.Primary
+			if l.Client.P50 < 150*time.Millisecond || l.Command.P50 < 19*time.Millisecond || l.Command.P50 > 80*time.Millisecond {
+				t.Fatalf("client P50 %v (want >= 150ms: queued for the connection), command P50 %v (want ~20ms)", l.Client.P50, l.Command.P50)
+			}
+			want := l.Command
+			if src == router.ClientLatency {
+				want = l.Client
+			}
+			if e.Period.Primary != want {
+				t.Fatalf("policy saw %+v, want the %s latency %+v", e.Period.Primary, src, want)
 			}
 		})
 	}

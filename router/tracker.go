@@ -5,27 +5,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/event"
 )
-
-// routedKey marks a routed read's context so the command monitor counts only
-// routed reads (not writes, not the application's unrouted reads).
-type routedKey struct{}
-
-// routedCtx carries the routing decision through the driver to the command
-// monitor. One allocation per routed read.
-type routedCtx struct {
-	context.Context
-	side uint8
-}
-
-func (c *routedCtx) Value(k any) any {
-	if k == (routedKey{}) {
-		return c
-	}
-	return c.Context.Value(k)
-}
 
 // readCommands are the commands a routed read issues first; getMore is left
 // out so a cursor counts once.
@@ -39,6 +22,8 @@ type served struct {
 	mu     sync.RWMutex
 	byHost map[string]*atomic.Int64
 	roles  map[string]uint8 // host -> roleP/roleS from SDAM events
+	// onSecondary is called (without mu) when a host turns roleS.
+	onSecondary func()
 }
 
 const (
@@ -47,8 +32,21 @@ const (
 	roleS
 )
 
-func newServed() *served {
-	return &served{byHost: map[string]*atomic.Int64{}, roles: map[string]uint8{}}
+func newServed(onSecondary func()) *served {
+	return &served{byHost: map[string]*atomic.Int64{}, roles: map[string]uint8{}, onSecondary: onSecondary}
+}
+
+// selectable returns the hosts the driver currently sees as secondaries.
+func (s *served) selectable() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
+	for h, r := range s.roles {
+		if r == roleS {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // hostOf strips the driver's connection suffix: "127.0.0.1:27017[-5]".
@@ -59,13 +57,21 @@ func hostOf(connID string) string {
 	return connID
 }
 
-func (s *served) count(ctx context.Context, name, connID string) {
-	if !readCommands[name] {
+// finished records a finished command of a routed read: its duration on the
+// unit's context, and the read under its member when it is a read's first
+// command.
+func (s *served) finished(ctx context.Context, name, connID string, d time.Duration) {
+	rc := routedFrom(ctx)
+	if rc == nil {
 		return
 	}
-	if _, ok := ctx.Value(routedKey{}).(*routedCtx); !ok {
-		return
+	rc.addCommand(d)
+	if readCommands[name] {
+		s.count(connID)
 	}
+}
+
+func (s *served) count(connID string) {
 	host := hostOf(connID)
 	s.mu.RLock()
 	c, ok := s.byHost[host]
@@ -98,13 +104,13 @@ func (s *served) commandMonitor(next *event.CommandMonitor) *event.CommandMonito
 			}
 		},
 		Succeeded: func(ctx context.Context, e *event.CommandSucceededEvent) {
-			s.count(ctx, e.CommandName, e.ConnectionID)
+			s.finished(ctx, e.CommandName, e.ConnectionID, e.Duration)
 			if next != nil && next.Succeeded != nil {
 				next.Succeeded(ctx, e)
 			}
 		},
 		Failed: func(ctx context.Context, e *event.CommandFailedEvent) {
-			s.count(ctx, e.CommandName, e.ConnectionID)
+			s.finished(ctx, e.CommandName, e.ConnectionID, e.Duration)
 			if next != nil && next.Failed != nil {
 				next.Failed(ctx, e)
 			}
@@ -114,7 +120,7 @@ func (s *served) commandMonitor(next *event.CommandMonitor) *event.CommandMonito
 
 // serverMonitor keeps the host -> role map current from the driver's own
 // server descriptions, so a read is attributed to the role its server had
-// when it answered, across elections.
+// when it answered, across elections, and reports hosts turning secondary.
 func (s *served) serverMonitor(next *event.ServerMonitor) *event.ServerMonitor {
 	m := &event.ServerMonitor{}
 	if next != nil {
@@ -129,8 +135,15 @@ func (s *served) serverMonitor(next *event.ServerMonitor) *event.ServerMonitor {
 			role = roleS
 		}
 		s.mu.Lock()
-		s.roles[e.Address.String()] = role
+		host := e.Address.String()
+		turned := role == roleS && s.roles[host] != roleS
+		s.roles[host] = role
 		s.mu.Unlock()
+		if turned && s.onSecondary != nil {
+			// The driver publishes the change before selection can see
+			// it, so secondary reads stop before one can reach host.
+			s.onSecondary()
+		}
 		if next != nil && next.ServerDescriptionChanged != nil {
 			next.ServerDescriptionChanged(e)
 		}

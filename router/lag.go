@@ -1,0 +1,78 @@
+package router
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/monitor"
+)
+
+// vouch turns a lag sample into the policy's observation. The driver sends a
+// secondary read to any member it sees as a secondary; the sample comes from
+// the primary's replSetGetStatus, which learns of state changes later (a
+// restarted member is SECONDARY to the driver's streaming heartbeat seconds
+// before the primary's heartbeat says so, and 30 s behind). A member the
+// driver may read from that the sample does not show as a SECONDARY makes
+// the lag unknown: nobody can vouch for its staleness.
+func vouch(s monitor.LagSample, selectable []string) (balancer.Lag, error) {
+	lag := balancer.Lag{Max: s.Max, Known: s.Known, Horizon: s.Horizon}
+	if !s.Known {
+		return lag, nil
+	}
+	var unvouched []string
+	for _, host := range selectable {
+		i := slices.IndexFunc(s.Members, func(m monitor.MemberLag) bool { return m.Host == host })
+		switch {
+		case i < 0:
+			unvouched = append(unvouched, host+" (not in replSetGetStatus)")
+		case s.Members[i].Role != monitor.RoleSecondary:
+			unvouched = append(unvouched, fmt.Sprintf("%s (%s to the primary)", host, s.Members[i].State))
+		}
+	}
+	if len(unvouched) == 0 {
+		return lag, nil
+	}
+	return balancer.Lag{}, fmt.Errorf("the driver may read from %s, whose staleness the primary does not report yet", strings.Join(unvouched, ", "))
+}
+
+// observeLag feeds one lag poll to the policy.
+func (r *Router) observeLag(s monitor.LagSample) {
+	if r.closed.Load() {
+		return
+	}
+	r.mu.Lock()
+	r.lastLag = s
+	r.applyLagLocked(s)
+}
+
+// recheckLag runs when the driver starts seeing a member as a secondary: if
+// the latest poll does not vouch for it, secondary reads stop now, before the
+// driver can select it (the driver reports the change before it uses it).
+func (r *Router) recheckLag() {
+	if r.closed.Load() {
+		return
+	}
+	r.mu.Lock()
+	if _, err := vouch(r.lastLag, r.served.selectable()); err == nil {
+		r.mu.Unlock()
+		return
+	}
+	r.applyLagLocked(r.lastLag)
+}
+
+// applyLagLocked is called with r.mu held and releases it.
+func (r *Router) applyLagLocked(s monitor.LagSample) {
+	prev := r.Fraction()
+	lag, err := vouch(s, r.served.selectable())
+	if err != nil {
+		s.Known, s.Err = false, err
+	}
+	f := r.policy.ObserveLag(lag)
+	r.storeFraction(f)
+	r.mu.Unlock()
+	if r.onEvent != nil {
+		r.onEvent(Event{At: s.At, Kind: EventLag, Fraction: f, Previous: prev, Lag: s})
+	}
+}

@@ -1,0 +1,96 @@
+package router
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/monitor"
+)
+
+type config struct {
+	policy         balancer.Policy
+	monitor        monitor.Config
+	clientOpts     []*options.ClientOptions
+	onEvent        func(Event)
+	connectTimeout time.Duration
+	rttQuantile    float64
+	latency        LatencySource
+}
+
+// Option configures a Router.
+type Option func(*config) error
+
+// WithPolicy sets the routing policy (default: decongestant with seed 000's
+// constants and a 10 s staleness bound).
+func WithPolicy(p balancer.Policy) Option {
+	return func(c *config) error {
+		if p == nil {
+			return errors.New("router: nil policy")
+		}
+		c.policy = p
+		return nil
+	}
+}
+
+// WithMonitor sets the RTT and lag polling intervals and timeouts. A zero
+// LagInterval is derived from the policy's staleness bound
+// (balancer.LagIntervalFor: a fifth of the bound, at most 1 s).
+func WithMonitor(m monitor.Config) Option {
+	return func(c *config) error { c.monitor = m; return nil }
+}
+
+// WithClientOptions adds driver options (credentials, TLS, pool sizes,
+// your own monitors, which are chained) applied after the URI.
+func WithClientOptions(opts ...*options.ClientOptions) Option {
+	return func(c *config) error { c.clientOpts = append(c.clientOpts, opts...); return nil }
+}
+
+// WithEvents registers a callback for lag polls and period decisions. It
+// must return quickly and must not call Close or the driver: it may run
+// inside the driver's topology update.
+func WithEvents(f func(Event)) Option {
+	return func(c *config) error { c.onEvent = f; return nil }
+}
+
+// WithRTTQuantile sets which quantile of a period's ping RTTs estimates
+// the network round trip subtracted from read latency: 0.5 is seed 000's
+// median, 0 the minimum (the default; see DESIGN.md: on CPU-starved members a
+// ping waits for the CPU like a read does, and its median absorbs the very
+// congestion the ratio must see).
+func WithRTTQuantile(q float64) Option {
+	return func(c *config) error {
+		if q < 0 || q > 1 || q != q {
+			return fmt.Errorf("router: RTT quantile %v must be in [0, 1]", q)
+		}
+		c.rttQuantile = q
+		return nil
+	}
+}
+
+// WithLatencySource sets which latency of a read the policy sees:
+// CommandLatency (the default) or seed 000's ClientLatency.
+func WithLatencySource(s LatencySource) Option {
+	return func(c *config) error {
+		if s != CommandLatency && s != ClientLatency {
+			return fmt.Errorf("router: invalid latency source %v", s)
+		}
+		c.latency = s
+		return nil
+	}
+}
+
+// WithConnectTimeout bounds how long Connect waits for the replica set
+// (default 10 s).
+func WithConnectTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("router: connect timeout %v must be positive", d)
+		}
+		c.connectTimeout = d
+		return nil
+	}
+}

@@ -1,0 +1,91 @@
+package router
+
+import (
+	"context"
+	"time"
+
+	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/metrics"
+	"github.com/decongestant/decongestant/monitor"
+)
+
+// sideLatency holds one side's latency samples by both sources.
+type sideLatency struct{ client, command *metrics.Histogram }
+
+func newSideLatency() sideLatency {
+	return sideLatency{client: metrics.NewHistogram(), command: metrics.NewHistogram()}
+}
+
+// sideSnapshot is a sideLatency's cumulative snapshot.
+type sideSnapshot struct{ client, command *metrics.Snapshot }
+
+func (l sideLatency) snapshot() sideSnapshot {
+	return sideSnapshot{client: l.client.Snapshot(), command: l.command.Snapshot()}
+}
+
+// SideLatencies are one side's reads in a period by both latency sources.
+type SideLatencies struct {
+	Client, Command balancer.Stats
+}
+
+// Latencies are a period's reads on each side by both latency sources; the
+// policy sees one of them (WithLatencySource), events carry both.
+type Latencies struct {
+	Primary, Secondary SideLatencies
+}
+
+func statsOf(cur, prev *metrics.Snapshot) balancer.Stats {
+	d := cur.Sub(prev)
+	return balancer.Stats{Count: int(d.Count()), P50: d.Quantile(0.5)}
+}
+
+func sideStats(cur, prev sideSnapshot) SideLatencies {
+	return SideLatencies{Client: statsOf(cur.client, prev.client), Command: statsOf(cur.command, prev.command)}
+}
+
+// periodFrom assembles what the policy observes at a period end: each side's
+// latency by the chosen source, and the RTT estimate (the q-quantile of the
+// period's pings, pooled per role by the members' current roles).
+func periodFrom(l Latencies, src LatencySource, rtt map[string][]time.Duration, roles map[string]monitor.Role, q float64) balancer.Period {
+	pick := func(s SideLatencies) balancer.Stats {
+		if src == ClientLatency {
+			return s.Client
+		}
+		return s.Command
+	}
+	p := balancer.Period{Primary: pick(l.Primary), Secondary: pick(l.Secondary)}
+	p.PrimaryRTT, p.SecondaryRTT = monitor.RTTByRole(rtt, roles, q)
+	return p
+}
+
+func (r *Router) periodLoop(ctx context.Context, iv time.Duration) {
+	defer r.wg.Done()
+	t := time.NewTicker(iv)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			r.endPeriod(now)
+		}
+	}
+}
+
+// endPeriod is the thin I/O wrapper around periodFrom and the policy.
+func (r *Router) endPeriod(now time.Time) {
+	r.mu.Lock()
+	cur := [3]sideSnapshot{balancer.Primary: r.lat[balancer.Primary].snapshot(), balancer.Secondary: r.lat[balancer.Secondary].snapshot()}
+	l := Latencies{Primary: sideStats(cur[balancer.Primary], r.lastSnap[balancer.Primary]),
+		Secondary: sideStats(cur[balancer.Secondary], r.lastSnap[balancer.Secondary])}
+	r.lastSnap = cur
+	p := periodFrom(l, r.latency, r.mon.DrainRTT(), r.mon.Roles(), r.rttQuantile)
+	prev := r.Fraction()
+	dec := r.policy.EndPeriod(p)
+	r.storeFraction(dec.Fraction)
+	r.lastDec = dec
+	r.mu.Unlock()
+	if r.onEvent != nil {
+		r.onEvent(Event{At: now, Kind: EventPeriod, Fraction: dec.Fraction, Previous: prev, Decision: dec, Period: p, Latencies: l})
+	}
+}

@@ -1,0 +1,161 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/decongestant/decongestant/balancer"
+)
+
+// LatencySource says which latency of a routed read the policy sees.
+type LatencySource uint8
+
+const (
+	// CommandLatency (the default) is the time the read's commands spent on
+	// a checked-out connection: from sending each command to its reply, as
+	// the driver's command monitoring measures it, summed over the commands
+	// of a unit. Waiting for server selection and for a pooled connection
+	// is left out: those are client-side queues, not the server's speed
+	// (see DESIGN.md, "Server-side latency").
+	CommandLatency LatencySource = iota + 1
+	// ClientLatency is seed 000's client-observed latency: the whole call,
+	// from before server selection to the result.
+	ClientLatency
+)
+
+// String returns "command" or "client".
+func (s LatencySource) String() string {
+	switch s {
+	case CommandLatency:
+		return "command"
+	case ClientLatency:
+		return "client"
+	}
+	return fmt.Sprintf("latency-source(%d)", uint8(s))
+}
+
+// ParseLatencySource accepts "command" and "client".
+func ParseLatencySource(s string) (LatencySource, error) {
+	switch s {
+	case "command":
+		return CommandLatency, nil
+	case "client":
+		return ClientLatency, nil
+	}
+	return 0, fmt.Errorf("unknown latency source %q (want command or client)", s)
+}
+
+// routedKey marks a routed read's context so the command monitor counts only
+// routed reads (not writes, not the application's unrouted reads).
+type routedKey struct{}
+
+// routedCtx carries the routing decision through the driver to the command
+// monitor, and the time the unit's commands spent on the wire back. One
+// allocation per routed read.
+type routedCtx struct {
+	context.Context
+	side uint8
+	// wire is the summed duration of the unit's commands (ns) and cmds how
+	// many there were, as reported by command monitoring.
+	wire atomic.Int64
+	cmds atomic.Int32
+}
+
+func (c *routedCtx) Value(k any) any {
+	if k == (routedKey{}) {
+		return c
+	}
+	return c.Context.Value(k)
+}
+
+// routedFrom returns the routed context ctx derives from, or nil.
+func routedFrom(ctx context.Context) *routedCtx {
+	rc, _ := ctx.Value(routedKey{}).(*routedCtx)
+	return rc
+}
+
+// addCommand adds one finished command's duration.
+func (c *routedCtx) addCommand(d time.Duration) {
+	c.wire.Add(int64(d))
+	c.cmds.Add(1)
+}
+
+// pick flips the biased coin: Secondary with probability Fraction(). For
+// driver-selected policies it always returns Secondary, whose read
+// preference is the policy's.
+func (r *Router) pick() balancer.Side {
+	if r.sel.Mode != balancer.Split {
+		return balancer.Secondary
+	}
+	f := math.Float64frombits(r.frac.Load())
+	switch {
+	case f <= 0:
+		return balancer.Primary
+	case f >= 1:
+		return balancer.Secondary
+	case rand.Float64() < f:
+		return balancer.Secondary
+	}
+	return balancer.Primary
+}
+
+// mark returns a context that marks the reads made with it as routed to
+// side, so they are counted by the member that serves them and their
+// command time is collected.
+func (r *Router) mark(ctx context.Context, s balancer.Side) *routedCtx {
+	return &routedCtx{Context: ctx, side: uint8(s)}
+}
+
+// record adds a routed unit's latencies to its side's samples: the
+// client-observed d, and the command time collected in rc when any command
+// finished. Reads cancelled by their caller are not samples of the server's
+// speed and are dropped.
+func (r *Router) record(s balancer.Side, rc *routedCtx, d time.Duration, err error) {
+	if err != nil && errors.Is(err, context.Canceled) {
+		return
+	}
+	r.lat[s].client.Record(d)
+	if rc.cmds.Load() > 0 {
+		r.lat[s].command.Record(time.Duration(rc.wire.Load()))
+	}
+}
+
+// Read is one routed unit of work (a query, or a read-only transaction made
+// of several queries) started by Begin and finished by Done.
+type Read struct {
+	r  *Router
+	rc *routedCtx
+	// Side is where the unit's reads go.
+	Side balancer.Side
+	// Ctx must be used for every query of the unit.
+	Ctx   context.Context
+	start time.Time
+}
+
+// Begin picks a side for a unit of reads. Use Database for handles with the
+// side's read preference, and Ctx for every call.
+func (r *Router) Begin(ctx context.Context) Read {
+	s := r.pick()
+	rc := r.mark(ctx, s)
+	return Read{r: r, rc: rc, Side: s, Ctx: rc, start: time.Now()}
+}
+
+// Database returns the database handle with the read's read preference.
+func (rd Read) Database(name string) *mongo.Database {
+	return rd.r.Database(name).dbs[rd.Side]
+}
+
+// Done records the unit's latency under its side and returns the
+// client-observed latency.
+func (rd Read) Done(err error) time.Duration {
+	d := time.Since(rd.start)
+	rd.r.record(rd.Side, rd.rc, d, err)
+	return d
+}
