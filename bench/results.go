@@ -82,6 +82,10 @@ type Period struct {
 	MaxLagMS             float64          `json:"max_lag_ms"`
 	SProbeStalenessP80MS float64          `json:"sprobe_staleness_p80_ms"`
 	SProbeStalenessMaxMS float64          `json:"sprobe_staleness_max_ms"`
+	// SProbeValueGapMaxMS is seed 000's measure of the probes' staleness
+	// (primary value minus second value), which counts pauses in the
+	// writes (an election) as staleness.
+	SProbeValueGapMaxMS float64 `json:"sprobe_value_gap_max_ms,omitempty"`
 	SProbeProbes         int64            `json:"sprobe_probes"`
 	Clients              int              `json:"clients"`
 	Mix                  string           `json:"mix"`

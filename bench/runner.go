@@ -61,6 +61,9 @@ type Options struct {
 	// RTTQuantile picks the RTT estimate from each period's pings (0 = the
 	// minimum, 0.5 = seed 000's median); see router.WithRTTQuantile.
 	RTTQuantile float64
+	// Latency is the latency source the policies see (default
+	// router.CommandLatency); see router.WithLatencySource.
+	Latency router.LatencySource
 	// Progress receives human-readable progress lines; nil discards them.
 	Progress io.Writer
 	// Out, when set, receives the results (atomically) after every run, so
@@ -79,6 +82,10 @@ type Options struct {
 	// and experiments use it to act mid-run. It runs on the runner's
 	// goroutine.
 	OnPeriod func(ctx context.Context, policy string, p Period, r *router.Router)
+	// OnEvent, when set, also receives every router event (lag polls,
+	// period decisions) of every run, on the router's goroutines; it must
+	// return quickly (see router.WithEvents).
+	OnEvent func(policy string, e router.Event)
 }
 
 func (o *Options) validate() error {
@@ -135,6 +142,20 @@ func (o *Options) validate() error {
 	if o.WriteConcern == nil {
 		o.WriteConcern = &writeconcern.WriteConcern{W: 1}
 	}
+	if o.Latency == 0 {
+		o.Latency = router.CommandLatency
+	}
+	if o.Monitor.LagInterval == 0 {
+		o.Monitor.LagInterval = balancer.LagIntervalFor(o.Settings.Decongestant.Bound)
+	}
+	for _, spec := range o.Policies {
+		p, _ := balancer.Parse(spec, o.Settings)
+		if b, ok := p.(balancer.Bounded); ok {
+			if err := b.CheckLagInterval(o.Monitor.LagInterval); err != nil {
+				return fmt.Errorf("%w: %s: %w", ErrBadOptions, spec, err)
+			}
+		}
+	}
 	return nil
 }
 
@@ -159,7 +180,7 @@ func Execute(ctx context.Context, o Options) (*Results, error) {
 		Records: o.Records, Clients: o.Clients, DurationS: o.Duration.Seconds(),
 		PeriodS: o.Period.Seconds(), WarmupS: o.Warmup.Seconds(), Repeat: o.Repeat,
 		Policies: o.Policies, SProbe: o.SProbe, WriteConcern: wcString(o.WriteConcern), StartedAt: time.Now().UTC().Format(time.RFC3339),
-		Balancer: balancerConfig(o.Settings, o.RTTQuantile),
+		Balancer: balancerConfig(&o),
 		Host:     map[string]any{"goos": runtime.GOOS, "goarch": runtime.GOARCH, "cpus": runtime.NumCPU()},
 	}}
 	if !bound.Unbounded {
@@ -224,12 +245,22 @@ func writeOut(o *Options, res *Results, cause error) error {
 	return cause
 }
 
-func balancerConfig(s balancer.Settings, rttQ float64) map[string]any {
+func balancerConfig(o *Options) map[string]any {
+	s := o.Settings
 	d := s.Decongestant
-	return map[string]any{"rtt_quantile": rttQ,
+	var headroom any = "auto"
+	if d.Headroom != balancer.AutoHeadroom {
+		headroom = d.Headroom.Seconds()
+	}
+	est := o.Monitor.LagEstimate
+	if est == 0 {
+		est = monitor.SinceApplied
+	}
+	return map[string]any{"rtt_quantile": o.RTTQuantile, "latency_source": o.Latency.String(),
 		"interval_s": d.Interval.Seconds(), "delta": d.Delta, "low_bal": d.LowBal, "high_bal": d.HighBal,
 		"low_ratio": d.LowRatio, "high_ratio": d.HighRatio, "history": d.History,
-		"min_samples": d.MinSamples, "bound": d.Bound.String(), "headroom_s": d.Headroom.Seconds(),
+		"min_samples": d.MinSamples, "bound": d.Bound.String(), "headroom_s": headroom,
+		"lag_interval_s": o.Monitor.LagInterval.Seconds(), "lag_estimate": est.String(),
 		"rpm_interval_s": s.RPM.Interval.Seconds(), "rpm_exploration": s.RPM.Exploration,
 		"rpm_threshold": s.RPM.Threshold,
 	}
@@ -514,7 +545,7 @@ type collector struct {
 	mu       sync.Mutex
 	start    time.Time
 	bound    balancer.Bound
-	headroom time.Duration
+	headroom time.Duration // balancer.AutoHeadroom: each poll's horizon
 	fracSum  float64
 	fracN    int
 	maxLag   time.Duration
@@ -539,8 +570,19 @@ func (c *collector) onEvent(e router.Event) {
 		}
 		c.unknown = e.Lag.Err != nil
 		if e.Previous > 0 && e.Fraction == 0 {
+			headroom := c.headroom
+			if headroom == balancer.AutoHeadroom {
+				headroom = e.Lag.Horizon
+			}
+			why := fmt.Sprintf("max lag %v + headroom %v > bound %v", e.Lag.Max.Round(time.Millisecond), headroom.Round(time.Millisecond), c.bound)
+			if !e.Lag.Known {
+				why = "lag unknown"
+				if e.Lag.Err != nil {
+					why += ": " + e.Lag.Err.Error()
+				}
+			}
 			c.events = append(c.events, Event{TS: ts, Kind: "bound-exceeded",
-				Detail: fmt.Sprintf("max lag %v + headroom %v > bound %v (or lag unknown): fraction %.2f -> 0", e.Lag.Max, c.headroom, c.bound, e.Previous)})
+				Detail: fmt.Sprintf("%s: fraction %.2f -> 0", why, e.Previous)})
 		}
 		if e.Previous == 0 && e.Fraction > 0 {
 			c.events = append(c.events, Event{TS: ts, Kind: "bound-restored",
@@ -551,12 +593,13 @@ func (c *collector) onEvent(e router.Event) {
 			r := round3(e.Decision.Ratio)
 			c.ratio = &r
 		}
-		p := e.Period
+		p, l := e.Period, e.Latencies
+		us := func(d time.Duration) time.Duration { return d.Round(time.Microsecond) }
 		c.events = append(c.events, Event{TS: ts, Kind: "decision",
-			Detail: fmt.Sprintf("%.2f -> %.2f %s: ratio %.2f; primary p50 %v rtt %v (%d reads); secondary p50 %v rtt %v (%d reads)",
+			Detail: fmt.Sprintf("%.2f -> %.2f %s: ratio %.2f; primary p50 %v rtt %v (%d reads; client p50 %v); secondary p50 %v rtt %v (%d reads; client p50 %v)",
 				e.Previous, e.Fraction, e.Decision.Reason, e.Decision.Ratio,
-				p.Primary.P50.Round(time.Microsecond), p.PrimaryRTT.Round(time.Microsecond), p.Primary.Count,
-				p.Secondary.P50.Round(time.Microsecond), p.SecondaryRTT.Round(time.Microsecond), p.Secondary.Count)})
+				us(p.Primary.P50), us(p.PrimaryRTT), p.Primary.Count, us(l.Primary.Client.P50),
+				us(p.Secondary.P50), us(p.SecondaryRTT), p.Secondary.Count, us(l.Secondary.Client.P50))})
 	}
 }
 
@@ -587,7 +630,17 @@ type runState struct {
 	probes     [][]sprobe.Sample   // per period
 	violations int64
 	starts     []time.Duration // period start offsets
+	// The probe, kept after the last period stopped it, and what it
+	// reported then.
+	lastProbe  *sprobe.Probe
+	lostWrites int
+	probeErrs  int64
+	probeErr   error
 }
+
+// maxViolationEvents caps the stale-read events of a run (the count is in
+// the summary).
+const maxViolationEvents = 20
 
 func runPolicy(ctx context.Context, o *Options, spec string, rep int, label string) (*Run, error) {
 	pol, err := balancer.Parse(spec, o.Settings)
@@ -595,9 +648,16 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 		return nil, err
 	}
 	col := &collector{start: time.Now(), bound: o.Settings.Decongestant.Bound, headroom: o.Settings.Decongestant.Headroom}
+	onEvent := col.onEvent
+	if o.OnEvent != nil {
+		onEvent = func(e router.Event) {
+			col.onEvent(e)
+			o.OnEvent(pol.Name(), e)
+		}
+	}
 	poolOpts := options.Client().SetMaxPoolSize(uint64(o.maxClients() + 16)).SetWriteConcern(o.WriteConcern)
-	rt, err := router.Connect(ctx, o.URI, router.WithPolicy(pol), router.WithEvents(col.onEvent),
-		router.WithConnectTimeout(o.ConnectTimeout), router.WithRTTQuantile(o.RTTQuantile),
+	rt, err := router.Connect(ctx, o.URI, router.WithPolicy(pol), router.WithEvents(onEvent),
+		router.WithConnectTimeout(o.ConnectTimeout), router.WithRTTQuantile(o.RTTQuantile), router.WithLatencySource(o.Latency),
 		router.WithMonitor(o.Monitor), router.WithClientOptions(append(o.ClientOptions, poolOpts)...))
 	if err != nil {
 		return nil, err
@@ -606,13 +666,19 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 	env := workload.Env{DB: rt.Client().Database(o.Database), Reads: routedReads{rt, o.Database, rt.Database(o.Database)}}
 
 	var probe *sprobe.Probe
+	st := &runState{}
 	if o.SProbe {
 		pc := o.Probe
 		pc.ClientOptions = append(pc.ClientOptions, o.ClientOptions...)
 		if probe, err = sprobe.Start(ctx, o.URI, rt, pc); err != nil {
 			return nil, err
 		}
-		defer probe.Stop()
+		st.lastProbe = probe
+		defer func() {
+			if probe != nil {
+				probe.Stop()
+			}
+		}()
 	}
 
 	rec := newRecorder()
@@ -628,7 +694,6 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 	defer p.stop()
 
 	run := &Run{Policy: pol.Name(), Repetition: rep}
-	st := &runState{}
 	bound := o.Settings.Decongestant.Bound
 	clients, mix := o.Clients, o.Generator.Mix()
 	start := time.Now()
@@ -703,17 +768,35 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 		prevOps = ops
 		var samples []sprobe.Sample
 		if probe != nil {
-			samples = probe.Drain()
+			if now >= o.Duration {
+				// The last period: stop the probe so every probe taken
+				// is judged now (see sprobe.Probe.Drain).
+				probe.Stop()
+				st.lostWrites = probe.LostWrites()
+				st.probeErrs, st.probeErr = probe.Errors()
+				probe = nil
+				samples = st.lastProbe.Drain()
+			} else {
+				samples = probe.Drain()
+			}
 			per.SProbeProbes = int64(len(samples))
 			stal := make([]time.Duration, len(samples))
+			var gap time.Duration
 			for i, s := range samples {
 				stal[i] = s.Staleness
+				gap = max(gap, s.ValueGap)
 				if violates(s, bound) {
 					st.violations++
+					if st.violations <= maxViolationEvents {
+						col.event(s.At.Sub(start).Seconds(), "stale-read", fmt.Sprintf(
+							"S-probe read served by %s was %v stale (bound %v; seed 000's value gap %v)",
+							s.Host, s.Staleness.Round(time.Millisecond), bound, s.ValueGap.Round(time.Millisecond)))
+					}
 				}
 			}
 			per.SProbeStalenessP80MS = round3(metrics.MS(quantile(stal, 0.8)))
 			per.SProbeStalenessMaxMS = round3(metrics.MS(quantile(stal, 1)))
+			per.SProbeValueGapMaxMS = round3(metrics.MS(gap))
 		}
 		run.Periods = append(run.Periods, per)
 		st.readSnaps = append(st.readSnaps, rd)
@@ -806,10 +889,17 @@ loop:
 			run.Extra[key] = val
 		}
 	}
-	if probe != nil {
-		if n, err := probe.Errors(); n > 0 {
-			run.Extra["sprobe_errors"] = n
-			run.Extra["sprobe_last_error"] = err.Error()
+	if st.lastProbe != nil {
+		if probe != nil { // interrupted before the last period
+			st.probeErrs, st.probeErr = probe.Errors()
+			st.lostWrites = probe.LostWrites()
+		}
+		if st.probeErrs > 0 {
+			run.Extra["sprobe_errors"] = st.probeErrs
+			run.Extra["sprobe_last_error"] = st.probeErr.Error()
+		}
+		if st.lostWrites > 0 {
+			run.Extra["sprobe_lost_writes"] = st.lostWrites
 		}
 	}
 	if s, ok := rec.lastErr.Load().(string); ok {

@@ -92,12 +92,13 @@ func (m *Monitor) poll(ctx context.Context) LagSample {
 	return s
 }
 
-// Horizon is how long a lag sample stands: until the next poll is due
+// Horizon is how long a lag sample stands: until the next poll is sent
 // (interval) and has had time to answer (twice this poll's round trip, and
-// at least a quarter of the interval). A sample not followed by another
-// within its horizon is superseded by an unknown one.
+// at least half the interval, so a loaded primary's slower answers do not
+// expire samples at every poll). A sample not followed by another within
+// its horizon is superseded by an unknown one.
 func Horizon(interval, rtt time.Duration) time.Duration {
-	return interval + max(2*rtt, interval/4)
+	return interval + max(2*rtt, interval/2)
 }
 
 func lagFrom(s LagSample, reply statusReply, est LagEstimate) LagSample {
@@ -171,10 +172,13 @@ func classify(err error) error {
 // in its own goroutine so a slow primary cannot hold a sample in force past
 // its horizon: when the horizon of the latest known sample passes without a
 // new one, an unknown sample (ErrLagExpired) is applied, so the balancer
-// stops secondary reads until a poll answers. A poll still running at a
-// tick delays the next poll. Only the poll touches the network.
+// stops secondary reads until a poll answers. Polls are sent every interval
+// from the first sample's send time (the horizons assume that schedule); a
+// poll still running when the next is due delays it. Only the poll touches
+// the network.
 func lagLoop(ctx context.Context, interval time.Duration, last LagSample, poll func(context.Context) LagSample, apply func(LagSample)) {
-	tick := time.NewTicker(interval)
+	due := last.At.Add(interval)
+	tick := time.NewTimer(time.Until(due))
 	defer tick.Stop()
 	expiry := time.NewTimer(time.Hour)
 	defer expiry.Stop()
@@ -198,6 +202,10 @@ func lagLoop(ctx context.Context, interval time.Duration, last LagSample, poll f
 				polling = true
 				polls.Go(func() { results <- poll(ctx) })
 			}
+			for !due.After(time.Now()) {
+				due = due.Add(interval)
+			}
+			tick.Reset(time.Until(due))
 		case s := <-results:
 			polling = false
 			if ctx.Err() != nil {

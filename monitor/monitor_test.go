@@ -87,9 +87,9 @@ func TestParseLagEstimate(t *testing.T) {
 func TestHorizon(t *testing.T) {
 	ms := time.Millisecond
 	tests := []struct{ interval, rtt, want time.Duration }{
-		{100 * ms, ms, 125 * ms},                       // a quarter interval of slack
+		{100 * ms, ms, 150 * ms},                       // half an interval of slack
 		{100 * ms, 40 * ms, 180 * ms},                  // a slow poll: twice its round trip
-		{time.Second, 2 * ms, 1250 * time.Millisecond}, // seed 000's interval
+		{time.Second, 2 * ms, 1500 * time.Millisecond}, // seed 000's interval
 	}
 	for _, tt := range tests {
 		if got := Horizon(tt.interval, tt.rtt); got != tt.want {

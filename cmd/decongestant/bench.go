@@ -17,6 +17,7 @@ import (
 	"github.com/decongestant/decongestant/bench"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/report"
+	"github.com/decongestant/decongestant/router"
 	"github.com/decongestant/decongestant/workload"
 	"github.com/decongestant/decongestant/workload/sprobe"
 	_ "github.com/decongestant/decongestant/workload/ycsb" // registers "ycsb"
@@ -30,10 +31,10 @@ type benchFlags struct {
 	seed                                                         int64
 	duration, period, warmup                                     time.Duration
 	sprobe, skipLoad                                             bool
-	writeConcern                                                 string
+	writeConcern, headroom, latency, lagEstimate                 string
 	probeInterval                                                time.Duration
 	// balancer constants
-	balPeriod, rpmPeriod, rttInterval, lagInterval, headroom, connectTimeout time.Duration
+	balPeriod, rpmPeriod, rttInterval, lagInterval, connectTimeout time.Duration
 	delta, lowBal, highBal, lowRatio, highRatio                              float64
 	history, minSamples                                                      int
 	rpmExploration, rpmThreshold, rttQuantile                                float64
@@ -97,8 +98,10 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.Float64Var(&b.rpmThreshold, "rpm-threshold", d.RPM.Threshold, "rpm: decision threshold on P50 secondary/primary")
 	fs.DurationVar(&b.rttInterval, "rtt-interval", time.Second, "mean pause between RTT pings of each member (jittered ±50%)")
 	fs.Float64Var(&b.rttQuantile, "rtt-quantile", 0, "quantile of a period's pings used as the RTT to subtract (0 = minimum; seed 000 used the median, 0.5)")
-	fs.DurationVar(&b.lagInterval, "lag-interval", time.Second, "pause between lag polls of the primary")
-	fs.DurationVar(&b.headroom, "lag-headroom", -1, "decongestant: added to each lag poll before comparing with the bound (default: --lag-interval; 0 = seed 000's exact check)")
+	fs.DurationVar(&b.lagInterval, "lag-interval", 0, "pause between lag polls of the primary (default: a fifth of --max-staleness, from 50ms to seed 000's 1s)")
+	fs.StringVar(&b.headroom, "lag-headroom", "auto", "decongestant: added to each lag poll before comparing with the bound: auto (the poll's horizon: interval + max(2 x poll round trip, interval/4)), or a duration (0 = seed 000's exact check)")
+	fs.StringVar(&b.latency, "latency-source", "command", "latency the policies see: command (time on a checked-out connection) or client (seed 000: the whole call, including waits for a pooled connection)")
+	fs.StringVar(&b.lagEstimate, "lag-estimate", "since-applied", "secondary staleness estimate: since-applied (primary's clock minus the last applied write's time when a write is missing) or applied-diff (seed 000: primary's minus secondary's lastAppliedWallTime)")
 }
 
 // options validates the flags and builds the runner's options for YCSB.
@@ -154,8 +157,8 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 	if _, err := connstring.ParseAndValidate(b.uri); err != nil {
 		return o, fmt.Errorf("invalid --uri %s: %v", monitor.Redact(b.uri), err)
 	}
-	if b.lagInterval <= 0 || b.rttInterval <= 0 {
-		return o, errors.New("--lag-interval and --rtt-interval must be positive")
+	if b.lagInterval < 0 || b.rttInterval <= 0 {
+		return o, errors.New("--lag-interval must not be negative and --rtt-interval must be positive")
 	}
 	if b.probeInterval <= 0 {
 		return o, fmt.Errorf("--sprobe-interval must be positive")
@@ -175,25 +178,49 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 	if err != nil {
 		return o, fmt.Errorf("--max-staleness: %w", err)
 	}
+	headroom := balancer.AutoHeadroom
+	if b.headroom != "auto" {
+		if headroom, err = time.ParseDuration(b.headroom); err != nil || headroom < 0 {
+			return o, fmt.Errorf("--lag-headroom %q: want auto or a duration that is not negative, e.g. 0 or 200ms", b.headroom)
+		}
+	}
+	latency, err := router.ParseLatencySource(b.latency)
+	if err != nil {
+		return o, fmt.Errorf("--latency-source: %w", err)
+	}
+	estimate, err := monitor.ParseLagEstimate(b.lagEstimate)
+	if err != nil {
+		return o, fmt.Errorf("--lag-estimate: %w", err)
+	}
 	s := balancer.DefaultSettings()
 	s.Decongestant = balancer.Config{Interval: b.balPeriod, Delta: b.delta, LowBal: b.lowBal,
 		HighBal: b.highBal, LowRatio: b.lowRatio, HighRatio: b.highRatio, History: b.history,
 		MinSamples: b.minSamples, LatencyFloor: s.Decongestant.LatencyFloor, Bound: bound,
-		Headroom: b.headroom}
-	if b.headroom < 0 {
-		s.Decongestant.Headroom = b.lagInterval
-	}
+		Headroom: headroom}
 	s.RPM = balancer.RPMConfig{Interval: b.rpmPeriod, Exploration: b.rpmExploration,
 		Threshold: b.rpmThreshold, MinSamples: b.minSamples}
 	if err := s.Decongestant.Validate(); err != nil {
-		return o, err
+		return o, fmt.Errorf("--max-staleness/--lag-headroom: %w", err)
 	}
+
 	if err := s.RPM.Validate(); err != nil {
 		return o, err
 	}
 	policies := strings.Split(b.policies, ",")
-	if _, err := balancer.ParseList(b.policies, s); err != nil {
+	parsed, err := balancer.ParseList(b.policies, s)
+	if err != nil {
 		return o, fmt.Errorf("--policies: %w", err)
+	}
+	lagInterval := b.lagInterval
+	if lagInterval == 0 {
+		lagInterval = balancer.LagIntervalFor(bound)
+	}
+	for _, p := range parsed {
+		if bp, ok := p.(balancer.Bounded); ok {
+			if err := bp.CheckLagInterval(lagInterval); err != nil {
+				return o, fmt.Errorf("--max-staleness %s with --lag-interval %v: %w", b.maxStaleness, lagInterval, err)
+			}
+		}
 	}
 	phases, err := bench.ParsePhases(b.phases)
 	if err != nil {
@@ -214,8 +241,8 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 		Duration: b.duration, Period: b.period, Warmup: b.warmup, Repeat: b.repeat,
 		Policies: clean, Settings: s, SProbe: b.sprobe, Phases: phases, SkipLoad: b.skipLoad,
 		LoadParallel: b.loadParallel, Progress: progress, Out: b.out, WriteConcern: wc,
-		ConnectTimeout: b.connectTimeout, RTTQuantile: b.rttQuantile,
-		Monitor: monitor.Config{RTTInterval: b.rttInterval, LagInterval: b.lagInterval},
+		ConnectTimeout: b.connectTimeout, RTTQuantile: b.rttQuantile, Latency: latency,
+		Monitor: monitor.Config{RTTInterval: b.rttInterval, LagInterval: lagInterval, LagEstimate: estimate},
 		Probe:   sprobe.Config{ProbeInterval: b.probeInterval},
 	}, nil
 }

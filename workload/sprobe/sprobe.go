@@ -1,8 +1,14 @@
 // Package sprobe is seed 000's S workload (§4.1.5): one writer keeps writing
 // the current time to a dedicated document; one reader probes periodically
 // with two reads, one from the primary and one sent where the application's
-// policy currently allows secondary reads. The staleness of a probe is the
-// primary's value minus the second read's value.
+// policy currently allows secondary reads.
+//
+// A probe's staleness is how long the member that served the second read had
+// been missing an acknowledged write when the read was sent (see history):
+// the writer records when each write was acknowledged, and which writes a
+// failover lost. Seed 000's measure, the primary's value minus the second
+// read's, is kept as Sample.ValueGap; it counts a pause in the writes (an
+// election) as staleness.
 //
 //	p, err := sprobe.Start(ctx, uri, router, sprobe.Config{})
 //	defer p.Stop()
@@ -13,10 +19,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
@@ -45,6 +53,9 @@ type Config struct {
 	Database, Collection string
 	// ID is the probe document's _id ("sprobe").
 	ID string
+	// Window is how long the writer's acknowledgements are kept (10 min):
+	// a read staler than that is measured against the oldest one kept.
+	Window time.Duration
 	// ClientOptions are applied after the URI (credentials, TLS).
 	ClientOptions []*options.ClientOptions
 }
@@ -65,16 +76,35 @@ func (c *Config) defaults() {
 	if c.ID == "" {
 		c.ID = "sprobe"
 	}
+	if c.Window <= 0 {
+		c.Window = 10 * time.Minute
+	}
 }
 
 // Sample is one probe.
 type Sample struct {
+	// At is when the second read was sent.
 	At time.Time
-	// Staleness is the primary's value minus the second read's (>= 0).
+	// Staleness is how long the member had been missing an acknowledged,
+	// not lost, write when the second read was sent (0: it had them all).
 	Staleness time.Duration
+	// ValueGap is seed 000's measure: the primary read's value minus the
+	// second read's (>= 0).
+	ValueGap time.Duration
 	// Secondary is true when the second read was sent with a read
 	// preference that allows a secondary.
 	Secondary bool
+	// Host is the member that served the second read.
+	Host string
+}
+
+// probe is a taken probe awaiting judgement (see history.settled).
+type probe struct {
+	at        time.Time
+	primary   int64
+	second    int64
+	secondary bool
+	host      string
 }
 
 // Probe runs the writer and the reader until Stop.
@@ -91,7 +121,9 @@ type Probe struct {
 	first int64
 
 	mu      sync.Mutex
-	samples []Sample
+	hist    history
+	pending []probe
+	stopped bool
 	errs    int64
 	lastErr error
 }
@@ -102,12 +134,13 @@ func Start(ctx context.Context, uri string, pol Policy, cfg Config) (*Probe, err
 	co := append([]*options.ClientOptions{options.Client().ApplyURI(uri).SetAppName("decongestant-sprobe")}, cfg.ClientOptions...)
 	// The writer must keep the primary's value moving while secondaries
 	// lag, so it never waits for them: w:1 whatever the server's default.
-	co = append(co, options.Client().SetWriteConcern(&writeconcern.WriteConcern{W: 1}))
+	co = append(co, options.Client().SetWriteConcern(&writeconcern.WriteConcern{W: 1}),
+		options.Client().SetMonitor(hostMonitor()))
 	client, err := mongo.Connect(co...)
 	if err != nil {
 		return nil, fmt.Errorf("sprobe: connect: %w", err)
 	}
-	p := &Probe{cfg: cfg, pol: pol, client: client,
+	p := &Probe{cfg: cfg, pol: pol, client: client, hist: history{window: cfg.Window},
 		coll: client.Database(cfg.Database).Collection(cfg.Collection)}
 	first, err := p.write(ctx)
 	if err != nil {
@@ -123,20 +156,45 @@ func Start(ctx context.Context, uri string, pol Policy, cfg Config) (*Probe, err
 	return p, nil
 }
 
-// Stop ends the probe and disconnects.
+// Stop ends the probe and disconnects. Samples not drained yet are judged
+// with what the writer saw and returned by the next Drain.
 func (p *Probe) Stop() error {
 	p.cancel()
 	p.wg.Wait()
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
 	return p.client.Disconnect(context.Background())
 }
 
-// Drain returns the samples taken since the previous call.
+// Drain returns the probes judged since the previous call: those for which
+// a write issued after them has been acknowledged (a failover's lost writes
+// are known by then), all of them after Stop. The others wait for the next
+// call, normally a few milliseconds.
 func (p *Probe) Drain() []Sample {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := p.samples
-	p.samples = nil
+	var out []Sample
+	keep := p.pending[:0]
+	for _, pr := range p.pending {
+		if !p.stopped && !p.hist.settled(pr.at) {
+			keep = append(keep, pr)
+			continue
+		}
+		out = append(out, Sample{At: pr.at, Staleness: p.hist.staleness(pr.second, pr.at),
+			ValueGap: time.Duration(max(pr.primary-pr.second, 0)) * time.Microsecond,
+			Secondary: pr.secondary, Host: pr.host})
+	}
+	p.pending = keep
 	return out
+}
+
+// LostWrites returns how many acknowledged probe writes were lost so far
+// (rolled back in a failover: the writer uses w:1).
+func (p *Probe) LostWrites() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.hist.lostWrites()
 }
 
 // Errors returns the number of failed probes and writes, and the last error.
@@ -156,13 +214,27 @@ func (p *Probe) fail(err error) {
 	p.mu.Unlock()
 }
 
-// write stores the current time (µs) in the probe document and returns it.
+// write stores the current time (µs) in the probe document, records the
+// acknowledgement with the value it replaced, and returns the value.
 func (p *Probe) write(ctx context.Context) (int64, error) {
 	now := time.Now().UnixMicro()
-	_, err := p.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: p.cfg.ID}},
+	var before struct {
+		T int64 `bson:"t"`
+	}
+	err := p.coll.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: p.cfg.ID}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: now}}}},
-		options.UpdateOne().SetUpsert(true))
-	return now, err
+		options.FindOneAndUpdate().SetUpsert(true).SetReturnDocument(options.Before)).Decode(&before)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		err = nil // created by this write
+	}
+	if err != nil {
+		return now, err
+	}
+	ack := time.Now()
+	p.mu.Lock()
+	p.hist.acked(now, before.T, ack)
+	p.mu.Unlock()
+	return now, nil
 }
 
 func (p *Probe) writer(ctx context.Context) {
@@ -175,13 +247,27 @@ func (p *Probe) writer(ctx context.Context) {
 	}
 }
 
-func (p *Probe) read(ctx context.Context, rp *readpref.ReadPref) (int64, error) {
+// read returns the probe document's value and the member that served it.
+func (p *Probe) read(ctx context.Context, rp *readpref.ReadPref) (int64, string, error) {
 	var doc struct {
 		T int64 `bson:"t"`
 	}
+	var host string
 	coll := p.coll.Database().Collection(p.cfg.Collection, options.Collection().SetReadPreference(rp))
-	err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: p.cfg.ID}}).Decode(&doc)
-	return doc.T, err
+	err := coll.FindOne(context.WithValue(ctx, hostKey{}, &host), bson.D{{Key: "_id", Value: p.cfg.ID}}).Decode(&doc)
+	return doc.T, host, err
+}
+
+type hostKey struct{}
+
+// hostMonitor stores the host that answered a find into the *string a
+// read's context carries under hostKey.
+func hostMonitor() *event.CommandMonitor {
+	return &event.CommandMonitor{Succeeded: func(ctx context.Context, e *event.CommandSucceededEvent) {
+		if h, ok := ctx.Value(hostKey{}).(*string); ok && e.CommandName == "find" {
+			*h, _, _ = strings.Cut(e.ConnectionID, "[")
+		}
+	}}
 }
 
 func (p *Probe) reader(ctx context.Context) {
@@ -193,7 +279,7 @@ func (p *Probe) reader(ctx context.Context) {
 			return
 		}
 		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		v1, err := p.read(rctx, primary)
+		v1, _, err := p.read(rctx, primary)
 		if err != nil {
 			cancel()
 			p.fail(fmt.Errorf("sprobe: primary read: %w", err))
@@ -203,19 +289,19 @@ func (p *Probe) reader(ctx context.Context) {
 		if p.pol.Fraction() > 0 {
 			second, secondary = p.pol.ReadPref(balancer.Secondary), true
 		}
-		v2, err := p.read(rctx, second)
+		at := time.Now()
+		v2, host, err := p.read(rctx, second)
 		cancel()
 		if errors.Is(err, mongo.ErrNoDocuments) {
 			// The member has not replicated the probe document yet.
-			v2, err = p.first, nil
+			v2, err = p.first-1, nil
 		}
 		if err != nil {
 			p.fail(fmt.Errorf("sprobe: second read: %w", err))
 			continue
 		}
-		st := time.Duration(max(v1-v2, 0)) * time.Microsecond
 		p.mu.Lock()
-		p.samples = append(p.samples, Sample{At: time.Now(), Staleness: st, Secondary: secondary})
+		p.pending = append(p.pending, probe{at: at, primary: v1, second: v2, secondary: secondary, host: host})
 		p.mu.Unlock()
 	}
 }

@@ -38,10 +38,17 @@ func TestProbeMeasuresPlantedStaleness(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Stop()
+	prim, err := rs.Primary(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(500 * time.Millisecond)
 	for _, s := range p.Drain() {
 		if !s.Secondary {
 			t.Fatal("fraction 1 but the second read went to the primary")
+		}
+		if s.Host == "" || s.Host == prim.Host {
+			t.Fatalf("fraction 1: second read served by %q, want a secondary (primary %s)", s.Host, prim.Host)
 		}
 		if s.Staleness > time.Second {
 			t.Fatalf("healthy set measured %v of staleness", s.Staleness)
@@ -69,8 +76,8 @@ func TestProbeMeasuresPlantedStaleness(t *testing.T) {
 		t.Fatal("no samples")
 	}
 	for _, s := range samples {
-		if s.Secondary || s.Staleness > 50*time.Millisecond {
-			t.Fatalf("fraction 0: sample %+v", s)
+		if s.Secondary || s.Staleness > 50*time.Millisecond || s.Host != prim.Host {
+			t.Fatalf("fraction 0: sample %+v, want a fresh read served by the primary %s", s, prim.Host)
 		}
 	}
 	if n, err := p.Errors(); n > 0 {
