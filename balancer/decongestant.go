@@ -101,8 +101,8 @@ func (c Config) CheckLagInterval(d time.Duration) error {
 	if c.Bound.Unbounded || c.Bound.Max == 0 || c.Headroom != AutoHeadroom || d < c.Bound.Max {
 		return nil
 	}
-	return fmt.Errorf("%w: staleness bound %v is not above the lag poll interval %v: a secondary's staleness can grow by a poll interval before the next poll reports it, so no secondary read would ever be allowed; raise the bound, or poll more often (a %v bound needs an interval of at most %v; each poll is a replSetGetStatus on the primary)",
-		ErrInvalidPolicy, c.Bound.Max, d, c.Bound.Max, LagIntervalFor(c.Bound))
+	return fmt.Errorf("%w: staleness bound %v is not above the lag poll interval %v: a secondary's staleness can grow by a poll interval before the next poll reports it, so no secondary read would ever be allowed; raise the bound, or poll more often (e.g. every %v for a %v bound; each poll is a replSetGetStatus on the primary)",
+		ErrInvalidPolicy, c.Bound.Max, d, c.Bound.Max/PollsPerBound, c.Bound.Max)
 }
 
 // Decongestant is the Read Balancer of seed 000 (Algorithm 1).

@@ -216,14 +216,14 @@ func TestAlgorithm1(t *testing.T) {
 			},
 		},
 		{
-			name: "too few samples under light load counts as normal: at HIGHBAL the primary starves, yet the fraction explores down",
+			name:   "too few samples under light load counts as normal: at HIGHBAL the primary starves, yet the fraction explores down",
 			mutate: func(c *Config) { c.Delta = 0.2 },
 			steps: []step{
 				{period: p(congestedPrimary), want: 0.3},
 				{period: p(congestedPrimary), want: 0.5},
 				{period: p(congestedPrimary), want: 0.7},
 				{period: p(congestedPrimary), want: 0.9},
-				{lag: l(okLag), want: 0.9}, // lag within the bound: no shortage is the bound's doing
+				{lag: l(okLag), want: 0.9},                                               // lag within the bound: no shortage is the bound's doing
 				{period: p(period(3, 1, 1, 0, 0)), want: 0.9, reason: "too-few-samples"}, // 0.5 0.7 0.9 0.9
 				{period: p(Period{Secondary: Stats{Count: 40, P50: ms}}), want: 0.9, reason: "too-few-samples"},
 				{period: p(Period{Secondary: Stats{Count: 40, P50: ms}}), want: 0.9, reason: "too-few-samples"},

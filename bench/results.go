@@ -66,30 +66,30 @@ type Run struct {
 
 // Period is one reporting period of a run.
 type Period struct {
-	TS                   float64          `json:"t_s"`
-	ReadOps              int64            `json:"read_ops"`
-	WriteOps             int64            `json:"write_ops"`
-	ReadErrors           int64            `json:"read_errors"`
-	WriteErrors          int64            `json:"write_errors"`
-	ReadTput             float64          `json:"read_tput"`
-	WriteTput            float64          `json:"write_tput"`
-	ReadP50MS            float64          `json:"read_p50_ms"`
-	ReadP80MS            float64          `json:"read_p80_ms"`
-	ReadP99MS            float64          `json:"read_p99_ms"`
-	SecondaryPct         float64          `json:"secondary_pct"`
-	BalanceFraction      float64          `json:"balance_fraction"`
-	Ratio                *float64         `json:"ratio"`
-	MaxLagMS             float64          `json:"max_lag_ms"`
-	SProbeStalenessP80MS float64          `json:"sprobe_staleness_p80_ms"`
-	SProbeStalenessMaxMS float64          `json:"sprobe_staleness_max_ms"`
+	TS                   float64  `json:"t_s"`
+	ReadOps              int64    `json:"read_ops"`
+	WriteOps             int64    `json:"write_ops"`
+	ReadErrors           int64    `json:"read_errors"`
+	WriteErrors          int64    `json:"write_errors"`
+	ReadTput             float64  `json:"read_tput"`
+	WriteTput            float64  `json:"write_tput"`
+	ReadP50MS            float64  `json:"read_p50_ms"`
+	ReadP80MS            float64  `json:"read_p80_ms"`
+	ReadP99MS            float64  `json:"read_p99_ms"`
+	SecondaryPct         float64  `json:"secondary_pct"`
+	BalanceFraction      float64  `json:"balance_fraction"`
+	Ratio                *float64 `json:"ratio"`
+	MaxLagMS             float64  `json:"max_lag_ms"`
+	SProbeStalenessP80MS float64  `json:"sprobe_staleness_p80_ms"`
+	SProbeStalenessMaxMS float64  `json:"sprobe_staleness_max_ms"`
 	// SProbeValueGapMaxMS is seed 000's measure of the probes' staleness
 	// (primary value minus second value), which counts pauses in the
 	// writes (an election) as staleness.
-	SProbeValueGapMaxMS float64 `json:"sprobe_value_gap_max_ms,omitempty"`
-	SProbeProbes         int64            `json:"sprobe_probes"`
-	Clients              int              `json:"clients"`
-	Mix                  string           `json:"mix"`
-	ServedBy             map[string]int64 `json:"served_by,omitempty"`
+	SProbeValueGapMaxMS float64          `json:"sprobe_value_gap_max_ms,omitempty"`
+	SProbeProbes        int64            `json:"sprobe_probes"`
+	Clients             int              `json:"clients"`
+	Mix                 string           `json:"mix"`
+	ServedBy            map[string]int64 `json:"served_by,omitempty"`
 	// Ops counts the period's successful operations by name (YCSB's READ,
 	// UPDATE…; TPC-C's NEW_ORDER, STOCK_LEVEL…).
 	Ops map[string]int64 `json:"ops,omitempty"`

@@ -35,9 +35,9 @@ type benchFlags struct {
 	probeInterval                                                time.Duration
 	// balancer constants
 	balPeriod, rpmPeriod, rttInterval, lagInterval, connectTimeout time.Duration
-	delta, lowBal, highBal, lowRatio, highRatio                              float64
-	history, minSamples                                                      int
-	rpmExploration, rpmThreshold, rttQuantile                                float64
+	delta, lowBal, highBal, lowRatio, highRatio                    float64
+	history, minSamples                                            int
+	rpmExploration, rpmThreshold, rttQuantile                      float64
 }
 
 // benchDefaults are the defaults that differ between `bench ycsb`, `bench

@@ -11,7 +11,7 @@ const ms = time.Millisecond
 var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 func at(d time.Duration) time.Time { return t0.Add(d) }
-func val(d time.Duration) int64  { return at(d).UnixMicro() }
+func val(d time.Duration) int64    { return at(d).UnixMicro() }
 
 // steady writes every 5 ms from `from` for n writes, each acknowledged 1 ms
 // after it was issued, each replacing the previous one.

@@ -182,7 +182,7 @@ func (p *Probe) Drain() []Sample {
 			continue
 		}
 		out = append(out, Sample{At: pr.at, Staleness: p.hist.staleness(pr.second, pr.at),
-			ValueGap: time.Duration(max(pr.primary-pr.second, 0)) * time.Microsecond,
+			ValueGap:  time.Duration(max(pr.primary-pr.second, 0)) * time.Microsecond,
 			Secondary: pr.secondary, Host: pr.host})
 	}
 	p.pending = keep
