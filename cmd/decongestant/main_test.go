@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/cluster"
 	"github.com/decongestant/decongestant/internal/testutil"
 )
@@ -52,6 +55,12 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 		{"bad phase syntax", append(good, "--phases", "620s"), "invalid phases"},
 		{"bad phase key", append(good, "--phases", "10s:speed=3"), `unknown key "speed"`},
 		{"negative staleness", append(good, "--max-staleness", "-1s"), "must not be negative"},
+		{"bound not above the lag poll interval", append(good, "--max-staleness", "40ms"), "poll more often (e.g. every 8ms"},
+		{"sub-second bound with seed 000's 1s polls", append(good, "--max-staleness", "500ms", "--lag-interval", "1s"), "--max-staleness 500ms with --lag-interval 1s"},
+		{"bad lag headroom", append(good, "--lag-headroom", "soon"), `--lag-headroom "soon"`},
+		{"headroom at the bound", append(good, "--max-staleness", "500ms", "--lag-headroom", "500ms"), "not below the staleness bound"},
+		{"bad latency source", append(good, "--latency-source", "server"), `--latency-source: unknown latency source "server"`},
+		{"bad lag estimate", append(good, "--lag-estimate", "median"), `--lag-estimate: unknown lag estimate "median"`},
 		{"zero clients", append(good, "--clients", "0"), "clients 0 must be at least 1"},
 		{"warmup longer than run", append(good, "--duration", "10s", "--warmup", "20s"), "warmup"},
 		{"bad write concern", append(good, "--write-concern", "all"), "--write-concern"},
@@ -133,5 +142,34 @@ func TestStandaloneIsNotAReplicaSet(t *testing.T) {
 	_, _, err = runCLI(t, "bench", "ycsb", "--uri", uri, "--out", filepath.Join(t.TempDir(), "r.json"))
 	if err == nil || !strings.Contains(err.Error(), "standalone") {
 		t.Fatalf("err %v, want a standalone error", err)
+	}
+}
+
+// TestSubSecondBoundPollsFaster: a 500 ms bound is polled every 100 ms with
+// the headroom taken from each poll; an explicit interval and headroom win.
+func TestSubSecondBoundPollsFaster(t *testing.T) {
+	tests := []struct {
+		args     []string
+		interval time.Duration
+		headroom time.Duration
+	}{
+		{[]string{"--max-staleness", "500ms"}, 100 * time.Millisecond, balancer.AutoHeadroom},
+		{[]string{"--max-staleness", "10s"}, time.Second, balancer.AutoHeadroom},
+		{[]string{"--max-staleness", "2s", "--lag-interval", "250ms", "--lag-headroom", "0"}, 250 * time.Millisecond, 0},
+	}
+	for _, tt := range tests {
+		fs := flag.NewFlagSet("bench ycsb", flag.ContinueOnError)
+		var b benchFlags
+		b.register(fs, benchCmdDefaults)
+		if err := fs.Parse(append([]string{"--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0"}, tt.args...)); err != nil {
+			t.Fatal(err)
+		}
+		o, err := b.options(io.Discard)
+		if err != nil {
+			t.Fatalf("%v: %v", tt.args, err)
+		}
+		if o.Monitor.LagInterval != tt.interval || o.Settings.Decongestant.Headroom != tt.headroom {
+			t.Errorf("%v: lag interval %v headroom %v, want %v and %v", tt.args, o.Monitor.LagInterval, o.Settings.Decongestant.Headroom, tt.interval, tt.headroom)
+		}
 	}
 }
