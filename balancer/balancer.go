@@ -38,8 +38,8 @@ type Stats struct {
 
 // Period is what a policy observes at the end of a balancing period.
 type Period struct {
-	// Primary and Secondary are the client-observed latencies of the reads
-	// sent with each read preference during the period.
+	// Primary and Secondary are the latencies (see Stats) of the reads sent
+	// with each read preference during the period.
 	Primary, Secondary Stats
 	// PrimaryRTT and SecondaryRTT estimate the network round trip to the
 	// primary and to the secondaries (all secondaries' pings pooled): by
@@ -215,8 +215,9 @@ func ParseBound(s string) (Bound, error) {
 	return Bound{Max: d}, nil
 }
 
-// serverSide is seed 000's server-side latency, P50(client) - P50(RTT),
-// floored so the ratio stays finite and positive.
+// serverSide is seed 000's server-side latency, P50(latency) - RTT estimate
+// (seed 000: P50(client) - P50(RTT); by default here P50(command time) -
+// the period's minimum ping), floored so the ratio stays finite and positive.
 func serverSide(client, rtt, floor time.Duration) time.Duration {
 	return max(client-rtt, floor)
 }

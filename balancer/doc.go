@@ -7,7 +7,7 @@
 // replayed from a table of synthetic periods.
 //
 //	p, _ := balancer.NewDecongestant(balancer.DefaultConfig())
-//	p.ObserveLag(balancer.Lag{Max: 40 * time.Millisecond, Known: true}) // every second
+//	p.ObserveLag(balancer.Lag{Max: 40 * time.Millisecond, Known: true}) // every lag poll
 //	d := p.EndPeriod(period)                                            // every 10 s
 //	fmt.Println(d.Fraction, d.Ratio, d.Reason)
 package balancer

@@ -1,0 +1,80 @@
+package monitor_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/decongestant/decongestant/internal/testutil"
+)
+
+func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
+
+// BenchmarkLagPoll measures what one lag poll (replSetGetStatus on the
+// primary) costs: its round trip, and the primary mongod's CPU time per poll
+// (from /proc, 10 ms ticks, so run it long enough: -benchtime 5000x). A poll
+// every 100 ms (a 500 ms bound) costs ten times what seed 000's once a
+// second does. Needs mongod; skipped with -short.
+//
+//	go test ./monitor -run '^$' -bench LagPoll -benchtime 5000x
+func BenchmarkLagPoll(b *testing.B) {
+	if testing.Short() {
+		b.Skip("needs a replica set")
+	}
+	rs := testutil.ReplicaSet(b)
+	client := testutil.Connect(b, rs.URI())
+	ctx := context.Background()
+	prim, err := rs.Primary(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := bson.D{{Key: "replSetGetStatus", Value: 1}}
+	if err := client.Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
+		b.Fatal(err)
+	}
+	cpu0, err := cpuTime(prim.PID)
+	if err != nil {
+		b.Skipf("primary's CPU time: %v", err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if err := client.Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	cpu1, err := cpuTime(prim.PID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	perPoll := (cpu1 - cpu0) / time.Duration(b.N)
+	b.ReportMetric(float64(perPoll.Microseconds()), "primary-cpu-µs/op")
+	// Share of one core at one poll per 100 ms, in per cent.
+	b.ReportMetric(100*float64(perPoll)/float64(100*time.Millisecond), "core-%-at-10/s")
+}
+
+// cpuTime reads a process's user+system CPU time from /proc/PID/stat.
+func cpuTime(pid int) (time.Duration, error) {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the parenthesised command name; utime and stime are
+	// fields 14 and 15 of the whole line (11 and 12 after the name).
+	rest := string(raw[strings.LastIndexByte(string(raw), ')')+2:])
+	f := strings.Fields(rest)
+	utime, err := strconv.ParseInt(f[11], 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	stime, err := strconv.ParseInt(f[12], 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil // CLK_TCK is 100 on Linux
+}
