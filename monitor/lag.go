@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -88,17 +89,21 @@ func (m *Monitor) poll(ctx context.Context) LagSample {
 		return s
 	}
 	s = lagFrom(s, reply, m.cfg.LagEstimate)
-	s.Horizon = Horizon(m.cfg.LagInterval, s.RTT)
+	m.rtts[m.nrtt%len(m.rtts)] = s.RTT
+	m.nrtt++
+	s.Horizon = Horizon(m.cfg.LagInterval, s.RTT, slices.Max(m.rtts[:]))
 	return s
 }
 
 // Horizon is how long a lag sample stands: until the next poll is sent
-// (interval) and has had time to answer (twice this poll's round trip, and
-// at least half the interval, so a loaded primary's slower answers do not
-// expire samples at every poll). A sample not followed by another within
-// its horizon is superseded by an unknown one.
-func Horizon(interval, rtt time.Duration) time.Duration {
-	return interval + max(2*rtt, interval/2)
+// (interval) and has had time to answer. The answer is allowed the most of
+// half the interval, twice this poll's round trip, and 1.25 times the
+// slowest of the recent polls (a CPU-capped primary stalls for the rest of
+// its quota window, tens of ms, now and then; without this its slow answers
+// would expire samples over and over). A sample not followed by another
+// within its horizon is superseded by an unknown one.
+func Horizon(interval, rtt, recentMax time.Duration) time.Duration {
+	return interval + max(interval/2, 2*rtt, recentMax*5/4)
 }
 
 func lagFrom(s LagSample, reply statusReply, est LagEstimate) LagSample {

@@ -122,6 +122,11 @@ type Monitor struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// rtts are the round trips of the last polls (only poll touches them;
+	// polls never overlap).
+	rtts [10]time.Duration
+	nrtt int
+
 	mu      sync.Mutex
 	pingers map[string]*pinger // by host
 	rtt     map[string][]time.Duration

@@ -86,14 +86,15 @@ func TestParseLagEstimate(t *testing.T) {
 
 func TestHorizon(t *testing.T) {
 	ms := time.Millisecond
-	tests := []struct{ interval, rtt, want time.Duration }{
-		{100 * ms, ms, 150 * ms},                       // half an interval of slack
-		{100 * ms, 40 * ms, 180 * ms},                  // a slow poll: twice its round trip
-		{time.Second, 2 * ms, 1500 * time.Millisecond}, // seed 000's interval
+	tests := []struct{ interval, rtt, recent, want time.Duration }{
+		{100 * ms, ms, ms, 150 * ms},                           // half an interval of slack
+		{100 * ms, 40 * ms, 40 * ms, 180 * ms},                 // a slow poll: twice its round trip
+		{100 * ms, 2 * ms, 72 * ms, 190 * ms},                  // a recent stall of a capped primary
+		{time.Second, 2 * ms, 5 * ms, 1500 * time.Millisecond}, // seed 000's interval
 	}
 	for _, tt := range tests {
-		if got := Horizon(tt.interval, tt.rtt); got != tt.want {
-			t.Errorf("Horizon(%v, %v) = %v, want %v", tt.interval, tt.rtt, got, tt.want)
+		if got := Horizon(tt.interval, tt.rtt, tt.recent); got != tt.want {
+			t.Errorf("Horizon(%v, %v, %v) = %v, want %v", tt.interval, tt.rtt, tt.recent, got, tt.want)
 		}
 	}
 }
@@ -110,10 +111,10 @@ func TestLagLoopExpiresAStalledPoll(t *testing.T) {
 		if polls == 1 {
 			<-release
 		}
-		return LagSample{At: time.Now(), Known: true, Max: time.Millisecond, Horizon: Horizon(interval, 0)}
+		return LagSample{At: time.Now(), Known: true, Max: time.Millisecond, Horizon: Horizon(interval, 0, 0)}
 	}
 	applied := make(chan LagSample, 16)
-	first := LagSample{At: time.Now(), Known: true, Horizon: Horizon(interval, 0)}
+	first := LagSample{At: time.Now(), Known: true, Horizon: Horizon(interval, 0, 0)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
