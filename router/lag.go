@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/monitor"
@@ -59,7 +60,9 @@ func (r *Router) recheckLag() {
 		r.mu.Unlock()
 		return
 	}
-	r.applyLagLocked(r.lastLag)
+	s := r.lastLag
+	s.At = time.Now() // the event is now, not the poll's send time
+	r.applyLagLocked(s)
 }
 
 // applyLagLocked is called with r.mu held and releases it.
