@@ -74,6 +74,7 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 		{"tpcc unknown schema", append(tpccArgs, "--schema", "flat"), `unknown schema "flat"`},
 		{"tpcc unknown scale", append(tpccArgs, "--scale", "huge"), `--scale "huge"`},
 		{"tpcc bad phase mix", append(tpccArgs, "--phases", "10s:workload=b"), "unknown mix"},
+		{"tpcc bad stock-level read concern", append(tpccArgs, "--stock-level-read-concern", "snapshot"), `--stock-level-read-concern: tpcc: stock-level read concern "snapshot": want local or majority`},
 		{"tpcc without subcommand", []string{"tpcc"}, "usage: decongestant tpcc"},
 		{"tpcc check without uri", []string{"tpcc", "check"}, "--uri is required"},
 		{"tpcc load zero warehouses", []string{"tpcc", "load", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0", "--warehouses", "0"}, "--warehouses 0"},

@@ -26,7 +26,7 @@ var tpccBenchDefaults = benchDefaults{duration: 120 * time.Second, out: "results
 // tpccFlags are the TPC-C workload's flags.
 type tpccFlags struct {
 	warehouses, maxRetries                               int
-	mix, schema, scale                                   string
+	mix, schema, scale, stockLevelReadConcern            string
 	findAndModify, batchWrites, routeOrderStatus, keying bool
 	thinkTime, reset, check                              bool
 	retryBackoff                                         time.Duration
@@ -41,6 +41,7 @@ func (t *tpccFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&t.findAndModify, "find-and-modify", d.FindAndModify, "use findAndModify where a read is followed by an update of the same document (seed 002 §4.5.5)")
 	fs.BoolVar(&t.batchWrites, "batch-writes", d.BatchWrites, "batch New-Order's stock updates into one bulk write (seed 002 §4.5.6)")
 	fs.BoolVar(&t.routeOrderStatus, "route-order-status", false, "route Order-Status through the balancer like Stock-Level (outside a transaction)")
+	fs.StringVar(&t.stockLevelReadConcern, "stock-level-read-concern", "", "Stock-Level's read concern: local (no causal session, as seed 000) or majority (in the terminal's causally consistent session, as seed 002); default local for --mix readwrite, majority for standard and custom weights")
 	fs.BoolVar(&t.keying, "keying", false, "add TPC-C keying times (clause 5.2.5.7)")
 	fs.BoolVar(&t.thinkTime, "think-time", false, "add TPC-C think times (clause 5.2.5.7)")
 	fs.IntVar(&t.maxRetries, "max-retries", 0, "retries of one transaction on TransientTransactionError (0 = unbounded, as seed 002)")
@@ -61,6 +62,11 @@ func (t *tpccFlags) config(seed int64, writeConcern string) (tpcc.Config, error)
 	}
 	if c.Schema, err = tpcc.ParseSchema(t.schema); err != nil {
 		return c, fmt.Errorf("--schema: %w", err)
+	}
+	if t.stockLevelReadConcern != "" {
+		if c.StockLevelReadConcern, err = tpcc.ParseStockLevelReadConcern(t.stockLevelReadConcern); err != nil {
+			return c, fmt.Errorf("--stock-level-read-concern: %w", err)
+		}
 	}
 	switch t.scale {
 	case "standard":

@@ -58,7 +58,8 @@ func TestTPCCEndToEnd(t *testing.T) {
 				Total     int64              `json:"total"`
 				LatencyMS map[string]float64 `json:"latency_ms"`
 			} `json:"transactions"`
-			Server *struct {
+			Settings map[string]any `json:"settings"`
+			Server   *struct {
 				Commit int64 `json:"commit"`
 			} `json:"server"`
 			Check []struct {
@@ -70,6 +71,10 @@ func TestTPCCEndToEnd(t *testing.T) {
 		b, _ := json.Marshal(run.Extra["tpcc"])
 		if err := json.Unmarshal(b, &rep); err != nil {
 			t.Fatal(err)
+		}
+		// The readwrite mix's default (seed 000): read concern local.
+		if got := rep.Settings["stock_level_read_concern"]; got != "local" {
+			t.Errorf("%s: settings record Stock-Level read concern %v, want local", run.Policy, got)
 		}
 		if rep.TpmC <= 0 || rep.Total == 0 {
 			t.Errorf("%s: tpmC %v total %d", run.Policy, rep.TpmC, rep.Total)

@@ -141,6 +141,57 @@ func (w Weights) pick(n int) TxnType {
 	return TxnTypes[len(TxnTypes)-1]
 }
 
+// StockLevelReadConcern is how Stock-Level reads. The zero value means the
+// mix's default (DefaultStockLevelReadConcern), which NewGenerator resolves.
+type StockLevelReadConcern uint8
+
+const (
+	// StockLevelLocal reads with read concern local and no causally
+	// consistent session, as seed 000 §2.2 ran all its reads: a lagging
+	// secondary answers at once with what it has (staleness, not latency).
+	StockLevelLocal StockLevelReadConcern = iota + 1
+	// StockLevelMajority reads with read concern majority in the terminal's
+	// causally consistent session, as seed 002 (§5) ran Stock-Level: a
+	// lagging secondary waits until its majority-committed data includes
+	// the terminal's last operation (latency, not staleness).
+	StockLevelMajority
+)
+
+// String returns "local" or "majority"; the zero value is "mix default".
+func (r StockLevelReadConcern) String() string {
+	switch r {
+	case 0:
+		return "mix default"
+	case StockLevelLocal:
+		return "local"
+	case StockLevelMajority:
+		return "majority"
+	}
+	return fmt.Sprintf("readconcern(%d)", uint8(r))
+}
+
+// ParseStockLevelReadConcern accepts "local" and "majority".
+func ParseStockLevelReadConcern(s string) (StockLevelReadConcern, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "local":
+		return StockLevelLocal, nil
+	case "majority":
+		return StockLevelMajority, nil
+	}
+	return 0, fmt.Errorf("%w: stock-level read concern %q: want local or majority", ErrConfig, s)
+}
+
+// DefaultStockLevelReadConcern is the read concern of Stock-Level under a
+// mix: local for the readwrite mix (seed 000 ran it with local), majority
+// for the standard mix (seed 002) and for custom weights, which follow the
+// TPC-C side.
+func DefaultStockLevelReadConcern(mix Weights) StockLevelReadConcern {
+	if mix == ReadWriteMix {
+		return StockLevelLocal
+	}
+	return StockLevelMajority
+}
+
 // Config is a TPC-C workload configuration. DefaultConfig returns seed
 // 002's choices; every practice of its §4.5 is a field so that its figures
 // 2 and 3 can be reproduced.
@@ -161,6 +212,10 @@ type Config struct {
 	// Stock-Level, outside a transaction (read concern majority, causal
 	// session), instead of in a snapshot transaction on the primary.
 	RouteOrderStatus bool `json:"route_order_status"`
+	// StockLevelReadConcern is how Stock-Level reads; zero takes
+	// DefaultStockLevelReadConcern of Mix (the mix configured, not one a
+	// later SetMix switches to).
+	StockLevelReadConcern StockLevelReadConcern `json:"-"`
 	// Keying and ThinkTime add the keying and think times of TPC-C clause
 	// 5.2.5.7 before and after each transaction; both off, as in seed 002.
 	Keying    bool `json:"keying"`
@@ -181,7 +236,8 @@ type Config struct {
 
 // DefaultConfig returns one warehouse at standard scale, the denormalized
 // schema, the standard mix, findAndModify and batched writes on, commits
-// with write concern majority.
+// with write concern majority, Stock-Level's read concern the mix's
+// default.
 func DefaultConfig() Config {
 	return Config{Warehouses: 1, Scale: StandardScale(), Schema: Denormalized, Mix: StandardMix,
 		Seed: 1, FindAndModify: true, BatchWrites: true, WriteConcern: "majority"}
@@ -199,6 +255,9 @@ func (c Config) Validate() error {
 		if n, err := strconv.Atoi(c.WriteConcern); err != nil || n < 0 {
 			return fmt.Errorf("%w: write concern %q: want majority or a member count", ErrConfig, c.WriteConcern)
 		}
+	}
+	if c.StockLevelReadConcern > StockLevelMajority {
+		return fmt.Errorf("%w: invalid stock-level read concern %v", ErrConfig, c.StockLevelReadConcern)
 	}
 	if c.RetryBackoff < 0 {
 		return fmt.Errorf("%w: retry backoff %v must not be negative", ErrConfig, c.RetryBackoff)

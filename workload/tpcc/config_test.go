@@ -115,6 +115,7 @@ func TestConfigValidate(t *testing.T) {
 		{"mix not 100", func(c *Config) { c.Mix = Weights{1, 1, 1, 1, 1} }, "not 100"},
 		{"write concern", func(c *Config) { c.WriteConcern = "all" }, "write concern"},
 		{"negative backoff", func(c *Config) { c.RetryBackoff = -1 }, "backoff"},
+		{"stock-level read concern", func(c *Config) { c.StockLevelReadConcern = 3 }, "stock-level read concern"},
 	} {
 		c := DefaultConfig()
 		tt.mod(&c)
@@ -130,5 +131,90 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if _, err := New(map[string]string{"speed": "1"}); err == nil || !strings.Contains(err.Error(), `unknown option "speed"`) {
 		t.Errorf("New with an unknown option: %v", err)
+	}
+}
+
+func TestParseStockLevelReadConcern(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want StockLevelReadConcern
+	}{
+		{"local", StockLevelLocal}, {"majority", StockLevelMajority}, {" Majority ", StockLevelMajority},
+		{"snapshot", 0}, {"linearizable", 0}, {"", 0},
+	} {
+		got, err := ParseStockLevelReadConcern(tt.in)
+		if tt.want == 0 {
+			if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "want local or majority") {
+				t.Errorf("ParseStockLevelReadConcern(%q) = %v, %v; want an ErrConfig naming local and majority", tt.in, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseStockLevelReadConcern(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+		if again, err := ParseStockLevelReadConcern(got.String()); err != nil || again != got {
+			t.Errorf("%v does not parse back: %v, %v", got, again, err)
+		}
+	}
+}
+
+// TestStockLevelReadConcernDefault checks the rule: local for seed 000's
+// readwrite mix, majority for seed 002's standard mix and for custom
+// weights; an explicit choice wins; the run's settings record the choice.
+func TestStockLevelReadConcernDefault(t *testing.T) {
+	custom := Weights{40, 40, 5, 5, 10}
+	for _, tt := range []struct {
+		name     string
+		mix      Weights
+		explicit StockLevelReadConcern
+		want     StockLevelReadConcern
+	}{
+		{"readwrite", ReadWriteMix, 0, StockLevelLocal},
+		{"standard", StandardMix, 0, StockLevelMajority},
+		{"custom weights", custom, 0, StockLevelMajority},
+		{"readwrite, majority asked", ReadWriteMix, StockLevelMajority, StockLevelMajority},
+		{"standard, local asked", StandardMix, StockLevelLocal, StockLevelLocal},
+	} {
+		if tt.explicit == 0 {
+			if got := DefaultStockLevelReadConcern(tt.mix); got != tt.want {
+				t.Errorf("%s: DefaultStockLevelReadConcern = %v, want %v", tt.name, got, tt.want)
+			}
+		}
+		cfg := DefaultConfig()
+		cfg.Mix, cfg.StockLevelReadConcern = tt.mix, tt.explicit
+		g, err := NewGenerator(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.Config().StockLevelReadConcern; got != tt.want {
+			t.Errorf("%s: generator's Stock-Level read concern %v, want %v", tt.name, got, tt.want)
+		}
+		if got := g.settings()["stock_level_read_concern"]; got != tt.want.String() {
+			t.Errorf("%s: settings record %v, want %q", tt.name, got, tt.want.String())
+		}
+		// The string options of the registry say the same.
+		opts := map[string]string{"mix": tt.mix.String()}
+		if tt.explicit != 0 {
+			opts["stock_level_read_concern"] = tt.explicit.String()
+		}
+		wg, err := New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := wg.(*Generator).Config().StockLevelReadConcern; got != tt.want {
+			t.Errorf("%s: New(%v) reads %v, want %v", tt.name, opts, got, tt.want)
+		}
+	}
+	// Switching the mix later (phases) keeps the configured read concern.
+	cfg := DefaultConfig()
+	g, err := NewGenerator(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SetMix("readwrite"); err != nil || g.Config().StockLevelReadConcern != StockLevelMajority {
+		t.Errorf("after SetMix(readwrite): %v, %v; want majority kept", g.Config().StockLevelReadConcern, err)
+	}
+	if _, err := New(map[string]string{"stock_level_read_concern": "snapshot"}); err == nil || !errors.Is(err, ErrConfig) {
+		t.Errorf("New with stock_level_read_concern=snapshot: %v, want ErrConfig", err)
 	}
 }

@@ -623,7 +623,8 @@ func (l *loader) generate(u loadUnit, out loadEmit) error {
 	return fmt.Errorf("unknown load unit kind %d", u.kind)
 }
 
-// genItems emits ITEM rows lo..hi (clause 4.3.3.1).
+// genItems emits ITEM rows lo..hi (clause 4.3.3.1), with I_W_ID 0 as
+// py-tpcc's unsharded loader writes them.
 func genItems(r *Rand, lo, hi int, out loadEmit) error {
 	for id := lo; id <= hi; id++ {
 		it := Item{
@@ -632,6 +633,7 @@ func genItems(r *Rand, lo, hi int, out loadEmit) error {
 			Name:  r.AString(14, 24),
 			Price: r.Float(1, 100, 2),
 			Data:  r.Data(),
+			WID:   0,
 		}
 		if err := out(CollItem, it); err != nil {
 			return err

@@ -207,11 +207,16 @@ func latencyReport(s *metrics.Snapshot) LatencyReport {
 // settings records the configuration a run used.
 func (g *Generator) settings() map[string]any {
 	c := g.cfg
+	sl := "majority in the terminal's causal session"
+	if c.StockLevelReadConcern == StockLevelLocal {
+		sl = "local, no causal session"
+	}
 	return map[string]any{"warehouses": c.Warehouses, "scale": c.Scale, "schema": c.Schema.String(),
 		"mix": g.Mix(), "seed": c.Seed, "find_and_modify": c.FindAndModify, "batch_writes": c.BatchWrites,
 		"route_order_status": c.RouteOrderStatus, "keying": c.Keying, "think_time": c.ThinkTime,
-		"write_concern": c.WriteConcern, "read_concern": "snapshot (transactions), majority (Stock-Level)",
-		"causal_consistency": true, "max_retries": c.MaxRetries, "retry_backoff": c.RetryBackoff.String()}
+		"write_concern": c.WriteConcern, "read_concern": "snapshot (transactions), " + sl + " (Stock-Level)",
+		"stock_level_read_concern": c.StockLevelReadConcern.String(), "causal_consistency": true,
+		"max_retries": c.MaxRetries, "retry_backoff": c.RetryBackoff.String()}
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

@@ -109,13 +109,18 @@ func (s Scale) Validate() error {
 // Document types. Field names are the TPC-C column names in upper case;
 // money is a float64 (as py-tpcc), dates are BSON dates.
 
-// Item is a row of ITEM (clause 1.3.1).
+// Item is a row of ITEM (clause 1.3.1) with py-tpcc's extra I_W_ID.
 type Item struct {
 	ID    int     `bson:"I_ID"`
 	ImID  int     `bson:"I_IM_ID"`
 	Name  string  `bson:"I_NAME"`
 	Price float64 `bson:"I_PRICE"`
 	Data  string  `bson:"I_DATA"`
+	// WID is always 0. It is not a TPC-C column: py-tpcc's MongoDB driver
+	// keeps one ITEM copy per shard keyed by I_W_ID, 0 when unsharded, and
+	// its New-Order finds items by (I_ID, I_W_ID 0); without the field it
+	// finds none and rolls every order back.
+	WID int `bson:"I_W_ID"`
 }
 
 // Warehouse is a row of WAREHOUSE (clause 1.3.1).

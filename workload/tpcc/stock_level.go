@@ -27,23 +27,29 @@ func (w *worker) stockLevelInput() StockLevelInput {
 }
 
 // stockLevel runs a Stock-Level (clause 2.8.2) outside a transaction, as
-// seed 002 §4.5.1 does: read concern majority in the worker's causally
-// consistent session, and routed by the balancer as one unit (seed 000), so
-// all three queries go to the member it chose.
+// seed 002 §4.5.1 does, routed by the balancer as one unit (seed 000), so
+// all three queries go to the member it chose. With StockLevelMajority they
+// read with read concern majority in the worker's causally consistent
+// session; with StockLevelLocal, with read concern local outside it (in
+// the driver's implicit session, which is not causally consistent).
 func (w *worker) stockLevel(ctx context.Context, in StockLevelInput) (StockLevelResult, error) {
 	u := w.env.Reads.Begin(ctx)
-	res, err := w.stockLevelOn(mongo.NewSessionContext(u.Ctx, w.sess), u.DB, in)
+	rctx, copts := u.Ctx, w.local
+	if w.cfg.StockLevelReadConcern == StockLevelMajority {
+		rctx, copts = mongo.NewSessionContext(u.Ctx, w.sess), w.majority
+	}
+	res, err := w.stockLevelOn(rctx, u.DB, copts, in)
 	res.Secondary = u.Secondary
 	u.Done(err)
 	return res, err
 }
 
-func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, in StockLevelInput) (StockLevelResult, error) {
+func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, copts *options.CollectionOptionsBuilder, in StockLevelInput) (StockLevelResult, error) {
 	var res StockLevelResult
 	var d struct {
 		NextOID int `bson:"D_NEXT_O_ID"`
 	}
-	err := db.Collection(CollDistrict, w.majority).FindOne(ctx, bson.D{{Key: "D_W_ID", Value: in.WID}, {Key: "D_ID", Value: in.DID}},
+	err := db.Collection(CollDistrict, copts).FindOne(ctx, bson.D{{Key: "D_W_ID", Value: in.WID}, {Key: "D_ID", Value: in.DID}},
 		options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "D_NEXT_O_ID", Value: 1}})).Decode(&d)
 	if err != nil {
 		return res, found(err, "district W_ID=%d D_ID=%d", in.WID, in.DID)
@@ -58,7 +64,7 @@ func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, in StockL
 		}
 	}
 	if w.cfg.Schema == Denormalized {
-		cur, err := db.Collection(CollOrders, w.majority).Find(ctx,
+		cur, err := db.Collection(CollOrders, copts).Find(ctx,
 			bson.D{{Key: "O_W_ID", Value: in.WID}, {Key: "O_D_ID", Value: in.DID}, {Key: "O_ID", Value: oidRange}},
 			options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: FieldOrderLines + ".OL_I_ID", Value: 1}}))
 		if err != nil {
@@ -78,7 +84,7 @@ func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, in StockL
 			}
 		}
 	} else {
-		cur, err := db.Collection(CollOrderLine, w.majority).Find(ctx,
+		cur, err := db.Collection(CollOrderLine, copts).Find(ctx,
 			bson.D{{Key: "OL_O_ID", Value: oidRange}, {Key: "OL_D_ID", Value: in.DID}, {Key: "OL_W_ID", Value: in.WID}},
 			options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "OL_I_ID", Value: 1}}))
 		if err != nil {
@@ -97,7 +103,7 @@ func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, in StockL
 	if len(items) == 0 {
 		return res, nil
 	}
-	n, err := db.Collection(CollStock, w.majority).CountDocuments(ctx, bson.D{{Key: "S_W_ID", Value: in.WID},
+	n, err := db.Collection(CollStock, copts).CountDocuments(ctx, bson.D{{Key: "S_W_ID", Value: in.WID},
 		{Key: "S_I_ID", Value: bson.D{{Key: "$in", Value: items}}}, {Key: "S_QUANTITY", Value: bson.D{{Key: "$lt", Value: in.Threshold}}}})
 	res.LowStock = n
 	return res, err

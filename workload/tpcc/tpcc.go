@@ -26,8 +26,9 @@ const abortTimeout = 5 * time.Second
 
 // New builds a Generator from string options; it is the registered
 // workload.Factory. Keys: warehouses, mix, schema, seed, find_and_modify,
-// batch_writes, route_order_status, keying, think_time, write_concern,
-// max_retries, retry_backoff, reset, check (run the consistency checks after every run).
+// batch_writes, route_order_status, stock_level_read_concern, keying,
+// think_time, write_concern, max_retries, retry_backoff, reset, check (run
+// the consistency checks after every run).
 func New(opts map[string]string) (workload.Generator, error) {
 	cfg := DefaultConfig()
 	var reset, check bool
@@ -48,6 +49,8 @@ func New(opts map[string]string) (workload.Generator, error) {
 			cfg.BatchWrites, err = strconv.ParseBool(v)
 		case "route_order_status":
 			cfg.RouteOrderStatus, err = strconv.ParseBool(v)
+		case "stock_level_read_concern":
+			cfg.StockLevelReadConcern, err = ParseStockLevelReadConcern(v)
 		case "keying":
 			cfg.Keying, err = strconv.ParseBool(v)
 		case "think_time":
@@ -101,10 +104,14 @@ type Generator struct {
 var _ workload.Generator = (*Generator)(nil)
 var _ workload.RunReporter = (*Generator)(nil)
 
-// NewGenerator validates cfg and returns a Generator.
+// NewGenerator validates cfg and returns a Generator. A zero
+// StockLevelReadConcern becomes the default of cfg.Mix.
 func NewGenerator(cfg Config) (*Generator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.StockLevelReadConcern == 0 {
+		cfg.StockLevelReadConcern = DefaultStockLevelReadConcern(cfg.Mix)
 	}
 	wc := writeconcern.Majority()
 	if cfg.WriteConcern != "majority" {
@@ -169,6 +176,7 @@ func (g *Generator) newWorker(env workload.Env, id int) (*worker, error) {
 		dID:      id/g.cfg.Warehouses%g.cfg.Scale.Districts + 1,
 		txn:      newTxnRunner(sess, g.wc, g.cfg.MaxRetries, g.cfg.RetryBackoff, g.cfg.Seed<<16^uint64(id)),
 		majority: options.Collection().SetReadConcern(readconcern.Majority()),
+		local:    options.Collection().SetReadConcern(readconcern.Local()),
 	}
 	db := env.DB
 	w.item, w.warehouse, w.district = db.Collection(CollItem), db.Collection(CollWarehouse), db.Collection(CollDistrict)
@@ -191,7 +199,7 @@ type worker struct {
 	dID  int
 
 	item, warehouse, district, customer, history, stock, orders, newOrders, orderLine *mongo.Collection
-	majority                                                                          *options.CollectionOptionsBuilder
+	majority, local                                                                   *options.CollectionOptionsBuilder
 
 	next TxnType // chosen by Delay, run by Do
 	prev TxnType // for the think time after it

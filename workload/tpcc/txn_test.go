@@ -101,6 +101,7 @@ func TestTransactions(t *testing.T) {
 			t.Run("delivery", func(t *testing.T) { testDelivery(t, db, w) })
 			t.Run("stock level", func(t *testing.T) { testStockLevel(t, db, w) })
 			t.Run("transient error retried", func(t *testing.T) { testTransientRetry(t, rs.URI(), db, w) })
+			t.Run("items loaded without I_W_ID", func(t *testing.T) { testItemsWithoutIWID(t, db, w) })
 		})
 	}
 }
@@ -467,5 +468,23 @@ func testTransientRetry(t *testing.T, uri string, db *mongo.Database, w *worker)
 	var ce mongo.CommandError
 	if err == nil || retries != 0 || (errors.As(err, &ce) && ce.Code != 2) {
 		t.Errorf("non-transient error: retries %d err %v, want the error and no retry", retries, err)
+	}
+}
+
+// testItemsWithoutIWID runs a New-Order on items without I_W_ID, as loads
+// made before the loader wrote the field hold them: it must find them.
+func testItemsWithoutIWID(t *testing.T, db *mongo.Database, w *worker) {
+	ctx := context.Background()
+	ids := bson.D{{Key: "I_ID", Value: bson.D{{Key: "$in", Value: bson.A{41, 42, 43, 44, 45}}}}}
+	if r, err := db.Collection(CollItem).UpdateMany(ctx, ids, bson.D{{Key: "$unset", Value: bson.D{{Key: "I_W_ID", Value: ""}}}}); err != nil || r.ModifiedCount != 5 {
+		t.Fatalf("unset I_W_ID: %+v %v", r, err)
+	}
+	var lines []NewOrderLine
+	for id := 41; id <= 45; id++ {
+		lines = append(lines, NewOrderLine{IID: id, SupplyWID: 1, Quantity: 1})
+	}
+	res, _, err := w.newOrderTxn(ctx, NewOrderInput{WID: 1, DID: 8, CID: 3, EntryD: time.Now().UTC(), Lines: lines})
+	if err != nil || res.RolledBack {
+		t.Errorf("new order on items without I_W_ID: %+v %v, want it placed", res, err)
 	}
 }
