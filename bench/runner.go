@@ -596,10 +596,10 @@ func (c *collector) onEvent(e router.Event) {
 		p, l := e.Period, e.Latencies
 		us := func(d time.Duration) time.Duration { return d.Round(time.Microsecond) }
 		c.events = append(c.events, Event{TS: ts, Kind: "decision",
-			Detail: fmt.Sprintf("%.2f -> %.2f %s: ratio %.2f; primary p50 %v rtt %v (%d reads; client p50 %v); secondary p50 %v rtt %v (%d reads; client p50 %v)",
+			Detail: fmt.Sprintf("%.2f -> %.2f %s: ratio %.2f; primary wire p50 %v client p50 %v rtt %v (%d reads); secondary wire p50 %v client p50 %v rtt %v (%d reads)",
 				e.Previous, e.Fraction, e.Decision.Reason, e.Decision.Ratio,
-				us(p.Primary.P50), us(p.PrimaryRTT), p.Primary.Count, us(l.Primary.Client.P50),
-				us(p.Secondary.P50), us(p.SecondaryRTT), p.Secondary.Count, us(l.Secondary.Client.P50))})
+				us(l.Primary.Command.P50), us(l.Primary.Client.P50), us(p.PrimaryRTT), l.Primary.Client.Count,
+				us(l.Secondary.Command.P50), us(l.Secondary.Client.P50), us(p.SecondaryRTT), l.Secondary.Client.Count)})
 	}
 }
 
