@@ -73,6 +73,13 @@ func TestRunRecordsCountedSplitPerPolicy(t *testing.T) {
 		if s.Probes == 0 {
 			t.Errorf("%s: the S probe took no samples", run.Policy)
 		}
+		var opened int64
+		for _, n := range run.Periods[0].ConnsOpened {
+			opened += n
+		}
+		if opened < int64(o.Clients)/2 {
+			t.Errorf("%s: the first period opened %d connections for %d clients (%v)", run.Policy, opened, o.Clients, run.Periods[0].ConnsOpened)
+		}
 		if run.Policy == "primary" && s.StalenessMaxMS != 0 {
 			t.Errorf("primary policy measured staleness %v ms: second reads went to a secondary", s.StalenessMaxMS)
 		}

@@ -90,6 +90,11 @@ type Period struct {
 	Clients             int              `json:"clients"`
 	Mix                 string           `json:"mix"`
 	ServedBy            map[string]int64 `json:"served_by,omitempty"`
+	// ConnsOpened counts the connections the routed client opened to each
+	// member in the period, and CheckoutP99MS is the P99 wait to check a
+	// pooled connection out: client-side queues the wire time leaves out.
+	ConnsOpened   map[string]int64 `json:"conns_opened,omitempty"`
+	CheckoutP99MS float64          `json:"checkout_wait_p99_ms"`
 	// Ops counts the period's successful operations by name (YCSB's READ,
 	// UPDATE…; TPC-C's NEW_ORDER, STOCK_LEVEL…).
 	Ops map[string]int64 `json:"ops,omitempty"`

@@ -655,7 +655,9 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 			o.OnEvent(pol.Name(), e)
 		}
 	}
-	poolOpts := options.Client().SetMaxPoolSize(uint64(o.maxClients() + 16)).SetWriteConcern(o.WriteConcern)
+	pw := newPoolWatch()
+	poolOpts := options.Client().SetMaxPoolSize(uint64(o.maxClients() + 16)).SetWriteConcern(o.WriteConcern).
+		SetPoolMonitor(pw.monitor())
 	rt, err := router.Connect(ctx, o.URI, router.WithPolicy(pol), router.WithEvents(onEvent),
 		router.WithConnectTimeout(o.ConnectTimeout), router.WithRTTQuantile(o.RTTQuantile), router.WithLatencySource(o.Latency),
 		router.WithMonitor(o.Monitor), router.WithClientOptions(append(o.ClientOptions, poolOpts)...))
@@ -727,6 +729,7 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 	prevReadErr, prevWriteErr := int64(0), int64(0)
 	prevServed := rt.Served()
 	prevOps := rec.opsSnapshot()
+	prevCheckout := pw.checkout.Snapshot()
 	periodStart := time.Duration(0)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
@@ -752,7 +755,11 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 			ReadP99MS: round3(metrics.MS(rd.Quantile(0.99))), SecondaryPct: round3(sd.SecondaryPct()),
 			BalanceFraction: round3(frac), Ratio: ratio, MaxLagMS: round3(metrics.MS(maxLag)),
 			Clients: clients, Mix: mix, ServedBy: sd.ByHost,
+			ConnsOpened: pw.take(),
 		}
+		checkout := pw.checkout.Snapshot()
+		per.CheckoutP99MS = round3(checkoutP99(checkout, prevCheckout))
+		prevCheckout = checkout
 		ops := rec.opsSnapshot()
 		if starts {
 			baseOps = ops

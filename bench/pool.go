@@ -1,0 +1,54 @@
+package bench
+
+import (
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/event"
+
+	"github.com/decongestant/decongestant/metrics"
+)
+
+// poolWatch counts the connections the routed client opens per member and
+// times every connection checkout (the wait for a pooled connection, which
+// the client-observed latency contains and the wire time does not). A period
+// that opens many connections to a member is one where reads queued for
+// them: the driver opens at most two at a time per member (maxConnecting).
+type poolWatch struct {
+	checkout *metrics.Histogram
+	mu       sync.Mutex
+	opened   map[string]int64
+}
+
+func newPoolWatch() *poolWatch {
+	return &poolWatch{checkout: metrics.NewHistogram(), opened: map[string]int64{}}
+}
+
+func (p *poolWatch) monitor() *event.PoolMonitor {
+	return &event.PoolMonitor{Event: func(e *event.PoolEvent) {
+		switch e.Type {
+		case event.ConnectionCreated:
+			p.mu.Lock()
+			p.opened[e.Address]++
+			p.mu.Unlock()
+		case event.ConnectionCheckedOut:
+			p.checkout.Record(e.Duration)
+		}
+	}}
+}
+
+// take returns the connections opened per member since the last call.
+func (p *poolWatch) take() map[string]int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.opened) == 0 {
+		return nil
+	}
+	out := p.opened
+	p.opened = map[string]int64{}
+	return out
+}
+
+// checkoutP99 is the P99 of a period's checkout waits, in ms.
+func checkoutP99(cur, prev *metrics.Snapshot) float64 {
+	return metrics.MS(cur.Sub(prev).Quantile(0.99))
+}
