@@ -56,13 +56,7 @@ func TestOurTransactionsOnPyTPCCData(t *testing.T) {
 				t.Fatalf("begin a run without load metadata: %v", err)
 			}
 			w := testWorker(t, wdb, cfg, 0)
-			t.Run("new order", func(t *testing.T) { testNewOrder(t, db, w) })
-			t.Run("new order rollback", func(t *testing.T) { testNewOrderRollback(t, db, w) })
-			t.Run("payment by id", func(t *testing.T) { testPayment(t, db, w, false) })
-			t.Run("payment by last name", func(t *testing.T) { testPayment(t, db, w, true) })
-			t.Run("order status", func(t *testing.T) { testOrderStatus(t, db, w) })
-			t.Run("delivery", func(t *testing.T) { testDelivery(t, db, w) })
-			t.Run("stock level", func(t *testing.T) { testStockLevel(t, db, w) })
+			testFiveTransactions(t, db, w)
 			t.Run("random transactions", func(t *testing.T) {
 				// The generator's own inputs: last names, NURand ids,
 				// remote warehouses, rollbacks.

@@ -93,13 +93,7 @@ func TestTransactions(t *testing.T) {
 			cfg.FindAndModify, cfg.BatchWrites = v.findAndModify, v.batchWrites
 			db := loadedDB(t, client, "tpcc_txn_"+v.schema.String(), cfg)
 			w := testWorker(t, db, cfg, 0)
-			t.Run("new order", func(t *testing.T) { testNewOrder(t, db, w) })
-			t.Run("new order rollback", func(t *testing.T) { testNewOrderRollback(t, db, w) })
-			t.Run("payment by id", func(t *testing.T) { testPayment(t, db, w, false) })
-			t.Run("payment by last name", func(t *testing.T) { testPayment(t, db, w, true) })
-			t.Run("order status", func(t *testing.T) { testOrderStatus(t, db, w) })
-			t.Run("delivery", func(t *testing.T) { testDelivery(t, db, w) })
-			t.Run("stock level", func(t *testing.T) { testStockLevel(t, db, w) })
+			testFiveTransactions(t, db, w)
 			t.Run("transient error retried", func(t *testing.T) { testTransientRetry(t, rs.URI(), db, w) })
 			t.Run("items loaded without I_W_ID", func(t *testing.T) { testItemsWithoutIWID(t, db, w) })
 		})
@@ -487,4 +481,16 @@ func testItemsWithoutIWID(t *testing.T, db *mongo.Database, w *worker) {
 	if err != nil || res.RolledBack {
 		t.Errorf("new order on items without I_W_ID: %+v %v, want it placed", res, err)
 	}
+}
+
+// testFiveTransactions runs the assertions of the five transactions, in
+// order (each builds on the data the previous left), on a loaded database.
+func testFiveTransactions(t *testing.T, db *mongo.Database, w *worker) {
+	t.Run("new order", func(t *testing.T) { testNewOrder(t, db, w) })
+	t.Run("new order rollback", func(t *testing.T) { testNewOrderRollback(t, db, w) })
+	t.Run("payment by id", func(t *testing.T) { testPayment(t, db, w, false) })
+	t.Run("payment by last name", func(t *testing.T) { testPayment(t, db, w, true) })
+	t.Run("order status", func(t *testing.T) { testOrderStatus(t, db, w) })
+	t.Run("delivery", func(t *testing.T) { testDelivery(t, db, w) })
+	t.Run("stock level", func(t *testing.T) { testStockLevel(t, db, w) })
 }
