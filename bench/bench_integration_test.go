@@ -15,6 +15,7 @@ import (
 	"github.com/decongestant/decongestant/bench"
 	"github.com/decongestant/decongestant/internal/testutil"
 	"github.com/decongestant/decongestant/monitor"
+	"github.com/decongestant/decongestant/results"
 	"github.com/decongestant/decongestant/router"
 	"github.com/decongestant/decongestant/workload"
 	_ "github.com/decongestant/decongestant/workload/ycsb"
@@ -44,7 +45,7 @@ func TestRunRecordsCountedSplitPerPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	onDisk, err := bench.ReadResults(o.Out)
+	onDisk, err := results.Read(o.Out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestInterruptKeepsCompletedPeriods(t *testing.T) {
 	o.Duration = 30 * time.Second
 	o.SkipLoad = false
 	ctx, cancel := context.WithCancel(context.Background())
-	o.OnPeriod = func(_ context.Context, policy string, p bench.Period, _ *router.Router) {
+	o.OnPeriod = func(_ context.Context, policy string, p results.Period, _ *router.Router) {
 		if p.TS >= 2 {
 			cancel()
 		}
@@ -131,7 +132,7 @@ func TestInterruptKeepsCompletedPeriods(t *testing.T) {
 	if time.Since(start) > 20*time.Second {
 		t.Fatalf("interruption took %v", time.Since(start))
 	}
-	onDisk, err := bench.ReadResults(o.Out)
+	onDisk, err := results.Read(o.Out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestPausedReplicationNoBoundViolations(t *testing.T) {
 			o.OnEvent = trace.on
 			var pausedAt time.Time
 			var once sync.Once
-			o.OnPeriod = func(ctx context.Context, _ string, p bench.Period, r *router.Router) {
+			o.OnPeriod = func(ctx context.Context, _ string, p results.Period, r *router.Router) {
 				if p.TS >= 3 {
 					once.Do(func() {
 						if got, want := r.LagInterval(), balancer.LagIntervalFor(o.Settings.Decongestant.Bound); got != want {
@@ -285,7 +286,7 @@ func TestFailoverRejoinAndPauseKeepTheBound(t *testing.T) {
 	actions := make(chan struct{})
 	faults := make(chan error, 1)
 	var once sync.Once
-	o.OnPeriod = func(context.Context, string, bench.Period, *router.Router) {
+	o.OnPeriod = func(context.Context, string, results.Period, *router.Router) {
 		once.Do(func() { close(actions) })
 	}
 	go func() {

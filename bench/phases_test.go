@@ -7,6 +7,7 @@ import (
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/metrics"
+	"github.com/decongestant/decongestant/results"
 	"github.com/decongestant/decongestant/workload/sprobe"
 )
 
@@ -48,7 +49,7 @@ func TestQuantileNearestRank(t *testing.T) {
 }
 
 func TestSummariseExcludesWarmup(t *testing.T) {
-	ps := []Period{
+	ps := []results.Period{
 		{TS: 10, ReadOps: 100, ServedBy: map[string]int64{"p": 100}, SecondaryPct: 0, MaxLagMS: 900},
 		{TS: 20, ReadOps: 300, ServedBy: map[string]int64{"p": 100, "s": 200}, SecondaryPct: 200.0 / 3, MaxLagMS: 5},
 		{TS: 25, ReadOps: 100, ServedBy: map[string]int64{"s": 100}, SecondaryPct: 100, MaxLagMS: 7},

@@ -25,6 +25,7 @@ import (
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/metrics"
 	"github.com/decongestant/decongestant/monitor"
+	"github.com/decongestant/decongestant/results"
 	"github.com/decongestant/decongestant/router"
 	"github.com/decongestant/decongestant/workload"
 	"github.com/decongestant/decongestant/workload/sprobe"
@@ -81,7 +82,7 @@ type Options struct {
 	// OnPeriod is called after each period with the run's router; tests
 	// and experiments use it to act mid-run. It runs on the runner's
 	// goroutine.
-	OnPeriod func(ctx context.Context, policy string, p Period, r *router.Router)
+	OnPeriod func(ctx context.Context, policy string, p results.Period, r *router.Router)
 	// OnEvent, when set, also receives every router event (lag polls,
 	// period decisions) of every run, on the router's goroutines; it must
 	// return quickly (see router.WithEvents).
@@ -170,12 +171,12 @@ func (o *Options) maxClients() int {
 // Execute loads the workload (unless SkipLoad) and runs it under every policy,
 // Repeat times, returning the results. On cancellation it returns the
 // results so far with ErrInterrupted.
-func Execute(ctx context.Context, o Options) (*Results, error) {
+func Execute(ctx context.Context, o Options) (*results.Results, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
 	bound := o.Settings.Decongestant.Bound
-	res := &Results{Workload: o.Generator.Name(), Config: Config{
+	res := &results.Results{Workload: o.Generator.Name(), Config: results.Config{
 		URI: monitor.Redact(o.URI), Workload: o.Generator.Name(), Mix: o.Generator.Mix(),
 		Records: o.Records, Clients: o.Clients, DurationS: o.Duration.Seconds(),
 		PeriodS: o.Period.Seconds(), WarmupS: o.Warmup.Seconds(), Repeat: o.Repeat,
@@ -188,7 +189,7 @@ func Execute(ctx context.Context, o Options) (*Results, error) {
 		res.Config.MaxStalenessMS = &v
 	}
 	for _, ph := range o.Phases {
-		res.Config.Phases = append(res.Config.Phases, PhaseSpec{AtS: ph.At.Seconds(), Workload: ph.Mix, Clients: ph.Clients})
+		res.Config.Phases = append(res.Config.Phases, results.PhaseSpec{AtS: ph.At.Seconds(), Workload: ph.Mix, Clients: ph.Clients})
 	}
 	if err := prepare(ctx, &o, res); err != nil {
 		return nil, err
@@ -235,7 +236,7 @@ func repLabel(rep, n int) string {
 	return fmt.Sprintf(" (repetition %d/%d)", rep+1, n)
 }
 
-func writeOut(o *Options, res *Results, cause error) error {
+func writeOut(o *Options, res *results.Results, cause error) error {
 	if o.Out == "" {
 		return cause
 	}
@@ -267,7 +268,7 @@ func balancerConfig(o *Options) map[string]any {
 }
 
 // prepare checks the server and loads the data.
-func prepare(ctx context.Context, o *Options, res *Results) error {
+func prepare(ctx context.Context, o *Options, res *results.Results) error {
 	co := append([]*options.ClientOptions{options.Client().ApplyURI(o.URI).
 		SetReadPreference(readpref.Primary())}, o.ClientOptions...)
 	co = append(co, options.Client().SetWriteConcern(writeconcern.Majority()))
@@ -550,7 +551,7 @@ type collector struct {
 	fracN    int
 	maxLag   time.Duration
 	ratio    *float64
-	events   []Event
+	events   []results.Event
 	unknown  bool
 }
 
@@ -566,7 +567,7 @@ func (c *collector) onEvent(e router.Event) {
 			c.maxLag = max(c.maxLag, e.Lag.Max)
 		}
 		if e.Lag.Err != nil && !c.unknown {
-			c.events = append(c.events, Event{TS: ts, Kind: "lag-unknown", Detail: e.Lag.Err.Error()})
+			c.events = append(c.events, results.Event{TS: ts, Kind: "lag-unknown", Detail: e.Lag.Err.Error()})
 		}
 		c.unknown = e.Lag.Err != nil
 		if e.Previous > 0 && e.Fraction == 0 {
@@ -581,11 +582,11 @@ func (c *collector) onEvent(e router.Event) {
 					why += ": " + e.Lag.Err.Error()
 				}
 			}
-			c.events = append(c.events, Event{TS: ts, Kind: "bound-exceeded",
+			c.events = append(c.events, results.Event{TS: ts, Kind: "bound-exceeded",
 				Detail: fmt.Sprintf("%s: fraction %.2f -> 0", why, e.Previous)})
 		}
 		if e.Previous == 0 && e.Fraction > 0 {
-			c.events = append(c.events, Event{TS: ts, Kind: "bound-restored",
+			c.events = append(c.events, results.Event{TS: ts, Kind: "bound-restored",
 				Detail: fmt.Sprintf("max lag %v: fraction 0 -> %.2f", e.Lag.Max, e.Fraction)})
 		}
 	case router.EventPeriod:
@@ -595,7 +596,7 @@ func (c *collector) onEvent(e router.Event) {
 		}
 		p, l := e.Period, e.Latencies
 		us := func(d time.Duration) time.Duration { return d.Round(time.Microsecond) }
-		c.events = append(c.events, Event{TS: ts, Kind: "decision",
+		c.events = append(c.events, results.Event{TS: ts, Kind: "decision",
 			Detail: fmt.Sprintf("%.2f -> %.2f %s: ratio %.2f; primary wire p50 %v client p50 %v rtt %v (%d reads); secondary wire p50 %v client p50 %v rtt %v (%d reads)",
 				e.Previous, e.Fraction, e.Decision.Reason, e.Decision.Ratio,
 				us(l.Primary.Command.P50), us(l.Primary.Client.P50), us(p.PrimaryRTT), l.Primary.Client.Count,
@@ -605,7 +606,7 @@ func (c *collector) onEvent(e router.Event) {
 
 func (c *collector) event(ts float64, kind, detail string) {
 	c.mu.Lock()
-	c.events = append(c.events, Event{TS: round3(ts), Kind: kind, Detail: detail})
+	c.events = append(c.events, results.Event{TS: round3(ts), Kind: kind, Detail: detail})
 	c.mu.Unlock()
 }
 
@@ -642,7 +643,7 @@ type runState struct {
 // the summary).
 const maxViolationEvents = 20
 
-func runPolicy(ctx context.Context, o *Options, spec string, rep int, label string) (*Run, error) {
+func runPolicy(ctx context.Context, o *Options, spec string, rep int, label string) (*results.Run, error) {
 	pol, err := balancer.Parse(spec, o.Settings)
 	if err != nil {
 		return nil, err
@@ -695,7 +696,7 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 	p := &pool{ctx: runCtx, gen: o.Generator, env: env, rec: rec}
 	defer p.stop()
 
-	run := &Run{Policy: pol.Name(), Repetition: rep}
+	run := &results.Run{Policy: pol.Name(), Repetition: rep}
 	bound := o.Settings.Decongestant.Bound
 	clients, mix := o.Clients, o.Generator.Mix()
 	start := time.Now()
@@ -747,7 +748,7 @@ func runPolicy(ctx context.Context, o *Options, spec string, rep int, label stri
 		sd := served.Sub(prevServed)
 		re, we := rec.readErr.Load(), rec.writeErr.Load()
 		frac, ratio, maxLag := col.take(rt.Fraction())
-		per := Period{
+		per := results.Period{
 			TS: round3(now.Seconds()), ReadOps: int64(rd.Count()), WriteOps: int64(wd.Count()),
 			ReadErrors: re - prevReadErr, WriteErrors: we - prevWriteErr,
 			ReadTput: round3(float64(rd.Count()) / length), WriteTput: round3(float64(wd.Count()) / length),
@@ -916,8 +917,8 @@ loop:
 }
 
 // minutes aggregates the periods by the wall-clock minute they start in.
-func minutes(ps []Period, st *runState) []Minute {
-	var out []Minute
+func minutes(ps []results.Period, st *runState) []results.Minute {
+	var out []results.Minute
 	var read *metrics.Snapshot
 	var secW, totW float64
 	cur := -1
@@ -941,7 +942,7 @@ func minutes(ps []Period, st *runState) []Minute {
 		if k != cur {
 			flush()
 			cur = k
-			out = append(out, Minute{})
+			out = append(out, results.Minute{})
 			read, secW, totW = &metrics.Snapshot{}, 0, 0
 		}
 		m := &out[len(out)-1]
@@ -974,8 +975,8 @@ func violates(s sprobe.Sample, b balancer.Bound) bool {
 }
 
 // summarise aggregates the periods that start at or after the warm-up.
-func summarise(ps []Period, st *runState, warmup time.Duration) Summary {
-	var s Summary
+func summarise(ps []results.Period, st *runState, warmup time.Duration) results.Summary {
+	var s results.Summary
 	read := &metrics.Snapshot{}
 	var stal []time.Duration
 	var secW, totW float64

@@ -28,7 +28,7 @@
 //
 // Usage:
 //
-//	r, err := bench.ReadResults("results.json")
+//	r, err := results.Read("results.json")
 //	if err != nil {
 //		return err
 //	}
@@ -36,7 +36,7 @@
 //	if err := report.WriteText(os.Stdout, in); err != nil {
 //		return err
 //	}
-//	err = bench.WriteFileAtomic("report.html", func(w io.Writer) error {
+//	err = atomicfile.Write("report.html", func(w io.Writer) error {
 //		return report.WriteHTML(w, in)
 //	})
 //	if err != nil {

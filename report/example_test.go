@@ -4,21 +4,21 @@ import (
 	"log"
 	"os"
 
-	"github.com/decongestant/decongestant/bench"
 	"github.com/decongestant/decongestant/report"
+	"github.com/decongestant/decongestant/results"
 )
 
 func ExampleWriteText() {
 	bound := 500.0
-	r := &bench.Results{
+	r := &results.Results{
 		Workload: "ycsb",
-		Config: bench.Config{Mix: "95/5", Clients: 32, DurationS: 60, PeriodS: 10, WarmupS: 10,
+		Config: results.Config{Mix: "95/5", Clients: 32, DurationS: 60, PeriodS: 10, WarmupS: 10,
 			Repeat: 2, MaxStalenessMS: &bound},
-		Runs: []bench.Run{
-			{Policy: "primary", Summary: bench.Summary{ReadTput: 2400, WriteTput: 1700, ReadP80MS: 7.3, ReadP99MS: 22, MaxLagMS: 900}},
-			{Policy: "decongestant", Repetition: 0, Summary: bench.Summary{ReadTput: 5200, WriteTput: 3600,
+		Runs: []results.Run{
+			{Policy: "primary", Summary: results.Summary{ReadTput: 2400, WriteTput: 1700, ReadP80MS: 7.3, ReadP99MS: 22, MaxLagMS: 900}},
+			{Policy: "decongestant", Repetition: 0, Summary: results.Summary{ReadTput: 5200, WriteTput: 3600,
 				ReadP80MS: 4.7, ReadP99MS: 14, SecondaryPct: 30, StalenessP80MS: 270, StalenessMaxMS: 500, MaxLagMS: 850}},
-			{Policy: "decongestant", Repetition: 1, Summary: bench.Summary{ReadTput: 5000, WriteTput: 3700,
+			{Policy: "decongestant", Repetition: 1, Summary: results.Summary{ReadTput: 5000, WriteTput: 3700,
 				ReadP80MS: 4.9, ReadP99MS: 15, SecondaryPct: 32, StalenessP80MS: 290, StalenessMaxMS: 530,
 				BoundViolations: 1, MaxLagMS: 950}},
 		},

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/results"
 )
 
 // pageCSS is the page's only style sheet, inline so the page renders offline.
@@ -200,8 +200,8 @@ func writeTable(b *strings.Builder, in []Input, rows []row, pal palette, several
 // balancer drops) in a collapsed section.
 func writeEvents(b *strings.Builder, x Input) {
 	type ev struct {
-		run *bench.Run
-		e   bench.Event
+		run *results.Run
+		e   results.Event
 	}
 	var evs []ev
 	for i := range x.Results.Runs {

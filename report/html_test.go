@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/results"
 )
 
 var htmlOut = flag.String("htmlout", "", "also write the fixture's HTML report to this file, to look at it")
@@ -147,11 +147,11 @@ func TestWriteHTMLSameColour(t *testing.T) {
 
 func TestWriteHTMLEscapes(t *testing.T) {
 	evil := `<script>alert("x")</script>`
-	r := &bench.Results{
+	r := &results.Results{
 		Workload: evil,
-		Config:   bench.Config{URI: `mongodb://u:xxxxx@h/?a=1&b="><script>`, Mix: evil, Policies: []string{evil}},
-		Runs: []bench.Run{{Policy: evil, Periods: []bench.Period{{TS: 10, ReadTput: 5}},
-			Events: []bench.Event{{TS: 1, Kind: evil, Detail: evil}}}},
+		Config:   results.Config{URI: `mongodb://u:xxxxx@h/?a=1&b="><script>`, Mix: evil, Policies: []string{evil}},
+		Runs: []results.Run{{Policy: evil, Periods: []results.Period{{TS: 10, ReadTput: 5}},
+			Events: []results.Event{{TS: 1, Kind: evil, Detail: evil}}}},
 	}
 	page := writeHTML(t, []Input{{Name: evil, Results: r}, {Name: "b&c", Results: r}})
 	checkSelfContained(t, page)
@@ -175,21 +175,21 @@ func TestWriteHTMLDegenerate(t *testing.T) {
 	badBound := math.NaN()
 	tests := []struct {
 		name string
-		r    *bench.Results
+		r    *results.Results
 	}{
-		{"no runs", &bench.Results{Workload: "ycsb"}},
-		{"zero periods", &bench.Results{Runs: []bench.Run{{Policy: "primary"}, {Policy: "rpm"}}}},
-		{"single period", &bench.Results{Config: bench.Config{MaxStalenessMS: &bound, SProbe: true, WarmupS: 10},
-			Runs: []bench.Run{{Policy: "rpm", Periods: []bench.Period{{TS: 10, ReadTput: 100, MaxLagMS: 5}}}}}},
-		{"all zero", &bench.Results{Config: bench.Config{SProbe: true},
-			Runs: []bench.Run{{Policy: "primary", Periods: []bench.Period{{TS: 10}, {TS: 20}, {TS: 30}}}}}},
-		{"non-finite", &bench.Results{Config: bench.Config{MaxStalenessMS: &badBound, WarmupS: inf, DurationS: nan,
-			Phases: []bench.PhaseSpec{{AtS: nan}, {AtS: inf}}},
-			Runs: []bench.Run{{Policy: "fixed:0.7", Periods: []bench.Period{
+		{"no runs", &results.Results{Workload: "ycsb"}},
+		{"zero periods", &results.Results{Runs: []results.Run{{Policy: "primary"}, {Policy: "rpm"}}}},
+		{"single period", &results.Results{Config: results.Config{MaxStalenessMS: &bound, SProbe: true, WarmupS: 10},
+			Runs: []results.Run{{Policy: "rpm", Periods: []results.Period{{TS: 10, ReadTput: 100, MaxLagMS: 5}}}}}},
+		{"all zero", &results.Results{Config: results.Config{SProbe: true},
+			Runs: []results.Run{{Policy: "primary", Periods: []results.Period{{TS: 10}, {TS: 20}, {TS: 30}}}}}},
+		{"non-finite", &results.Results{Config: results.Config{MaxStalenessMS: &badBound, WarmupS: inf, DurationS: nan,
+			Phases: []results.PhaseSpec{{AtS: nan}, {AtS: inf}}},
+			Runs: []results.Run{{Policy: "fixed:0.7", Periods: []results.Period{
 				{TS: 10, ReadTput: nan, ReadP80MS: inf, BalanceFraction: nan},
 				{TS: nan, ReadTput: 3},
 				{TS: 30, ReadTput: 4, SecondaryPct: 150, BalanceFraction: 0.7}},
-				Summary: bench.Summary{ReadTput: nan, StalenessP80MS: inf}}}}},
+				Summary: results.Summary{ReadTput: nan, StalenessP80MS: inf}}}}},
 		{"many policies", manyPolicies(14)},
 	}
 	for _, tt := range tests {
@@ -214,12 +214,12 @@ func TestWriteHTMLDegenerate(t *testing.T) {
 	}
 }
 
-func manyPolicies(n int) *bench.Results {
-	r := &bench.Results{}
+func manyPolicies(n int) *results.Results {
+	r := &results.Results{}
 	for i := range n {
-		run := bench.Run{Policy: "fixed:0." + strings.Repeat("5", i+1)}
+		run := results.Run{Policy: "fixed:0." + strings.Repeat("5", i+1)}
 		for k := range 3 {
-			run.Periods = append(run.Periods, bench.Period{TS: float64(10 * (k + 1)), ReadTput: float64(100 * i)})
+			run.Periods = append(run.Periods, results.Period{TS: float64(10 * (k + 1)), ReadTput: float64(100 * i)})
 		}
 		r.Runs = append(r.Runs, run)
 	}

@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/internal/atomicfile"
+	"github.com/decongestant/decongestant/results"
 )
 
 // Series classes: tests and CSS rely on them.
@@ -23,7 +24,7 @@ type timeSeries struct {
 	id     string // file base name and data-plot attribute
 	title  string
 	yTitle string
-	value  func(bench.Period) float64
+	value  func(results.Period) float64
 	// yInclude are y values the axis always covers (0, or 0..100).
 	yInclude []float64
 }
@@ -31,15 +32,15 @@ type timeSeries struct {
 // The time-series plots, in page order.
 var (
 	plotReadTput = timeSeries{id: "read_tput", title: "Read throughput per period", yTitle: "read throughput (ops/s)",
-		value: func(p bench.Period) float64 { return p.ReadTput }, yInclude: []float64{0}}
+		value: func(p results.Period) float64 { return p.ReadTput }, yInclude: []float64{0}}
 	plotReadP80 = timeSeries{id: "read_p80", title: "P80 read latency per period", yTitle: "P80 read latency (ms)",
-		value: func(p bench.Period) float64 { return p.ReadP80MS }, yInclude: []float64{0}}
+		value: func(p results.Period) float64 { return p.ReadP80MS }, yInclude: []float64{0}}
 	plotSecondary = timeSeries{id: "secondary_pct", title: "Reads served by secondaries", yTitle: "reads to secondaries (%)",
-		value: func(p bench.Period) float64 { return p.SecondaryPct }, yInclude: []float64{0, 100}}
+		value: func(p results.Period) float64 { return p.SecondaryPct }, yInclude: []float64{0, 100}}
 	plotStaleness = timeSeries{id: "staleness", title: "Staleness: S-probe P80 (solid), monitor max lag (dashed)", yTitle: "staleness (ms)",
-		value: func(p bench.Period) float64 { return p.SProbeStalenessP80MS }, yInclude: []float64{0}}
+		value: func(p results.Period) float64 { return p.SProbeStalenessP80MS }, yInclude: []float64{0}}
 	plotWriteTput = timeSeries{id: "write_tput", title: "Write throughput per period", yTitle: "write throughput (ops/s)",
-		value: func(p bench.Period) float64 { return p.WriteTput }, yInclude: []float64{0}}
+		value: func(p results.Period) float64 { return p.WriteTput }, yInclude: []float64{0}}
 
 	timeSeriesPlots = []timeSeries{plotReadTput, plotReadP80, plotSecondary, plotStaleness, plotWriteTput}
 )
@@ -50,7 +51,7 @@ const tradeoffID = "tradeoff"
 var plotFiles = []string{"read_tput.svg", "read_p80.svg", "secondary_pct.svg", "staleness.svg", "tradeoff.svg", "write_tput.svg"}
 
 // periodSeries extracts one value per period as points (t_s, value).
-func periodSeries(run *bench.Run, value func(bench.Period) float64) []point {
+func periodSeries(run *results.Run, value func(results.Period) float64) []point {
 	pts := make([]point, len(run.Periods))
 	for i, p := range run.Periods {
 		pts[i] = point{p.TS, value(p)}
@@ -59,7 +60,7 @@ func periodSeries(run *bench.Run, value func(bench.Period) float64) []point {
 }
 
 // varies reports whether value changes across the periods of run.
-func varies(run *bench.Run, value func(bench.Period) float64) bool {
+func varies(run *results.Run, value func(results.Period) float64) bool {
 	lo, hi, ok := dataRange(pointsY(periodSeries(run, value)))
 	return ok && hi-lo > 1e-9
 }
@@ -134,10 +135,10 @@ func buildTimeSeries(ts timeSeries, x Input, pal palette, several bool) *lineCha
 					lag.class = classRep
 				}
 				lag.tip += ", monitor max lag"
-				lag.pts = periodSeries(run, func(p bench.Period) float64 { return p.MaxLagMS })
+				lag.pts = periodSeries(run, func(p results.Period) float64 { return p.MaxLagMS })
 				c.series = append(c.series, lag)
 			}
-			bf := func(p bench.Period) float64 { return p.BalanceFraction * 100 }
+			bf := func(p results.Period) float64 { return p.BalanceFraction * 100 }
 			if ts.id == plotSecondary.id && main && varies(run, bf) {
 				anyAux = true
 				c.series = append(c.series, series{class: classAux, tip: tip + ", balance fraction × 100",
@@ -245,7 +246,7 @@ func WritePlots(dir string, in []Input) ([]string, error) {
 	for _, name := range files {
 		svg := renderSVG(perPlot[strings.TrimSuffix(name, ".svg")])
 		path := filepath.Join(dir, name)
-		err := bench.WriteFileAtomic(path, func(w io.Writer) error {
+		err := atomicfile.Write(path, func(w io.Writer) error {
 			_, err := io.WriteString(w, svg)
 			return err
 		})

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/results"
 )
 
 // Input is one results file to report on. Name labels it (usually the file's
 // base name); Results is the decoded file.
 type Input struct {
 	Name    string
-	Results *bench.Results
+	Results *results.Results
 }
 
 // ErrNoInput is returned by the writers when there is nothing to report.
@@ -39,12 +39,12 @@ func checkInputs(in []Input) error {
 // repetition. The first run is the one drawn as the main line of the plots.
 type policyRuns struct {
 	policy string
-	runs   []*bench.Run
+	runs   []*results.Run
 }
 
 // groupRuns groups the runs of r by policy, in order of first appearance
 // (the order in which the runner ran them).
-func groupRuns(r *bench.Results) []policyRuns {
+func groupRuns(r *results.Results) []policyRuns {
 	var groups []policyRuns
 	index := map[string]int{}
 	for i := range r.Runs {
@@ -64,7 +64,7 @@ func groupRuns(r *bench.Results) []policyRuns {
 }
 
 // workloadName is the workload of r, from the top level or else the config.
-func workloadName(r *bench.Results) string {
+func workloadName(r *results.Results) string {
 	if r.Workload != "" {
 		return r.Workload
 	}
@@ -167,7 +167,7 @@ func fmtBound(b *float64) string {
 }
 
 // fmtPhases formats the phase switches: "30 s (ycsb-a, 64 clients)".
-func fmtPhases(ps []bench.PhaseSpec) string {
+func fmtPhases(ps []results.PhaseSpec) string {
 	if len(ps) == 0 {
 		return "none"
 	}
@@ -181,7 +181,7 @@ func fmtPhases(ps []bench.PhaseSpec) string {
 	return strings.Join(parts, ", ")
 }
 
-func phaseDetail(p bench.PhaseSpec) string {
+func phaseDetail(p results.PhaseSpec) string {
 	var d []string
 	if p.Workload != "" {
 		d = append(d, p.Workload)

@@ -8,29 +8,29 @@ import (
 	"text/tabwriter"
 	"unicode"
 
-	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/results"
 )
 
 // column is one summary metric of the comparison table.
 type column struct {
 	header string
-	get    func(bench.Summary) float64
+	get    func(results.Summary) float64
 	count  bool // an integer count: no decimals unless it is a mean
 }
 
 // columns are the summary metrics in table order. The relative column is
 // inserted after the first (read throughput) by the writers.
 var columns = []column{
-	{header: "read ops/s", get: func(s bench.Summary) float64 { return s.ReadTput }},
-	{header: "write ops/s", get: func(s bench.Summary) float64 { return s.WriteTput }},
-	{header: "read P80 ms", get: func(s bench.Summary) float64 { return s.ReadP80MS }},
-	{header: "read P99 ms", get: func(s bench.Summary) float64 { return s.ReadP99MS }},
-	{header: "secondary %", get: func(s bench.Summary) float64 { return s.SecondaryPct }},
-	{header: "stale P80 ms", get: func(s bench.Summary) float64 { return s.StalenessP80MS }},
-	{header: "stale max ms", get: func(s bench.Summary) float64 { return s.StalenessMaxMS }},
-	{header: "violations", get: func(s bench.Summary) float64 { return float64(s.BoundViolations) }, count: true},
-	{header: "max lag ms", get: func(s bench.Summary) float64 { return s.MaxLagMS }},
-	{header: "errors", get: func(s bench.Summary) float64 { return float64(s.Errors) }, count: true},
+	{header: "read ops/s", get: func(s results.Summary) float64 { return s.ReadTput }},
+	{header: "write ops/s", get: func(s results.Summary) float64 { return s.WriteTput }},
+	{header: "read P80 ms", get: func(s results.Summary) float64 { return s.ReadP80MS }},
+	{header: "read P99 ms", get: func(s results.Summary) float64 { return s.ReadP99MS }},
+	{header: "secondary %", get: func(s results.Summary) float64 { return s.SecondaryPct }},
+	{header: "stale P80 ms", get: func(s results.Summary) float64 { return s.StalenessP80MS }},
+	{header: "stale max ms", get: func(s results.Summary) float64 { return s.StalenessMaxMS }},
+	{header: "violations", get: func(s results.Summary) float64 { return float64(s.BoundViolations) }, count: true},
+	{header: "max lag ms", get: func(s results.Summary) float64 { return s.MaxLagMS }},
+	{header: "errors", get: func(s results.Summary) float64 { return float64(s.Errors) }, count: true},
 }
 
 // Indices into columns used outside the table.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/results"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in ../testdata/report and testdata")
@@ -20,7 +20,7 @@ const fixturePath = "../testdata/report/fixture.json"
 // decongestant repeated twice, null ratios, a phase switch and a bound.
 func fixture(t *testing.T) Input {
 	t.Helper()
-	r, err := bench.ReadResults(fixturePath)
+	r, err := results.Read(fixturePath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
-	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/results"
 )
 
 // tpccKey is the key of the TPC-C report in Run.Extra.
@@ -178,7 +178,7 @@ func jsonKind(t reflect.Type) string {
 // It returns nil, nil when the run has no TPC-C report. When the report is
 // there but not all of it can be read, it returns what could be read and an
 // error saying what could not.
-func decodeTPCC(run *bench.Run) (*tpccResult, error) {
+func decodeTPCC(run *results.Run) (*tpccResult, error) {
 	v, ok := run.Extra[tpccKey]
 	if !ok || v == nil {
 		return nil, nil
@@ -209,7 +209,7 @@ func decodeTPCC(run *bench.Run) (*tpccResult, error) {
 
 // isTPCC reports whether r is a TPC-C results file: its workload says so or
 // one of its runs carries a TPC-C report.
-func isTPCC(r *bench.Results) bool {
+func isTPCC(r *results.Results) bool {
 	if strings.EqualFold(workloadName(r), "tpcc") {
 		return true
 	}
@@ -224,14 +224,14 @@ func isTPCC(r *bench.Results) bool {
 // tpccRun is one run with its decoded TPC-C report: res is nil when the run
 // has none, err says what of it could not be read.
 type tpccRun struct {
-	run *bench.Run
+	run *results.Run
 	res *tpccResult
 	err error
 }
 
 // tpccRuns decodes the TPC-C reports of r's runs, ordered as the comparison
 // (policy in order of first appearance, then repetition).
-func tpccRuns(r *bench.Results) []tpccRun {
+func tpccRuns(r *results.Results) []tpccRun {
 	var out []tpccRun
 	for _, g := range groupRuns(r) {
 		for _, run := range g.runs {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/results"
 )
 
 // tpccPlot is one per-minute TPC-C plot (seed 000 reports TPC-C per minute:
@@ -17,21 +17,23 @@ type tpccPlot struct {
 	yTitle string
 	// minute and period compute the value of one minute, or of one period
 	// of length lengthS seconds.
-	minute func(m bench.Minute) float64
-	period func(p bench.Period, lengthS float64) float64
+	minute func(m results.Minute) float64
+	period func(p results.Period, lengthS float64) float64
 }
 
 // The TPC-C plots, in page order.
 var tpccPlots = []tpccPlot{
 	{id: "tpmc", what: "tpmC (New-Order transactions per minute)", yTitle: "tpmC",
-		minute: func(m bench.Minute) float64 { return perMinute(m.Ops, "NEW_ORDER", m.ReadOps+m.WriteOps, m.LengthS) },
-		period: func(p bench.Period, l float64) float64 { return perMinute(p.Ops, "NEW_ORDER", p.ReadOps+p.WriteOps, l) }},
+		minute: func(m results.Minute) float64 { return perMinute(m.Ops, "NEW_ORDER", m.ReadOps+m.WriteOps, m.LengthS) },
+		period: func(p results.Period, l float64) float64 {
+			return perMinute(p.Ops, "NEW_ORDER", p.ReadOps+p.WriteOps, l)
+		}},
 	{id: "stock_level_tput", what: "Stock-Level throughput", yTitle: "Stock-Level/s",
-		minute: func(m bench.Minute) float64 { return m.ReadTput },
-		period: func(p bench.Period, _ float64) float64 { return p.ReadTput }},
+		minute: func(m results.Minute) float64 { return m.ReadTput },
+		period: func(p results.Period, _ float64) float64 { return p.ReadTput }},
 	{id: "stock_level_p80", what: "Stock-Level P80 latency", yTitle: "Stock-Level P80 ms",
-		minute: func(m bench.Minute) float64 { return latencyIfAny(m.ReadP80MS, m.ReadOps) },
-		period: func(p bench.Period, _ float64) float64 { return latencyIfAny(p.ReadP80MS, p.ReadOps) }},
+		minute: func(m results.Minute) float64 { return latencyIfAny(m.ReadP80MS, m.ReadOps) },
+		period: func(p results.Period, _ float64) float64 { return latencyIfAny(p.ReadP80MS, p.ReadOps) }},
 }
 
 // tpccPlotFiles are the extra files WritePlots writes when an input is TPC-C.
@@ -65,7 +67,7 @@ func latencyIfAny(ms float64, ops int64) float64 {
 // start: one per minute, or one per period when the run has no minutes
 // (perMinute false). A period's length is the gap to the previous one; the
 // first is period_s long (or starts at 0).
-func tpccSeries(run *bench.Run, cfg bench.Config, p tpccPlot) (pts []point, perMinute bool) {
+func tpccSeries(run *results.Run, cfg results.Config, p tpccPlot) (pts []point, perMinute bool) {
 	if len(run.Minutes) > 0 {
 		pts = make([]point, len(run.Minutes))
 		for i, m := range run.Minutes {

@@ -15,7 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/results"
 )
 
 const tpccFixturePath = "testdata/tpcc.json"
@@ -25,7 +25,7 @@ const tpccFixturePath = "testdata/tpcc.json"
 // 15 s), and a TPC-C report per run; primary's check 3.3.2.2 fails.
 func tpccFixture(t *testing.T) Input {
 	t.Helper()
-	r, err := bench.ReadResults(tpccFixturePath)
+	r, err := results.Read(tpccFixturePath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,14 +357,14 @@ func TestTPCCChecks(t *testing.T) {
 // wrong shape or not even JSON-encodable: every writer must still succeed,
 // show "-" for what is missing and say what it could not read.
 func TestTPCCMissingOrPartial(t *testing.T) {
-	base := func(extra map[string]any, minutes []bench.Minute) *bench.Results {
-		return &bench.Results{Workload: "tpcc", Config: bench.Config{PeriodS: 10},
-			Runs: []bench.Run{{Policy: "primary", Extra: extra, Minutes: minutes,
-				Periods: []bench.Period{{TS: 10, ReadOps: 5, ReadTput: 0.5, ReadP80MS: 9, Ops: map[string]int64{"NEW_ORDER": 20, "STOCK_LEVEL": 5}}}}}}
+	base := func(extra map[string]any, minutes []results.Minute) *results.Results {
+		return &results.Results{Workload: "tpcc", Config: results.Config{PeriodS: 10},
+			Runs: []results.Run{{Policy: "primary", Extra: extra, Minutes: minutes,
+				Periods: []results.Period{{TS: 10, ReadOps: 5, ReadTput: 0.5, ReadP80MS: 9, Ops: map[string]int64{"NEW_ORDER": 20, "STOCK_LEVEL": 5}}}}}}
 	}
 	tests := []struct {
 		name string
-		r    *bench.Results
+		r    *results.Results
 		text []string // the text must contain these
 	}{
 		{"workload tpcc, no report", base(nil, nil),
@@ -386,11 +386,11 @@ func TestTPCCMissingOrPartial(t *testing.T) {
 		{"null", base(map[string]any{"tpcc": nil}, nil), []string{"no TPC-C report"}},
 		{"not encodable", base(map[string]any{"tpcc": map[string]any{"tpmC": math.NaN()}}, nil),
 			[]string{"warning: tpcc report unreadable"}},
-		{"bad minutes", base(nil, []bench.Minute{{TS: 60, LengthS: 0, ReadOps: 3}, {TS: math.NaN(), LengthS: 60},
+		{"bad minutes", base(nil, []results.Minute{{TS: 60, LengthS: 0, ReadOps: 3}, {TS: math.NaN(), LengthS: 60},
 			{TS: 120, LengthS: math.Inf(1), Ops: map[string]int64{"NEW_ORDER": 1}}}), nil},
-		{"report but other workload", &bench.Results{Workload: "ycsb", Runs: []bench.Run{{Policy: "p",
+		{"report but other workload", &results.Results{Workload: "ycsb", Runs: []results.Run{{Policy: "p",
 			Extra: map[string]any{"tpcc": map[string]any{"tpmC": 1.0}}}}}, []string{"TPC-C: "}},
-		{"no runs", &bench.Results{Workload: "tpcc"}, []string{"TPC-C: x\n(no runs)\n"}},
+		{"no runs", &results.Results{Workload: "tpcc"}, []string{"TPC-C: x\n(no runs)\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -496,8 +496,8 @@ func TestWritePlotsTPCC(t *testing.T) {
 // TPC-C report: the HTML must escape them and the text keep one line per row.
 func TestTPCCEscapes(t *testing.T) {
 	evil := `<script>alert("x")</script>&` + "\n\x01"
-	r := &bench.Results{Workload: "tpcc", Runs: []bench.Run{{Policy: evil,
-		Minutes: []bench.Minute{{TS: 60, LengthS: 60, Ops: map[string]int64{evil: 3}}},
+	r := &results.Results{Workload: "tpcc", Runs: []results.Run{{Policy: evil,
+		Minutes: []results.Minute{{TS: 60, LengthS: 60, Ops: map[string]int64{evil: 3}}},
 		Extra: map[string]any{"tpcc": map[string]any{
 			"transactions": map[string]any{evil: map[string]any{"total": 1}},
 			"settings":     map[string]any{evil: evil},

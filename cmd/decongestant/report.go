@@ -10,8 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/internal/atomicfile"
 	"github.com/decongestant/decongestant/report"
+	"github.com/decongestant/decongestant/results"
 )
 
 func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error {
@@ -43,7 +44,7 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 func writeReports(files []string, out, plots string, stdout, stderr io.Writer) error {
 	var in []report.Input
 	for _, f := range files {
-		r, err := bench.ReadResults(f)
+		r, err := results.Read(f)
 		if err != nil {
 			return err
 		}
@@ -52,7 +53,7 @@ func writeReports(files []string, out, plots string, stdout, stderr io.Writer) e
 	if err := report.WriteText(stdout, in); err != nil {
 		return err
 	}
-	if err := bench.WriteFileAtomic(out, func(w io.Writer) error { return report.WriteHTML(w, in) }); err != nil {
+	if err := atomicfile.Write(out, func(w io.Writer) error { return report.WriteHTML(w, in) }); err != nil {
 		return fmt.Errorf("write %s: %w", out, err)
 	}
 	if plots == "" {

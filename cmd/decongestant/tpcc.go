@@ -16,6 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/internal/atomicfile"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/workload/tpcc"
 )
@@ -232,7 +233,7 @@ func runTPCCCheck(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	printErr := printChecks(stdout, res)
 	if *jsonOut != "" {
-		if err := bench.WriteFileAtomic(*jsonOut, func(w io.Writer) error {
+		if err := atomicfile.Write(*jsonOut, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(res)

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/decongestant/decongestant/bench"
 	"github.com/decongestant/decongestant/internal/testutil"
+	"github.com/decongestant/decongestant/results"
 )
 
 // TestTPCCEndToEnd runs `bench tpcc` with the read-write mix under two
@@ -42,7 +42,7 @@ func TestTPCCEndToEnd(t *testing.T) {
 	if !strings.Contains(stdout, "tpmC") {
 		t.Errorf("text report has no TPC-C section:\n%s", stdout)
 	}
-	res, err := bench.ReadResults(out)
+	res, err := results.Read(out)
 	if err != nil {
 		t.Fatal(err)
 	}

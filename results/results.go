@@ -1,11 +1,12 @@
-package bench
+package results
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"github.com/decongestant/decongestant/internal/atomicfile"
 )
 
 // Results is one bench invocation: the workload, the settings and one Run per
@@ -157,11 +158,11 @@ func (r *Results) WriteJSON(w io.Writer) error {
 // WriteJSONPath writes the results atomically: to a temporary file in the
 // same directory, then renamed over path.
 func (r *Results) WriteJSONPath(path string) error {
-	return WriteFileAtomic(path, r.WriteJSON)
+	return atomicfile.Write(path, r.WriteJSON)
 }
 
-// ReadResults decodes a results file.
-func ReadResults(path string) (*Results, error) {
+// Read decodes a results file.
+func Read(path string) (*Results, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -176,35 +177,4 @@ func ReadResults(path string) (*Results, error) {
 		return nil, fmt.Errorf("%s: not a results file: no workload and no runs", path)
 	}
 	return &r, nil
-}
-
-// WriteFileAtomic calls write with a temporary file next to path and renames
-// it to path only when write and close succeed, so a reader never sees a
-// half-written file.
-func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = write(tmp); err != nil {
-		return err
-	}
-	// CreateTemp makes the file 0600; results and reports are for sharing.
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
