@@ -23,6 +23,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/metrics"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/results"
@@ -177,7 +178,7 @@ func Execute(ctx context.Context, o Options) (*results.Results, error) {
 	}
 	bound := o.Settings.Decongestant.Bound
 	res := &results.Results{Workload: o.Generator.Name(), Config: results.Config{
-		URI: monitor.Redact(o.URI), Workload: o.Generator.Name(), Mix: o.Generator.Mix(),
+		URI: redact.URI(o.URI), Workload: o.Generator.Name(), Mix: o.Generator.Mix(),
 		Records: o.Records, Clients: o.Clients, DurationS: o.Duration.Seconds(),
 		PeriodS: o.Period.Seconds(), WarmupS: o.Warmup.Seconds(), Repeat: o.Repeat,
 		Policies: o.Policies, SProbe: o.SProbe, WriteConcern: wcString(o.WriteConcern), StartedAt: time.Now().UTC().Format(time.RFC3339),
@@ -274,7 +275,7 @@ func prepare(ctx context.Context, o *Options, res *results.Results) error {
 	co = append(co, options.Client().SetWriteConcern(writeconcern.Majority()))
 	client, err := mongo.Connect(co...)
 	if err != nil {
-		return fmt.Errorf("connect to %s: %w", monitor.Redact(o.URI), err)
+		return fmt.Errorf("connect to %s: %w", redact.URI(o.URI), err)
 	}
 	defer client.Disconnect(context.Background())
 	if err := checkReplicaSet(ctx, client, o.URI, o.ConnectTimeout); err != nil {
@@ -284,7 +285,7 @@ func prepare(ctx context.Context, o *Options, res *results.Results) error {
 		Version string `bson:"version"`
 	}
 	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&info); err != nil {
-		return fmt.Errorf("buildInfo on %s: %w", monitor.Redact(o.URI), err)
+		return fmt.Errorf("buildInfo on %s: %w", redact.URI(o.URI), err)
 	}
 	res.Config.Host["server_version"] = info.Version
 	if o.SkipLoad {
@@ -346,9 +347,9 @@ func checkReplicaSet(ctx context.Context, client *mongo.Client, uri string, time
 	}
 	switch {
 	case hello.Msg == "isdbgrid":
-		return fmt.Errorf("%w: %s is a mongos; read preferences are decided per shard, so point decongestant at a shard's replica set", router.ErrNotReplicaSet, monitor.Redact(uri))
+		return fmt.Errorf("%w: %s is a mongos; read preferences are decided per shard, so point decongestant at a shard's replica set", router.ErrNotReplicaSet, redact.URI(uri))
 	case hello.SetName == "":
-		return fmt.Errorf("%w: %s is a standalone mongod; decongestant routes between a replica set's primary and secondaries (start one with `decongestant cluster up`)", router.ErrNotReplicaSet, monitor.Redact(uri))
+		return fmt.Errorf("%w: %s is a standalone mongod; decongestant routes between a replica set's primary and secondaries (start one with `decongestant cluster up`)", router.ErrNotReplicaSet, redact.URI(uri))
 	}
 	return nil
 }
@@ -911,7 +912,7 @@ loop:
 		}
 	}
 	if s, ok := rec.lastErr.Load().(string); ok {
-		run.Extra["last_error"] = monitor.Redact(o.URI) + ": " + s
+		run.Extra["last_error"] = redact.URI(o.URI) + ": " + s
 	}
 	return run, runErr
 }

@@ -10,6 +10,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/decongestant/decongestant/internal/redact"
 )
 
 // LagEstimate says how a secondary's staleness is estimated from the
@@ -81,7 +83,7 @@ func (m *Monitor) poll(ctx context.Context) LagSample {
 	s.RTT = time.Since(s.At)
 	var reply statusReply
 	if err := res.Err(); err != nil {
-		s.Err = fmt.Errorf("monitor: replSetGetStatus on the primary of %s: %w", Redact(m.uri), classify(err))
+		s.Err = fmt.Errorf("monitor: replSetGetStatus on the primary of %s: %w", redact.URI(m.uri), classify(err))
 		return s
 	}
 	if err := res.Decode(&reply); err != nil {

@@ -16,6 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/monitor"
 )
 
@@ -106,13 +107,13 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 	}
 	cs, err := connstring.ParseAndValidate(uri)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrBadURI, monitor.Redact(uri), err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadURI, redact.URI(uri), err)
 	}
 	if cs.LoadBalanced {
-		return nil, fmt.Errorf("%w: %s is load balanced (a mongos); decongestant needs the replica set's members", ErrNotReplicaSet, monitor.Redact(uri))
+		return nil, fmt.Errorf("%w: %s is load balanced (a mongos); decongestant needs the replica set's members", ErrNotReplicaSet, redact.URI(uri))
 	}
 	if cs.Scheme == connstring.SchemeMongoDB && cs.ReplicaSet == "" && cs.DirectConnection {
-		return nil, fmt.Errorf("%w: %s asks for a direct connection; give the replica set's members and replicaSet=NAME", ErrNotReplicaSet, monitor.Redact(uri))
+		return nil, fmt.Errorf("%w: %s asks for a direct connection; give the replica set's members and replicaSet=NAME", ErrNotReplicaSet, redact.URI(uri))
 	}
 
 	mcfg := cfg.monitor
@@ -154,7 +155,7 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 		SetServerMonitor(r.served.serverMonitor(userSrv)))
 	client, err := mongo.Connect(all...)
 	if err != nil {
-		return nil, fmt.Errorf("router: connect to %s: %w", monitor.Redact(uri), err)
+		return nil, fmt.Errorf("router: connect to %s: %w", redact.URI(uri), err)
 	}
 	r.client = client
 	r.storeFraction(r.policy.Fraction())
@@ -178,7 +179,7 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 		if errors.Is(err, monitor.ErrNotReplicaSet) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: %s (hosts %s) after %v: %v", ErrUnreachable, monitor.Redact(uri),
+		return nil, fmt.Errorf("%w: %s (hosts %s) after %v: %v", ErrUnreachable, redact.URI(uri),
 			strings.Join(cs.Hosts, ","), cfg.connectTimeout, err)
 	}
 	r.mon = mon

@@ -15,6 +15,7 @@ import (
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/report"
 	"github.com/decongestant/decongestant/router"
@@ -155,7 +156,7 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 		return o, errors.New("--uri is required (a replica set connection string; `decongestant cluster up` prints one)")
 	}
 	if _, err := connstring.ParseAndValidate(b.uri); err != nil {
-		return o, fmt.Errorf("invalid --uri %s: %v", monitor.Redact(b.uri), err)
+		return o, fmt.Errorf("invalid --uri %s: %v", redact.URI(b.uri), err)
 	}
 	if b.lagInterval < 0 || b.rttInterval <= 0 {
 		return o, errors.New("--lag-interval must not be negative and --rtt-interval must be positive")

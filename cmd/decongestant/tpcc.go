@@ -17,7 +17,7 @@ import (
 
 	"github.com/decongestant/decongestant/bench"
 	"github.com/decongestant/decongestant/internal/atomicfile"
-	"github.com/decongestant/decongestant/monitor"
+	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/workload/tpcc"
 )
 
@@ -137,11 +137,11 @@ func connectTPCC(ctx context.Context, uri, db string) (*mongo.Client, *mongo.Dat
 		return nil, nil, errors.New("--uri is required (a replica set connection string; `decongestant cluster up` prints one)")
 	}
 	if _, err := connstring.ParseAndValidate(uri); err != nil {
-		return nil, nil, fmt.Errorf("invalid --uri %s: %v", monitor.Redact(uri), err)
+		return nil, nil, fmt.Errorf("invalid --uri %s: %v", redact.URI(uri), err)
 	}
 	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetServerSelectionTimeout(15 * time.Second))
 	if err != nil {
-		return nil, nil, fmt.Errorf("connect to %s: %w", monitor.Redact(uri), err)
+		return nil, nil, fmt.Errorf("connect to %s: %w", redact.URI(uri), err)
 	}
 	return client, client.Database(db), nil
 }
@@ -218,7 +218,7 @@ func runTPCCCheck(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	defer client.Disconnect(context.Background())
 	info, ok, err := tpcc.Loaded(ctx, d)
 	if err != nil {
-		return fmt.Errorf("%s: %w", monitor.Redact(*uri), err)
+		return fmt.Errorf("%s: %w", redact.URI(*uri), err)
 	}
 	if !ok {
 		return fmt.Errorf("%w: database %q holds no TPC-C load (run `decongestant tpcc load` or `bench tpcc` first)", tpcc.ErrEmpty, *db)

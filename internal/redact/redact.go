@@ -1,12 +1,16 @@
-package monitor
+// Package redact removes credentials from connection strings before they
+// reach a log, an error, a result or a report.
+//
+//	fmt.Println(redact.URI("mongodb://alice:s3cret@h1/?replicaSet=rs0")) // mongodb://REDACTED@h1/?replicaSet=rs0
+package redact
 
 import "strings"
 
-// Redact returns uri with its user information (user name and password)
+// URI returns uri with its user information (user name and password)
 // replaced by REDACTED, for logs and reports. It is purely textual: it never
 // resolves anything, and a string it cannot read as a URI loses everything
 // before its last '@'.
-func Redact(uri string) string {
+func URI(uri string) string {
 	scheme, rest, ok := strings.Cut(uri, "://")
 	if !ok {
 		if at := strings.LastIndexByte(uri, '@'); at >= 0 {
