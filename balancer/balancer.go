@@ -7,13 +7,18 @@ import (
 	"time"
 )
 
-// Side is where a routed read was sent.
+// Side is where a routed read is sent (read preference primary or
+// secondary), and the role of a replica-set member: the one enum of
+// primary/secondary in the project. The zero value is neither: a member that
+// is not readable (down, recovering, an arbiter) or of unknown role.
 type Side uint8
 
 const (
-	// Primary: the read was sent with read preference primary.
+	// Primary: the read was sent with read preference primary; the member
+	// is the primary.
 	Primary Side = iota + 1
-	// Secondary: the read was sent with read preference secondary.
+	// Secondary: the read was sent with read preference secondary; the
+	// member is a readable secondary.
 	Secondary
 )
 
@@ -24,6 +29,8 @@ func (s Side) String() string {
 		return "primary"
 	case Secondary:
 		return "secondary"
+	case 0:
+		return "other"
 	}
 	return fmt.Sprintf("side(%d)", uint8(s))
 }

@@ -348,7 +348,7 @@ func TestFailoverRejoinAndPauseKeepTheBound(t *testing.T) {
 			rejoin = true
 		}
 		for _, m := range e.Lag.Members {
-			if m.Host == old.Host && m.Role == monitor.RoleSecondary && m.Lag > bound {
+			if m.Host == old.Host && m.Role == balancer.Secondary && m.Lag > bound {
 				rejoin = true
 			}
 		}

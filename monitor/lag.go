@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/internal/redact"
 )
 
@@ -130,9 +131,9 @@ func lagFrom(s LagSample, reply statusReply, est LagEstimate) LagSample {
 		ml := MemberLag{Host: mem.Name, State: mem.StateStr}
 		switch mem.StateStr {
 		case "PRIMARY":
-			ml.Role = RolePrimary
+			ml.Role = balancer.Primary
 		case "SECONDARY":
-			ml.Role = RoleSecondary
+			ml.Role = balancer.Secondary
 			applied := wall(mem.LastAppliedWallTime, mem.OptimeDate)
 			switch {
 			case est == AppliedDiff:

@@ -22,36 +22,17 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+
+	"github.com/decongestant/decongestant/balancer"
 )
-
-// Role is a member's replica-set state as the primary reports it.
-type Role uint8
-
-const (
-	// Unknown: any state other than PRIMARY or SECONDARY (DOWN, RECOVERING...).
-	Unknown Role = iota
-	// RolePrimary is the primary.
-	RolePrimary
-	// RoleSecondary is a readable secondary.
-	RoleSecondary
-)
-
-// String returns the role's name.
-func (r Role) String() string {
-	switch r {
-	case RolePrimary:
-		return "PRIMARY"
-	case RoleSecondary:
-		return "SECONDARY"
-	}
-	return "OTHER"
-}
 
 // MemberLag is one member's state in a lag poll.
 type MemberLag struct {
 	Host  string
 	State string
-	Role  Role
+	// Role is the member's role as the primary reports it; 0 for any
+	// state but PRIMARY and SECONDARY (DOWN, RECOVERING, STARTUP2...).
+	Role balancer.Side
 	// Lag is the member's staleness estimate (see LagEstimate); 0 for
 	// members that are not SECONDARY.
 	Lag time.Duration
@@ -130,7 +111,7 @@ type Monitor struct {
 	mu      sync.Mutex
 	pingers map[string]*pinger // by host
 	rtt     map[string][]time.Duration
-	roles   map[string]Role
+	roles   map[string]balancer.Side
 	last    LagSample
 }
 
@@ -155,7 +136,7 @@ func Start(ctx context.Context, uri string, cfg Config) (*Monitor, error) {
 		return nil, fmt.Errorf("monitor: connect: %w", err)
 	}
 	m := &Monitor{cfg: cfg, uri: uri, set: set, pingers: map[string]*pinger{},
-		rtt: map[string][]time.Duration{}, roles: map[string]Role{}}
+		rtt: map[string][]time.Duration{}, roles: map[string]balancer.Side{}}
 	first := m.poll(ctx)
 	if first.Err != nil {
 		_ = set.Disconnect(context.Background())
@@ -194,10 +175,10 @@ func (m *Monitor) Last() LagSample {
 }
 
 // Roles returns each known member's role as of the latest successful poll.
-func (m *Monitor) Roles() map[string]Role {
+func (m *Monitor) Roles() map[string]balancer.Side {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make(map[string]Role, len(m.roles))
+	out := make(map[string]balancer.Side, len(m.roles))
 	for h, r := range m.roles {
 		out[h] = r
 	}
@@ -218,7 +199,7 @@ func (m *Monitor) apply(ctx context.Context, s LagSample) {
 	m.mu.Lock()
 	m.last = s
 	if s.Err == nil {
-		m.roles = make(map[string]Role, len(s.Members))
+		m.roles = make(map[string]balancer.Side, len(s.Members))
 		for _, mem := range s.Members {
 			m.roles[mem.Host] = mem.Role
 			if _, ok := m.pingers[mem.Host]; !ok {

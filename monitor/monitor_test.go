@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/decongestant/decongestant/balancer"
 )
 
 func TestLagFromStatus(t *testing.T) {
@@ -153,7 +155,7 @@ func TestRTTByRole(t *testing.T) {
 		return out
 	}
 	samples := map[string][]time.Duration{"p": ms(40, 1, 30, 45, 2), "s1": ms(3, 5), "s2": ms(4, 9, 1), "x": ms(100)}
-	roles := map[string]Role{"p": RolePrimary, "s1": RoleSecondary, "s2": RoleSecondary, "x": Unknown}
+	roles := map[string]balancer.Side{"p": balancer.Primary, "s1": balancer.Secondary, "s2": balancer.Secondary, "x": 0}
 	p, s := RTTByRole(samples, roles, 0)
 	if p != time.Millisecond || s != time.Millisecond {
 		t.Errorf("min: primary %v secondary %v, want 1ms 1ms", p, s)

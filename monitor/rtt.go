@@ -9,6 +9,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/decongestant/decongestant/balancer"
 )
 
 // startPinger opens a direct connection to host and pings it every
@@ -55,13 +57,13 @@ func (m *Monitor) startPinger(ctx context.Context, host string) {
 // the q-quantile of the RTT samples to the primary and of all secondaries'
 // samples pooled (seed 000 §3.3.1 uses the median, q = 0.5; q = 0 is the
 // minimum).
-func RTTByRole(samples map[string][]time.Duration, roles map[string]Role, q float64) (primary, secondary time.Duration) {
+func RTTByRole(samples map[string][]time.Duration, roles map[string]balancer.Side, q float64) (primary, secondary time.Duration) {
 	var p, s []time.Duration
 	for host, v := range samples {
 		switch roles[host] {
-		case RolePrimary:
+		case balancer.Primary:
 			p = append(p, v...)
-		case RoleSecondary:
+		case balancer.Secondary:
 			s = append(s, v...)
 		}
 	}

@@ -28,7 +28,7 @@ func vouch(s monitor.LagSample, selectable []string) (balancer.Lag, error) {
 		switch {
 		case i < 0:
 			unvouched = append(unvouched, host+" (not in replSetGetStatus)")
-		case s.Members[i].Role != monitor.RoleSecondary:
+		case s.Members[i].Role != balancer.Secondary:
 			unvouched = append(unvouched, fmt.Sprintf("%s (%s to the primary)", host, s.Members[i].State))
 		}
 	}

@@ -46,7 +46,7 @@ func sideStats(cur, prev sideSnapshot) SideLatencies {
 // periodFrom assembles what the policy observes at a period end: each side's
 // latency by the chosen source, and the RTT estimate (the q-quantile of the
 // period's pings, pooled per role by the members' current roles).
-func periodFrom(l Latencies, src LatencySource, rtt map[string][]time.Duration, roles map[string]monitor.Role, q float64) balancer.Period {
+func periodFrom(l Latencies, src LatencySource, rtt map[string][]time.Duration, roles map[string]balancer.Side, q float64) balancer.Period {
 	pick := func(s SideLatencies) balancer.Stats {
 		if src == ClientLatency {
 			return s.Client

@@ -52,8 +52,8 @@ func TestPickHonoursFraction(t *testing.T) {
 func TestServedCountsOnlyRoutedReads(t *testing.T) {
 	r := offlineRouter(0.5, balancer.Split)
 	s := r.served
-	s.roles["h1:1"] = roleP
-	s.roles["h2:2"] = roleS
+	s.roles["h1:1"] = balancer.Primary
+	s.roles["h2:2"] = balancer.Secondary
 	routed := r.mark(context.Background(), balancer.Secondary)
 	child, cancel := context.WithTimeout(routed, time.Minute) // the driver derives contexts
 	defer cancel()
@@ -109,7 +109,7 @@ func TestPeriodFrom(t *testing.T) {
 		Secondary: SideLatencies{Client: balancer.Stats{Count: 10, P50: 80 * ms}, Command: balancer.Stats{Count: 9, P50: 2 * ms}},
 	}
 	rtt := map[string][]time.Duration{"p": {3 * ms, ms, 2 * ms}, "s1": {5 * ms, 4 * ms}, "s2": {6 * ms}, "gone": {ms / 2}}
-	roles := map[string]monitor.Role{"p": monitor.RolePrimary, "s1": monitor.RoleSecondary, "s2": monitor.RoleSecondary}
+	roles := map[string]balancer.Side{"p": balancer.Primary, "s1": balancer.Secondary, "s2": balancer.Secondary}
 	tests := []struct {
 		name string
 		src  LatencySource
@@ -154,8 +154,8 @@ func TestSideStatsAreDifferences(t *testing.T) {
 func TestVouch(t *testing.T) {
 	sample := monitor.LagSample{Known: true, Max: 80 * time.Millisecond, Horizon: 125 * time.Millisecond, Members: []monitor.MemberLag{
 		{Host: "n1:1", State: "RECOVERING"},
-		{Host: "n2:2", State: "PRIMARY", Role: monitor.RolePrimary},
-		{Host: "n3:3", State: "SECONDARY", Role: monitor.RoleSecondary, Lag: 80 * time.Millisecond},
+		{Host: "n2:2", State: "PRIMARY", Role: balancer.Primary},
+		{Host: "n3:3", State: "SECONDARY", Role: balancer.Secondary, Lag: 80 * time.Millisecond},
 	}}
 	tests := []struct {
 		name       string
@@ -201,8 +201,8 @@ func TestMemberTurningSecondaryStopsSecondaryReads(t *testing.T) {
 	r.onEvent = func(e Event) { events = append(events, e) }
 	poll := monitor.LagSample{Known: true, Max: 10 * time.Millisecond, Horizon: 1250 * time.Millisecond, Members: []monitor.MemberLag{
 		{Host: "n1:1", State: "DOWN"},
-		{Host: "n2:2", State: "PRIMARY", Role: monitor.RolePrimary},
-		{Host: "n3:3", State: "SECONDARY", Role: monitor.RoleSecondary, Lag: 10 * time.Millisecond},
+		{Host: "n2:2", State: "PRIMARY", Role: balancer.Primary},
+		{Host: "n3:3", State: "SECONDARY", Role: balancer.Secondary, Lag: 10 * time.Millisecond},
 	}}
 	sdam := r.served.serverMonitor(nil)
 	change := func(host, kind string) {
@@ -228,7 +228,7 @@ func TestMemberTurningSecondaryStopsSecondaryReads(t *testing.T) {
 	if f := r.Fraction(); f != 0 {
 		t.Fatalf("fraction %v while the primary does not vouch for n1, want 0", f)
 	}
-	poll.Members[0] = monitor.MemberLag{Host: "n1:1", State: "SECONDARY", Role: monitor.RoleSecondary, Lag: 30 * time.Second}
+	poll.Members[0] = monitor.MemberLag{Host: "n1:1", State: "SECONDARY", Role: balancer.Secondary, Lag: 30 * time.Second}
 	poll.Max = 30 * time.Second
 	r.observeLag(poll)
 	if f := r.Fraction(); f != 0 {

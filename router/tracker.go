@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/event"
+
+	"github.com/decongestant/decongestant/balancer"
 )
 
 // readCommands are the commands a routed read issues first; getMore is left
@@ -21,19 +23,13 @@ type served struct {
 
 	mu     sync.RWMutex
 	byHost map[string]*atomic.Int64
-	roles  map[string]uint8 // host -> roleP/roleS from SDAM events
-	// onSecondary is called (without mu) when a host turns roleS.
+	roles  map[string]balancer.Side // host -> role from SDAM events (0: neither)
+	// onSecondary is called (without mu) when a host turns secondary.
 	onSecondary func()
 }
 
-const (
-	roleOther uint8 = iota
-	roleP
-	roleS
-)
-
 func newServed(onSecondary func()) *served {
-	return &served{byHost: map[string]*atomic.Int64{}, roles: map[string]uint8{}, onSecondary: onSecondary}
+	return &served{byHost: map[string]*atomic.Int64{}, roles: map[string]balancer.Side{}, onSecondary: onSecondary}
 }
 
 // selectable returns the hosts the driver currently sees as secondaries.
@@ -42,7 +38,7 @@ func (s *served) selectable() []string {
 	defer s.mu.RUnlock()
 	var out []string
 	for h, r := range s.roles {
-		if r == roleS {
+		if r == balancer.Secondary {
 			out = append(out, h)
 		}
 	}
@@ -87,9 +83,9 @@ func (s *served) count(connID string) {
 	}
 	c.Add(1)
 	switch role {
-	case roleP:
+	case balancer.Primary:
 		s.primary.Add(1)
-	case roleS:
+	case balancer.Secondary:
 		s.secondary.Add(1)
 	default:
 		s.other.Add(1)
@@ -127,16 +123,16 @@ func (s *served) serverMonitor(next *event.ServerMonitor) *event.ServerMonitor {
 		*m = *next
 	}
 	m.ServerDescriptionChanged = func(e *event.ServerDescriptionChangedEvent) {
-		role := roleOther
+		var role balancer.Side
 		switch e.NewDescription.Kind {
 		case "RSPrimary":
-			role = roleP
+			role = balancer.Primary
 		case "RSSecondary":
-			role = roleS
+			role = balancer.Secondary
 		}
 		s.mu.Lock()
 		host := e.Address.String()
-		turned := role == roleS && s.roles[host] != roleS
+		turned := role == balancer.Secondary && s.roles[host] != balancer.Secondary
 		s.roles[host] = role
 		s.mu.Unlock()
 		if turned && s.onSecondary != nil {
