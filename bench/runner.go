@@ -20,7 +20,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
-	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/internal/redact"
@@ -278,7 +277,7 @@ func prepare(ctx context.Context, o *Options, res *results.Results) error {
 		return fmt.Errorf("connect to %s: %w", redact.URI(o.URI), err)
 	}
 	defer client.Disconnect(context.Background())
-	if err := checkReplicaSet(ctx, client, o.URI, o.ConnectTimeout); err != nil {
+	if err := monitor.CheckReplicaSet(ctx, client, o.URI, o.ConnectTimeout); err != nil {
 		return err
 	}
 	var info struct {
@@ -323,35 +322,6 @@ func (p *loadProgress) report(done, total int64) {
 		p.last = time.Now()
 		fmt.Fprintf(p.w, "load: %d/%d (%.0f%%)\n", p.done, total, 100*float64(p.done)/float64(max(total, 1)))
 	}
-}
-
-// checkReplicaSet fails clearly when the URI names a standalone mongod, a
-// mongos, or hosts that do not answer.
-func checkReplicaSet(ctx context.Context, client *mongo.Client, uri string, timeout time.Duration) error {
-	var hello struct {
-		SetName string `bson:"setName"`
-		Msg     string `bson:"msg"`
-	}
-	hctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	err := client.Database("admin").RunCommand(hctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello)
-	if err != nil {
-		hosts := "?"
-		if cs, perr := connstring.Parse(uri); perr == nil {
-			hosts = strings.Join(cs.Hosts, ", ")
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("%w: no answer from %s within %v: %v", router.ErrUnreachable, hosts, timeout, err)
-	}
-	switch {
-	case hello.Msg == "isdbgrid":
-		return fmt.Errorf("%w: %s is a mongos; read preferences are decided per shard, so point decongestant at a shard's replica set", router.ErrNotReplicaSet, redact.URI(uri))
-	case hello.SetName == "":
-		return fmt.Errorf("%w: %s is a standalone mongod; decongestant routes between a replica set's primary and secondaries (start one with `decongestant cluster up`)", router.ErrNotReplicaSet, redact.URI(uri))
-	}
-	return nil
 }
 
 // routedReads adapts a routed database to workload.Reads.

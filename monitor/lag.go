@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/internal/redact"
@@ -84,7 +83,7 @@ func (m *Monitor) poll(ctx context.Context) LagSample {
 	s.RTT = time.Since(s.At)
 	var reply statusReply
 	if err := res.Err(); err != nil {
-		s.Err = fmt.Errorf("monitor: replSetGetStatus on the primary of %s: %w", redact.URI(m.uri), classify(err))
+		s.Err = fmt.Errorf("monitor: replSetGetStatus on the primary of %s: %w", redact.URI(m.uri), err)
 		return s
 	}
 	if err := res.Decode(&reply); err != nil {
@@ -158,22 +157,6 @@ func wall(applied, optime time.Time) time.Time {
 		return applied
 	}
 	return optime
-}
-
-// classify marks the errors that mean "not a replica set": a standalone
-// mongod answers NoReplicationEnabled (76), a mongos CommandNotFound (59).
-func classify(err error) error {
-	var ce mongo.CommandError
-	if !errors.As(err, &ce) {
-		return err
-	}
-	switch ce.Code {
-	case 76:
-		return fmt.Errorf("%w: %v", ErrNotReplicaSet, err)
-	case 59:
-		return fmt.Errorf("%w (is this a mongos? point decongestant at the replica set itself): %v", ErrNotReplicaSet, err)
-	}
-	return err
 }
 
 // lagLoop polls every interval and hands each sample to apply. A poll runs

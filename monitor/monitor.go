@@ -120,20 +120,24 @@ type pinger struct {
 	cancel context.CancelFunc
 }
 
-// ErrNotReplicaSet is returned when the URI points at something that has no
-// replica-set status (a standalone mongod or a mongos).
-var ErrNotReplicaSet = errors.New("not a replica set")
-
-// Start connects, checks that uri is a replica set, takes one lag poll
-// synchronously (so the caller's first routing decision rests on a real lag
+// Start connects, checks that uri is a replica set (CheckURI,
+// CheckReplicaSet: errors wrap ErrBadURI, ErrNotReplicaSet or
+// ErrUnreachable), takes one lag poll synchronously (so the caller's first routing decision rests on a real lag
 // measurement), and starts the background pollers.
 func Start(ctx context.Context, uri string, cfg Config) (*Monitor, error) {
 	cfg.defaults()
+	if err := CheckURI(uri); err != nil {
+		return nil, err
+	}
 	co := append([]*options.ClientOptions{options.Client().ApplyURI(uri).
 		SetAppName("decongestant-monitor").SetReadPreference(readpref.Primary())}, cfg.ClientOptions...)
 	set, err := mongo.Connect(co...)
 	if err != nil {
 		return nil, fmt.Errorf("monitor: connect: %w", err)
+	}
+	if err := CheckReplicaSet(ctx, set, uri, cfg.Timeout); err != nil {
+		_ = set.Disconnect(context.Background())
+		return nil, err
 	}
 	m := &Monitor{cfg: cfg, uri: uri, set: set, pingers: map[string]*pinger{},
 		rtt: map[string][]time.Duration{}, roles: map[string]balancer.Side{}}

@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,5 +167,28 @@ func TestRTTByRole(t *testing.T) {
 	}
 	if p, s = RTTByRole(nil, roles, 0.5); p != 0 || s != 0 {
 		t.Errorf("no samples: %v %v", p, s)
+	}
+}
+
+func TestCheckURI(t *testing.T) {
+	tests := []struct {
+		uri  string
+		want error
+	}{
+		{"mongodb://h1,h2,h3/?replicaSet=rs0", nil},
+		{"mongodb://h1/?replicaSet=rs0&directConnection=true", nil}, // names the set: the driver discovers it
+		{"mongodb://h1/?directConnection=true", ErrNotReplicaSet},
+		{"mongodb://h1/?loadBalanced=true", ErrNotReplicaSet},
+		{"mongodb://", ErrBadURI},
+		{"http://alice:s3cret@h1", ErrBadURI},
+	}
+	for _, tt := range tests {
+		err := CheckURI(tt.uri)
+		if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
+			t.Errorf("CheckURI(%q) = %v, want %v", tt.uri, err, tt.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("credentials in %v", err)
+		}
 	}
 }

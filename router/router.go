@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,18 +12,16 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
-	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/monitor"
 )
 
-// Errors returned by Connect.
+// Errors returned by Connect (decided by package monitor).
 var (
-	ErrBadURI      = errors.New("invalid connection string")
-	ErrUnreachable = errors.New("replica set unreachable")
-	// ErrNotReplicaSet: the URI names a standalone mongod or a mongos.
+	ErrBadURI        = monitor.ErrBadURI
+	ErrUnreachable   = monitor.ErrUnreachable
 	ErrNotReplicaSet = monitor.ErrNotReplicaSet
 )
 
@@ -105,17 +102,9 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 		}
 		cfg.policy = p
 	}
-	cs, err := connstring.ParseAndValidate(uri)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrBadURI, redact.URI(uri), err)
+	if err := monitor.CheckURI(uri); err != nil {
+		return nil, err
 	}
-	if cs.LoadBalanced {
-		return nil, fmt.Errorf("%w: %s is load balanced (a mongos); decongestant needs the replica set's members", ErrNotReplicaSet, redact.URI(uri))
-	}
-	if cs.Scheme == connstring.SchemeMongoDB && cs.ReplicaSet == "" && cs.DirectConnection {
-		return nil, fmt.Errorf("%w: %s asks for a direct connection; give the replica set's members and replicaSet=NAME", ErrNotReplicaSet, redact.URI(uri))
-	}
-
 	mcfg := cfg.monitor
 	if mcfg.LagInterval == 0 {
 		mcfg.LagInterval = balancer.DefaultLagInterval
@@ -176,11 +165,7 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 	mon, err := monitor.Start(cctx, uri, mcfg)
 	if err != nil {
 		_ = client.Disconnect(context.Background())
-		if errors.Is(err, monitor.ErrNotReplicaSet) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: %s (hosts %s) after %v: %v", ErrUnreachable, redact.URI(uri),
-			strings.Join(cs.Hosts, ","), cfg.connectTimeout, err)
+		return nil, err
 	}
 	r.mon = mon
 	runCtx, cancel := context.WithCancel(context.Background())
