@@ -24,9 +24,61 @@ func DefaultSettings() Settings {
 // Names lists the policy specs Parse accepts, for help texts.
 const Names = "decongestant, rpm, primary, secondary, secondarypreferred, nearest, maxstaleness:<dur>=90s, fixed:<fraction 0..1>"
 
+// Spec is a parsed, validated policy spec. A policy is a state machine, so
+// every run needs its own: parse a spec once and call New for each.
+type Spec struct {
+	text  string
+	build func() (Policy, error)
+}
+
+// ParseSpec parses and validates spec with the settings.
+func ParseSpec(spec string, s Settings) (Spec, error) {
+	text := strings.TrimSpace(spec)
+	build := func() (Policy, error) { return parse(text, s) }
+	if _, err := build(); err != nil {
+		return Spec{}, err
+	}
+	return Spec{text: text, build: build}, nil
+}
+
+// ParseSpecs parses a comma-separated list of specs; empty items are
+// skipped, an empty list is an error.
+func ParseSpecs(list string, s Settings) ([]Spec, error) {
+	var out []Spec
+	for _, item := range strings.Split(list, ",") {
+		if strings.TrimSpace(item) == "" {
+			continue
+		}
+		sp, err := ParseSpec(item, s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sp)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: empty policy list (known: %s)", ErrInvalidPolicy, Names)
+	}
+	return out, nil
+}
+
+// String returns the spec as given (trimmed), e.g. "fixed:0.7".
+func (s Spec) String() string { return s.text }
+
+// New returns a policy in its initial state. ParseSpec validated the same
+// inputs, so it cannot fail; it panics on a zero Spec.
+func (s Spec) New() Policy {
+	p, err := s.build()
+	if err != nil {
+		panic("balancer: a parsed spec failed to build: " + err.Error())
+	}
+	return p
+}
+
 // Parse builds a policy from its spec.
-func Parse(spec string, s Settings) (Policy, error) {
-	name, arg, hasArg := strings.Cut(strings.TrimSpace(spec), ":")
+func Parse(spec string, s Settings) (Policy, error) { return parse(strings.TrimSpace(spec), s) }
+
+func parse(spec string, s Settings) (Policy, error) {
+	name, arg, hasArg := strings.Cut(spec, ":")
 	name = strings.ToLower(name)
 	noArg := func(p Policy, err error) (Policy, error) {
 		if hasArg {
@@ -64,23 +116,4 @@ func Parse(spec string, s Settings) (Policy, error) {
 		return &Static{name: "maxstaleness:" + d.String(), sel: Selection{Mode: MaxStaleness, MaxStaleness: d}, fraction: 1}, nil
 	}
 	return nil, fmt.Errorf("%w %q: unknown policy (known: %s)", ErrInvalidPolicy, spec, Names)
-}
-
-// ParseList parses a comma-separated list of specs.
-func ParseList(list string, s Settings) ([]Policy, error) {
-	var out []Policy
-	for _, spec := range strings.Split(list, ",") {
-		if strings.TrimSpace(spec) == "" {
-			continue
-		}
-		p, err := Parse(spec, s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: empty policy list (known: %s)", ErrInvalidPolicy, Names)
-	}
-	return out, nil
 }

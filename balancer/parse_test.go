@@ -48,13 +48,25 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestParseList(t *testing.T) {
-	ps, err := ParseList("primary,secondary,,decongestant", DefaultSettings())
-	if err != nil || len(ps) != 3 {
-		t.Fatalf("got %d policies, err %v", len(ps), err)
+func TestParseSpecs(t *testing.T) {
+	specs, err := ParseSpecs("primary, fixed:0.7,,decongestant", DefaultSettings())
+	if err != nil || len(specs) != 3 {
+		t.Fatalf("got %d specs, err %v", len(specs), err)
 	}
-	if _, err := ParseList(" , ", DefaultSettings()); err == nil {
+	if got := specs[1].String(); got != "fixed:0.7" {
+		t.Fatalf("spec text %q, want the trimmed spec", got)
+	}
+	// Every New is a fresh state machine.
+	a, b := specs[2].New(), specs[2].New()
+	a.EndPeriod(Period{Primary: Stats{Count: 100, P50: 8 * time.Millisecond}, Secondary: Stats{Count: 100, P50: 2 * time.Millisecond}})
+	if a.Fraction() == b.Fraction() {
+		t.Fatalf("two policies from one spec share state: %v and %v", a.Fraction(), b.Fraction())
+	}
+	if _, err := ParseSpecs(" , ", DefaultSettings()); err == nil {
 		t.Fatal("empty list accepted")
+	}
+	if _, err := ParseSpecs("primary,fastest", DefaultSettings()); !errors.Is(err, ErrInvalidPolicy) {
+		t.Fatalf("unknown policy: err %v", err)
 	}
 }
 

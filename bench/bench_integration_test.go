@@ -29,9 +29,13 @@ func options(t *testing.T, uri string, policies ...string) bench.Options {
 	if err != nil {
 		t.Fatal(err)
 	}
+	specs, err := balancer.ParseSpecs(strings.Join(policies, ","), balancer.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
 	return bench.Options{
 		URI: uri, Database: "benchtest", Generator: gen, Records: 500, Clients: 4,
-		Duration: 3 * time.Second, Period: time.Second, Policies: policies,
+		Duration: 3 * time.Second, Period: time.Second, Policies: specs,
 		Settings: balancer.DefaultSettings(), SProbe: true,
 		Monitor: monitor.Config{RTTInterval: 100 * time.Millisecond, LagInterval: 200 * time.Millisecond},
 		Out:     filepath.Join(t.TempDir(), "results.json"),
@@ -258,9 +262,6 @@ func TestPausedReplicationNoBoundViolations(t *testing.T) {
 // and from the first poll after the old primary rejoins (and the moment the
 // driver sees it as a secondary) the fraction must be 0 until it catches up.
 func TestFailoverRejoinAndPauseKeepTheBound(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kills and restarts a member")
-	}
 	rs := testutil.ReplicaSet(t)
 	const bound = 2 * time.Second
 	o := options(t, rs.URI(), "decongestant")
@@ -367,23 +368,33 @@ func TestFailoverRejoinAndPauseKeepTheBound(t *testing.T) {
 
 func TestBadOptions(t *testing.T) {
 	gen, _ := workload.New("ycsb", nil)
+	primary, _ := balancer.ParseSpec("primary", balancer.DefaultSettings())
+	sub := balancer.DefaultSettings()
+	sub.Decongestant.Bound = balancer.Bound{Max: 500 * time.Millisecond}
+	bounded, _ := balancer.ParseSpec("decongestant", sub)
 	base := bench.Options{URI: "mongodb://x/?replicaSet=rs0", Generator: gen, Clients: 1, Duration: time.Second,
-		Period: time.Second, Policies: []string{"primary"}, Settings: balancer.DefaultSettings()}
+		Period: time.Second, Policies: []balancer.Spec{primary}, Settings: balancer.DefaultSettings()}
 	tests := map[string]func(*bench.Options){
 		"no uri":          func(o *bench.Options) { o.URI = "" },
+		"no workload":     func(o *bench.Options) { o.Generator = nil },
 		"zero clients":    func(o *bench.Options) { o.Clients = 0 },
 		"negative period": func(o *bench.Options) { o.Period = -time.Second },
 		"warmup too long": func(o *bench.Options) { o.Warmup = time.Second },
-		"unknown policy":  func(o *bench.Options) { o.Policies = []string{"fastest"} },
+		"no policies":     func(o *bench.Options) { o.Policies = nil },
+		"unparsed policy": func(o *bench.Options) { o.Policies = []balancer.Spec{{}} },
 		"late phase":      func(o *bench.Options) { o.Phases = []bench.Phase{{At: 5 * time.Second, Clients: 2}} },
 		"period too long": func(o *bench.Options) { o.Period = time.Minute },
+		"bound under the lag interval": func(o *bench.Options) {
+			o.Policies, o.Settings = []balancer.Spec{bounded}, sub
+			o.Monitor.LagInterval = time.Second
+		},
 	}
 	for name, mutate := range tests {
 		t.Run(name, func(t *testing.T) {
 			o := base
 			mutate(&o)
-			if _, err := bench.Execute(context.Background(), o); err == nil {
-				t.Fatal("accepted")
+			if _, err := bench.Execute(context.Background(), o); !errors.Is(err, bench.ErrBadOptions) {
+				t.Fatalf("err %v, want ErrBadOptions", err)
 			}
 		})
 	}

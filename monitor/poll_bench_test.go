@@ -19,13 +19,10 @@ func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 // primary) costs: its round trip, and the primary mongod's CPU time per poll
 // (from /proc, 10 ms ticks, so run it long enough: -benchtime 5000x). A poll
 // every 100 ms (a 500 ms bound) costs ten times what seed 000's once a
-// second does. Needs mongod; skipped with -short.
+// second does. Needs mongod (skipped with -short).
 //
 //	go test ./monitor -run '^$' -bench LagPoll -benchtime 5000x
 func BenchmarkLagPoll(b *testing.B) {
-	if testing.Short() {
-		b.Skip("needs a replica set")
-	}
 	rs := testutil.ReplicaSet(b)
 	client := testutil.Connect(b, rs.URI())
 	ctx := context.Background()

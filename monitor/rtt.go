@@ -3,7 +3,6 @@ package monitor
 import (
 	"context"
 	"math/rand/v2"
-	"sort"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -11,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/metrics"
 )
 
 // startPinger opens a direct connection to host and pings it every
@@ -55,8 +55,8 @@ func (m *Monitor) startPinger(ctx context.Context, host string) {
 
 // RTTByRole splits drained samples by the members' current roles and returns
 // the q-quantile of the RTT samples to the primary and of all secondaries'
-// samples pooled (seed 000 §3.3.1 uses the median, q = 0.5; q = 0 is the
-// minimum).
+// samples pooled, by metrics.Quantile (seed 000 §3.3.1 uses the median,
+// q = 0.5; q = 0 is the minimum).
 func RTTByRole(samples map[string][]time.Duration, roles map[string]balancer.Side, q float64) (primary, secondary time.Duration) {
 	var p, s []time.Duration
 	for host, v := range samples {
@@ -67,17 +67,5 @@ func RTTByRole(samples map[string][]time.Duration, roles map[string]balancer.Sid
 			s = append(s, v...)
 		}
 	}
-	return Quantile(p, q), Quantile(s, q)
-}
-
-// Quantile returns the nearest-rank q-quantile of ds (q = 0: the minimum,
-// 0.5: the upper median), or 0 for no samples.
-func Quantile(ds []time.Duration, q float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	c := append([]time.Duration(nil), ds...)
-	sort.Slice(c, func(i, j int) bool { return c[i] < c[j] })
-	i := int(q * float64(len(c)))
-	return c[max(0, min(i, len(c)-1))]
+	return metrics.Quantile(p, q), metrics.Quantile(s, q)
 }

@@ -207,8 +207,7 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 	if err := s.RPM.Validate(); err != nil {
 		return o, err
 	}
-	policies := strings.Split(b.policies, ",")
-	parsed, err := balancer.ParseList(b.policies, s)
+	specs, err := balancer.ParseSpecs(b.policies, s)
 	if err != nil {
 		return o, fmt.Errorf("--policies: %w", err)
 	}
@@ -216,8 +215,8 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 	if lagInterval == 0 {
 		lagInterval = balancer.LagIntervalFor(bound)
 	}
-	for _, p := range parsed {
-		if bp, ok := p.(balancer.Bounded); ok {
+	for _, sp := range specs {
+		if bp, ok := sp.New().(balancer.Bounded); ok {
 			if err := bp.CheckLagInterval(lagInterval); err != nil {
 				return o, fmt.Errorf("--max-staleness %s with --lag-interval %v: %w", b.maxStaleness, lagInterval, err)
 			}
@@ -231,16 +230,10 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	var clean []string
-	for _, p := range policies {
-		if p = strings.TrimSpace(p); p != "" {
-			clean = append(clean, p)
-		}
-	}
 	return bench.Options{
 		URI: b.uri, Database: b.db, Clients: b.clients,
 		Duration: b.duration, Period: b.period, Warmup: b.warmup, Repeat: b.repeat,
-		Policies: clean, Settings: s, SProbe: b.sprobe, Phases: phases, SkipLoad: b.skipLoad,
+		Policies: specs, Settings: s, SProbe: b.sprobe, Phases: phases, SkipLoad: b.skipLoad,
 		LoadParallel: b.loadParallel, Progress: progress, Out: b.out, WriteConcern: wc,
 		ConnectTimeout: b.connectTimeout, RTTQuantile: b.rttQuantile, Latency: latency,
 		Monitor: monitor.Config{RTTInterval: b.rttInterval, LagInterval: lagInterval, LagEstimate: estimate},

@@ -9,9 +9,11 @@ import (
 	"testing"
 
 	"github.com/decongestant/decongestant/cluster"
+	"github.com/decongestant/decongestant/internal/testutil"
 )
 
 func TestClusterCommandsEndToEnd(t *testing.T) {
+	testutil.SkipIfShort(t)
 	dir := filepath.Join(t.TempDir(), "rs")
 	stdout, stderr, err := runCLI(t, "cluster", "up", "--dir", dir)
 	if err != nil {

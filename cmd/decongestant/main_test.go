@@ -127,6 +127,7 @@ func TestUnreachableHostsAreNamedAndCredentialsRedacted(t *testing.T) {
 }
 
 func TestStandaloneIsNotAReplicaSet(t *testing.T) {
+	testutil.SkipIfShort(t)
 	bin, err := cluster.FindMongod(context.Background(), "", "", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -15,9 +15,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
-	"github.com/decongestant/decongestant/bench"
 	"github.com/decongestant/decongestant/internal/atomicfile"
 	"github.com/decongestant/decongestant/internal/redact"
+	"github.com/decongestant/decongestant/workload"
 	"github.com/decongestant/decongestant/workload/tpcc"
 )
 
@@ -168,7 +168,7 @@ func runTPCCLoad(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	defer client.Disconnect(context.Background())
 	start := time.Now()
-	if err := tpcc.Load(ctx, d, cfg, tpcc.LoadOptions{Parallel: *parallel, Progress: bench.LoadProgress(stderr), Reset: t.reset}); err != nil {
+	if err := tpcc.Load(ctx, d, cfg, tpcc.LoadOptions{Parallel: *parallel, Progress: workload.PrintProgress(stderr), Reset: t.reset}); err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
 	fmt.Fprintf(stdout, "loaded %d warehouses into %s in %.1fs (count check passed)\n", cfg.Warehouses, *db, time.Since(start).Seconds())

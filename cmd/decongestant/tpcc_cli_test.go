@@ -14,9 +14,6 @@ import (
 // policies on a small database, then `tpcc check`, and the TPC-C bad-input
 // cases that need a server.
 func TestTPCCEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a replica set")
-	}
 	uri := testutil.ReplicaSet(t).URI()
 	client := testutil.Connect(t, uri)
 	t.Cleanup(func() {

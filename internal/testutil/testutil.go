@@ -83,9 +83,11 @@ func Main(m *testing.M) int {
 
 // ReplicaSet returns the 3-member replica set shared by the package's tests, starting it on first
 // use (free ports, temp dir, no CPU cap), and waits until it is healthy: a test that broke it must
-// have restored it. If the set cannot be started, every caller fails with the error.
+// have restored it. If the set cannot be started, every caller fails with the error. With -short
+// the test is skipped: `go test -short ./...` is the fast loop without mongod.
 func ReplicaSet(tb testing.TB) *cluster.Cluster {
 	tb.Helper()
+	SkipIfShort(tb)
 	mu.Lock()
 	defer mu.Unlock()
 	if shared == nil && sharedErr == nil {
@@ -118,12 +120,21 @@ func startShared() (*cluster.Cluster, error) {
 	return c, nil
 }
 
+// SkipIfShort skips a test that needs mongod when -short is set.
+func SkipIfShort(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("needs mongod; skipped with -short")
+	}
+}
+
 // NewReplicaSet starts a replica set of the given size and per-member CPU cap (0 = none) for one
 // test, in the test's temp dir, and tears it down in tb.Cleanup. It fails the test if the set cannot
 // be started, except that it skips the test, naming the reason, when a CPU cap was asked for and no
 // cpu cgroup is available.
 func NewReplicaSet(tb testing.TB, members int, cpu float64) *cluster.Cluster {
 	tb.Helper()
+	SkipIfShort(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{

@@ -31,6 +31,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/internal/clock"
 )
 
 // Policy is the view of the application's routing the probe needs: whether
@@ -243,7 +244,7 @@ func (p *Probe) writer(ctx context.Context) {
 		if _, err := p.write(ctx); err != nil {
 			p.fail(fmt.Errorf("sprobe: write: %w", err))
 		}
-		sleep(ctx, p.cfg.WriteInterval)
+		clock.Sleep(ctx, p.cfg.WriteInterval)
 	}
 }
 
@@ -274,7 +275,7 @@ func (p *Probe) reader(ctx context.Context) {
 	defer p.wg.Done()
 	primary := readpref.Primary()
 	for ctx.Err() == nil {
-		sleep(ctx, p.cfg.ProbeInterval)
+		clock.Sleep(ctx, p.cfg.ProbeInterval)
 		if ctx.Err() != nil {
 			return
 		}
@@ -303,14 +304,5 @@ func (p *Probe) reader(ctx context.Context) {
 		p.mu.Lock()
 		p.pending = append(p.pending, probe{at: at, primary: v1, second: v2, secondary: secondary, host: host})
 		p.mu.Unlock()
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }

@@ -16,9 +16,6 @@ func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 // TestReplicaSet runs the integration tests against the package's shared
 // three-member replica set, each in its own database.
 func TestReplicaSet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a replica set")
-	}
 	client := testutil.Connect(t, testutil.ReplicaSet(t).URI())
 	for _, tt := range []struct {
 		name string

@@ -8,22 +8,22 @@ import (
 	"github.com/decongestant/decongestant/metrics"
 )
 
-// poolWatch counts the connections the routed client opens per member and
+// connWatch counts the connections the routed client opens per member and
 // times every connection checkout (the wait for a pooled connection, which
 // the client-observed latency contains and the wire time does not). A period
 // that opens many connections to a member is one where reads queued for
 // them: the driver opens at most two at a time per member (maxConnecting).
-type poolWatch struct {
+type connWatch struct {
 	checkout *metrics.Histogram
 	mu       sync.Mutex
 	opened   map[string]int64
 }
 
-func newPoolWatch() *poolWatch {
-	return &poolWatch{checkout: metrics.NewHistogram(), opened: map[string]int64{}}
+func newConnWatch() *connWatch {
+	return &connWatch{checkout: metrics.NewHistogram(), opened: map[string]int64{}}
 }
 
-func (p *poolWatch) monitor() *event.PoolMonitor {
+func (p *connWatch) monitor() *event.PoolMonitor {
 	return &event.PoolMonitor{Event: func(e *event.PoolEvent) {
 		switch e.Type {
 		case event.ConnectionCreated:
@@ -37,7 +37,7 @@ func (p *poolWatch) monitor() *event.PoolMonitor {
 }
 
 // take returns the connections opened per member since the last call.
-func (p *poolWatch) take() map[string]int64 {
+func (p *connWatch) take() map[string]int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.opened) == 0 {
@@ -46,9 +46,4 @@ func (p *poolWatch) take() map[string]int64 {
 	out := p.opened
 	p.opened = map[string]int64{}
 	return out
-}
-
-// checkoutP99 is the P99 of a period's checkout waits, in ms.
-func checkoutP99(cur, prev *metrics.Snapshot) float64 {
-	return metrics.MS(cur.Sub(prev).Quantile(0.99))
 }

@@ -1,0 +1,109 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/metrics"
+	"github.com/decongestant/decongestant/results"
+	"github.com/decongestant/decongestant/router"
+)
+
+// collector turns router events into per-period aggregates and run events.
+type collector struct {
+	mu       sync.Mutex
+	start    time.Time
+	bound    balancer.Bound
+	headroom time.Duration // balancer.AutoHeadroom: each poll's horizon
+	fracSum  float64
+	fracN    int
+	maxLag   time.Duration
+	ratio    *float64
+	events   []results.Event
+	unknown  bool
+}
+
+func (c *collector) onEvent(e router.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ts := metrics.Round3(e.At.Sub(c.start).Seconds())
+	switch e.Kind {
+	case router.EventLag:
+		c.fracSum += e.Fraction
+		c.fracN++
+		if e.Lag.Known {
+			c.maxLag = max(c.maxLag, e.Lag.Max)
+		}
+		if e.Lag.Err != nil && !c.unknown {
+			c.events = append(c.events, results.Event{TS: ts, Kind: "lag-unknown", Detail: e.Lag.Err.Error()})
+		}
+		c.unknown = e.Lag.Err != nil
+		if e.Previous > 0 && e.Fraction == 0 {
+			headroom := c.headroom
+			if headroom == balancer.AutoHeadroom {
+				headroom = e.Lag.Horizon
+			}
+			why := fmt.Sprintf("max lag %v + headroom %v > bound %v", e.Lag.Max.Round(time.Millisecond), headroom.Round(time.Millisecond), c.bound)
+			if !e.Lag.Known {
+				why = "lag unknown"
+				if e.Lag.Err != nil {
+					why += ": " + e.Lag.Err.Error()
+				}
+			}
+			c.events = append(c.events, results.Event{TS: ts, Kind: "bound-exceeded",
+				Detail: fmt.Sprintf("%s: fraction %.2f -> 0", why, e.Previous)})
+		}
+		if e.Previous == 0 && e.Fraction > 0 {
+			c.events = append(c.events, results.Event{TS: ts, Kind: "bound-restored",
+				Detail: fmt.Sprintf("max lag %v: fraction 0 -> %.2f", e.Lag.Max, e.Fraction)})
+		}
+	case router.EventPeriod:
+		if !math.IsNaN(e.Decision.Ratio) && !math.IsInf(e.Decision.Ratio, 0) {
+			r := metrics.Round3(e.Decision.Ratio)
+			c.ratio = &r
+		}
+		p, l := e.Period, e.Latencies
+		us := func(d time.Duration) time.Duration { return d.Round(time.Microsecond) }
+		c.events = append(c.events, results.Event{TS: ts, Kind: "decision",
+			Detail: fmt.Sprintf("%.2f -> %.2f %s: ratio %.2f; primary wire p50 %v client p50 %v rtt %v (%d reads); secondary wire p50 %v client p50 %v rtt %v (%d reads)",
+				e.Previous, e.Fraction, e.Decision.Reason, e.Decision.Ratio,
+				us(l.Primary.Command.P50), us(l.Primary.Client.P50), us(p.PrimaryRTT), l.Primary.Client.Count,
+				us(l.Secondary.Command.P50), us(l.Secondary.Client.P50), us(p.SecondaryRTT), l.Secondary.Client.Count)})
+	}
+}
+
+func (c *collector) event(ts float64, kind, detail string) {
+	c.mu.Lock()
+	c.events = append(c.events, results.Event{TS: metrics.Round3(ts), Kind: kind, Detail: detail})
+	c.mu.Unlock()
+}
+
+// take returns the period's fraction mean, ratio and max lag and resets them.
+func (c *collector) take(current float64) (frac float64, ratio *float64, maxLag time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	frac = current
+	if c.fracN > 0 {
+		frac = c.fracSum / float64(c.fracN)
+	}
+	ratio, maxLag = c.ratio, c.maxLag
+	c.fracSum, c.fracN, c.ratio, c.maxLag = 0, 0, nil, 0
+	return frac, ratio, maxLag
+}
+
+// setStart sets the time events are measured from.
+func (c *collector) setStart(t time.Time) {
+	c.mu.Lock()
+	c.start = t
+	c.mu.Unlock()
+}
+
+// takeEvents returns the run's events.
+func (c *collector) takeEvents() []results.Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.events
+}

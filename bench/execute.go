@@ -1,0 +1,135 @@
+// Package bench runs workloads against a replica set under each routing
+// policy in turn, on the same data, and records per-period results (package
+// results).
+//
+//	specs, _ := balancer.ParseSpecs("primary,secondary,decongestant", settings)
+//	res, err := bench.Execute(ctx, bench.Options{URI: uri, Generator: gen, Clients: 64,
+//		Duration: 2 * time.Minute, Period: 10 * time.Second, Policies: specs, Settings: settings})
+//
+// The files follow the work: options.go (validation), execute.go (the
+// invocation), preflight.go (server check and load), run.go (one policy's
+// run: its loop and periods), workers.go (the closed-loop clients),
+// recorder.go (timing every operation), collector.go (router events),
+// aggregate.go (minutes and summaries), connwatch.go (connection pools),
+// reads.go (routed reads for workloads), phases.go and cpu.go.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+
+	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/internal/redact"
+	"github.com/decongestant/decongestant/metrics"
+	"github.com/decongestant/decongestant/monitor"
+	"github.com/decongestant/decongestant/results"
+)
+
+// Execute loads the workload (unless SkipLoad) and runs it under every policy,
+// Repeat times, returning the results. On cancellation it returns the
+// results so far with ErrInterrupted.
+func Execute(ctx context.Context, o Options) (*results.Results, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	res := newResults(&o)
+	if err := prepare(ctx, &o, res); err != nil {
+		return nil, err
+	}
+	initialMix := o.Generator.Mix()
+	total := o.Repeat * len(o.Policies)
+	for rep := range o.Repeat {
+		for i, spec := range o.Policies {
+			n := rep*len(o.Policies) + i + 1
+			fmt.Fprintf(o.Progress, "run %d/%d: policy %s%s for %v\n", n, total, spec, repLabel(rep, o.Repeat), o.Duration)
+			if err := o.Generator.SetMix(initialMix); err != nil {
+				return res, err
+			}
+			run, err := runPolicy(ctx, &o, spec.New(), rep, fmt.Sprintf("%d/%d %s", n, total, spec))
+			if run != nil {
+				res.Runs = append(res.Runs, *run)
+			}
+			if ctx.Err() != nil {
+				res.Interrupted = true
+				return res, writeOut(&o, res, ErrInterrupted)
+			}
+			if err != nil {
+				return res, writeOut(&o, res, fmt.Errorf("policy %s: %w", spec, err))
+			}
+			if err := writeOut(&o, res, nil); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
+}
+
+// newResults records the invocation's settings (the URI redacted).
+func newResults(o *Options) *results.Results {
+	res := &results.Results{Workload: o.Generator.Name(), Config: results.Config{
+		URI: redact.URI(o.URI), Workload: o.Generator.Name(), Mix: o.Generator.Mix(),
+		Records: o.Records, Clients: o.Clients, DurationS: o.Duration.Seconds(),
+		PeriodS: o.Period.Seconds(), WarmupS: o.Warmup.Seconds(), Repeat: o.Repeat,
+		Policies: o.specNames(), SProbe: o.SProbe, WriteConcern: wcString(o.WriteConcern), StartedAt: time.Now().UTC().Format(time.RFC3339),
+		Balancer: balancerConfig(o),
+		Host:     map[string]any{"goos": runtime.GOOS, "goarch": runtime.GOARCH, "cpus": runtime.NumCPU()},
+	}}
+	if bound := o.Settings.Decongestant.Bound; !bound.Unbounded {
+		v := metrics.MS(bound.Max)
+		res.Config.MaxStalenessMS = &v
+	}
+	for _, ph := range o.Phases {
+		res.Config.Phases = append(res.Config.Phases, results.PhaseSpec{AtS: ph.At.Seconds(), Workload: ph.Mix, Clients: ph.Clients})
+	}
+	return res
+}
+
+func wcString(wc *writeconcern.WriteConcern) string {
+	if wc.W == nil {
+		return "default"
+	}
+	return fmt.Sprint(wc.W)
+}
+
+func repLabel(rep, n int) string {
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (repetition %d/%d)", rep+1, n)
+}
+
+func writeOut(o *Options, res *results.Results, cause error) error {
+	if o.Out == "" {
+		return cause
+	}
+	if err := res.WriteJSONPath(o.Out); err != nil {
+		return errors.Join(cause, fmt.Errorf("write results %s: %w", o.Out, err))
+	}
+	return cause
+}
+
+func balancerConfig(o *Options) map[string]any {
+	s := o.Settings
+	d := s.Decongestant
+	var headroom any = "auto"
+	if d.Headroom != balancer.AutoHeadroom {
+		headroom = d.Headroom.Seconds()
+	}
+	est := o.Monitor.LagEstimate
+	if est == 0 {
+		est = monitor.SinceApplied
+	}
+	return map[string]any{"rtt_quantile": o.RTTQuantile, "latency_source": o.Latency.String(),
+		"interval_s": d.Interval.Seconds(), "delta": d.Delta, "low_bal": d.LowBal, "high_bal": d.HighBal,
+		"low_ratio": d.LowRatio, "high_ratio": d.HighRatio, "history": d.History,
+		"min_samples": d.MinSamples, "bound": d.Bound.String(), "headroom_s": headroom,
+		"lag_interval_s": o.Monitor.LagInterval.Seconds(), "lag_estimate": est.String(),
+		"rpm_interval_s": s.RPM.Interval.Seconds(), "rpm_exploration": s.RPM.Exploration,
+		"rpm_threshold": s.RPM.Threshold,
+	}
+}

@@ -1,0 +1,172 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+
+	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/monitor"
+	"github.com/decongestant/decongestant/results"
+	"github.com/decongestant/decongestant/router"
+	"github.com/decongestant/decongestant/workload"
+	"github.com/decongestant/decongestant/workload/sprobe"
+)
+
+// ErrInterrupted is returned when the context is cancelled mid-run; the
+// results returned alongside hold every completed period.
+var ErrInterrupted = errors.New("interrupted")
+
+// ErrBadOptions wraps option validation errors.
+var ErrBadOptions = errors.New("invalid bench options")
+
+// Options configure a bench invocation.
+type Options struct {
+	URI       string
+	Database  string
+	Generator workload.Generator
+	// Records is recorded in the results' config (the workload's size).
+	Records  int64
+	Clients  int
+	Duration time.Duration
+	Period   time.Duration
+	Warmup   time.Duration
+	Repeat   int
+	// Policies are run in turn, each Repeat times; every run gets a fresh
+	// policy from its spec.
+	Policies []balancer.Spec
+	// Settings are the constants the Policies were parsed with; their
+	// staleness bound also counts S-probe violations for every policy.
+	Settings balancer.Settings
+	SProbe   bool
+	Probe    sprobe.Config
+	Phases   []Phase
+	SkipLoad bool
+	// LoadParallel is the loader's parallelism (default 2 x GOMAXPROCS).
+	LoadParallel int
+	Monitor      monitor.Config
+	// RTTQuantile picks the RTT estimate from each period's pings (0 = the
+	// minimum, 0.5 = seed 000's median); see router.WithRTTQuantile.
+	RTTQuantile float64
+	// Latency is the latency source the policies see (default
+	// router.CommandLatency); see router.WithLatencySource.
+	Latency router.LatencySource
+	// Progress receives human-readable progress lines; nil discards them.
+	Progress io.Writer
+	// Out, when set, receives the results (atomically) after every run, so
+	// an interruption keeps what was completed.
+	Out string
+	// WriteConcern of the workload's writes during runs (default w:1, as
+	// MongoDB 4.2 in seed 000 and YCSB's binding; MongoDB 5.0+ defaults to
+	// majority, under which writes stall while secondaries lag). Loading
+	// always uses majority so every member holds the data before a run.
+	WriteConcern *writeconcern.WriteConcern
+	// ConnectTimeout bounds how long the runner waits for the servers to
+	// answer before it reports them unreachable (default 15 s).
+	ConnectTimeout time.Duration
+	ClientOptions  []*options.ClientOptions
+	// OnPeriod is called after each period with the run's router; tests
+	// and experiments use it to act mid-run. It runs on the runner's
+	// goroutine.
+	OnPeriod func(ctx context.Context, policy string, p results.Period, r *router.Router)
+	// OnEvent, when set, also receives every router event (lag polls,
+	// period decisions) of every run, on the router's goroutines; it must
+	// return quickly (see router.WithEvents).
+	OnEvent func(policy string, e router.Event)
+}
+
+// validate checks the options once and fills in the defaults.
+func (o *Options) validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrBadOptions, fmt.Sprintf(format, a...))
+	}
+	switch {
+	case o.URI == "":
+		return bad("--uri is required")
+	case o.Generator == nil:
+		return bad("no workload")
+	case o.Clients < 1:
+		return bad("clients %d must be at least 1", o.Clients)
+	case o.Duration <= 0:
+		return bad("duration %v must be positive", o.Duration)
+	case o.Period <= 0:
+		return bad("period %v must be positive", o.Period)
+	case o.Period > o.Duration:
+		return bad("period %v is longer than the duration %v", o.Period, o.Duration)
+	case o.Warmup < 0:
+		return bad("warmup %v must not be negative", o.Warmup)
+	case o.Warmup >= o.Duration:
+		return bad("warmup %v must be shorter than the duration %v", o.Warmup, o.Duration)
+	case o.Repeat < 0:
+		return bad("repeat %d must not be negative", o.Repeat)
+	case len(o.Policies) == 0:
+		return bad("no policies")
+	}
+	for _, ph := range o.Phases {
+		if ph.At >= o.Duration {
+			return bad("phase at %v starts after the run ends (%v)", ph.At, o.Duration)
+		}
+	}
+	o.defaults()
+	for i, spec := range o.Policies {
+		if spec.String() == "" {
+			return bad("policy %d was not parsed (use balancer.ParseSpec)", i+1)
+		}
+		if b, ok := spec.New().(balancer.Bounded); ok {
+			if err := b.CheckLagInterval(o.Monitor.LagInterval); err != nil {
+				return fmt.Errorf("%w: %s: %w", ErrBadOptions, spec, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (o *Options) defaults() {
+	if o.Repeat == 0 {
+		o.Repeat = 1
+	}
+	if o.Database == "" {
+		o.Database = o.Generator.Name()
+	}
+	if o.LoadParallel <= 0 {
+		o.LoadParallel = 2 * runtime.GOMAXPROCS(0)
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 15 * time.Second
+	}
+	if o.WriteConcern == nil {
+		o.WriteConcern = &writeconcern.WriteConcern{W: 1}
+	}
+	if o.Latency == 0 {
+		o.Latency = router.CommandLatency
+	}
+	if o.Monitor.LagInterval == 0 {
+		o.Monitor.LagInterval = balancer.LagIntervalFor(o.Settings.Decongestant.Bound)
+	}
+}
+
+func (o *Options) maxClients() int {
+	n := o.Clients
+	for _, ph := range o.Phases {
+		n = max(n, ph.Clients)
+	}
+	return n
+}
+
+// specNames returns the policies as given, for the results' config.
+func (o *Options) specNames() []string {
+	out := make([]string, len(o.Policies))
+	for i, s := range o.Policies {
+		out[i] = s.String()
+	}
+	return out
+}

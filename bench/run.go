@@ -1,0 +1,307 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/internal/redact"
+	"github.com/decongestant/decongestant/metrics"
+	"github.com/decongestant/decongestant/results"
+	"github.com/decongestant/decongestant/router"
+	"github.com/decongestant/decongestant/workload"
+	"github.com/decongestant/decongestant/workload/sprobe"
+)
+
+// policyRun is one policy's run: the router, the clients, the probe, and
+// what the periods accumulate.
+type policyRun struct {
+	o        *Options
+	pol      balancer.Policy
+	label    string
+	rt       *router.Router
+	env      workload.Env
+	rec      *recorder
+	col      *collector
+	conns    *connWatch
+	ws       *workers
+	probe    *probeRun
+	reporter workload.RunReporter
+	stopWork context.CancelFunc
+
+	run     *results.Run
+	st      runState
+	start   time.Time
+	clients int
+	mix     string
+	phases  []Phase
+	prev    periodBase
+	measure measureBase
+}
+
+// periodBase holds the cumulative counters at the last period end.
+type periodBase struct {
+	at                time.Duration
+	read, write       *metrics.Snapshot
+	readErr, writeErr int64
+	served            router.Served
+	ops               map[string]workload.OpStats
+	checkout          *metrics.Snapshot
+}
+
+// measureBase is where the measured interval (after the warm-up) starts:
+// the operation counts and the process's CPU time there; ops is nil until
+// it has started.
+type measureBase struct {
+	ops map[string]workload.OpStats
+	cpu time.Duration
+}
+
+// runPolicy runs one policy for the configured duration and returns its
+// results; on cancellation the periods completed so far.
+func runPolicy(ctx context.Context, o *Options, pol balancer.Policy, rep int, label string) (*results.Run, error) {
+	r := &policyRun{o: o, pol: pol, label: label, rec: newRecorder(), conns: newConnWatch(),
+		run: &results.Run{Policy: pol.Name(), Repetition: rep}, clients: o.Clients,
+		mix: o.Generator.Mix(), phases: o.Phases}
+	defer r.close()
+	if err := r.connect(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.begin(ctx); err != nil {
+		return nil, err
+	}
+	return r.finish(ctx, r.loop(ctx))
+}
+
+// connect starts the run's router (with its collector and connection watch)
+// and the S probe.
+func (r *policyRun) connect(ctx context.Context) error {
+	o := r.o
+	r.col = &collector{start: time.Now(), bound: o.Settings.Decongestant.Bound, headroom: o.Settings.Decongestant.Headroom}
+	onEvent := r.col.onEvent
+	if o.OnEvent != nil {
+		onEvent = func(e router.Event) {
+			r.col.onEvent(e)
+			o.OnEvent(r.pol.Name(), e)
+		}
+	}
+	poolOpts := options.Client().SetMaxPoolSize(uint64(o.maxClients() + 16)).SetWriteConcern(o.WriteConcern).
+		SetPoolMonitor(r.conns.monitor())
+	rt, err := router.Connect(ctx, o.URI, router.WithPolicy(r.pol), router.WithEvents(onEvent),
+		router.WithConnectTimeout(o.ConnectTimeout), router.WithRTTQuantile(o.RTTQuantile), router.WithLatencySource(o.Latency),
+		router.WithMonitor(o.Monitor), router.WithClientOptions(append(o.ClientOptions, poolOpts)...))
+	if err != nil {
+		return err
+	}
+	r.rt = rt
+	r.env = workload.Env{DB: rt.Client().Database(o.Database), Reads: routedReads{rt, o.Database, rt.Database(o.Database)}}
+	r.probe, err = startProbe(ctx, o, rt)
+	return err
+}
+
+// begin starts the workload's run report and the clients. The measured
+// interval starts at the first period boundary at or after the warm-up (at
+// once without one).
+func (r *policyRun) begin(ctx context.Context) error {
+	r.reporter, _ = r.o.Generator.(workload.RunReporter)
+	if r.reporter != nil {
+		if err := r.reporter.BeginRun(ctx, r.env); err != nil {
+			return err
+		}
+	}
+	workCtx, stop := context.WithCancel(ctx)
+	r.stopWork = stop
+	r.ws = &workers{ctx: workCtx, gen: r.o.Generator, env: r.env, rec: r.rec}
+	r.start = time.Now()
+	r.col.setStart(r.start)
+	if r.o.Warmup == 0 {
+		r.startMeasure(ctx)
+		r.measure.ops = r.rec.opsSnapshot()
+	}
+	if err := r.ws.resize(r.clients); err != nil {
+		return err
+	}
+	r.prev = periodBase{read: r.rec.read.Snapshot(), write: r.rec.write.Snapshot(), served: r.rt.Served(),
+		ops: r.rec.opsSnapshot(), checkout: r.conns.checkout.Snapshot()}
+	return nil
+}
+
+// startMeasure takes the measured interval's baselines that are not
+// operation counts: the reporter's (server counters) just before the
+// client's CPU time, so the server's interval contains the client's.
+func (r *policyRun) startMeasure(ctx context.Context) {
+	if r.reporter != nil {
+		r.reporter.StartMeasure(ctx, r.env)
+	}
+	r.measure.cpu = cpuTime()
+}
+
+// loop runs until the duration has passed or ctx is done, switching phases
+// and ending periods on a 20 ms tick.
+func (r *policyRun) loop(ctx context.Context) error {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		now := time.Since(r.start)
+		if err := r.applyPhases(now); err != nil {
+			return err
+		}
+		if now >= r.o.Duration {
+			r.endPeriod(ctx, r.o.Duration)
+			return nil
+		}
+		if now-r.prev.at >= r.o.Period {
+			r.endPeriod(ctx, r.prev.at+r.o.Period)
+		}
+	}
+}
+
+// applyPhases switches the mix and the client count of every phase due.
+func (r *policyRun) applyPhases(now time.Duration) error {
+	for len(r.phases) > 0 && now >= r.phases[0].At {
+		ph := r.phases[0]
+		r.phases = r.phases[1:]
+		var parts []string
+		if ph.Mix != "" && ph.Mix != r.mix {
+			if err := r.o.Generator.SetMix(ph.Mix); err != nil {
+				return err
+			}
+			r.mix = r.o.Generator.Mix()
+			if err := r.ws.restart(); err != nil {
+				return err
+			}
+			parts = append(parts, "workload="+r.mix)
+		}
+		if ph.Clients > 0 && ph.Clients != r.clients {
+			r.clients = ph.Clients
+			if err := r.ws.resize(r.clients); err != nil {
+				return err
+			}
+			parts = append(parts, fmt.Sprintf("clients=%d", r.clients))
+		}
+		if len(parts) > 0 {
+			r.col.event(now.Seconds(), "phase", strings.Join(parts, ","))
+			fmt.Fprintf(r.o.Progress, "  [%s] t=%4.0fs phase: %s\n", r.label, now.Seconds(), strings.Join(parts, ","))
+		}
+	}
+	return nil
+}
+
+// endPeriod closes the period that ends at now (since the run's start).
+func (r *policyRun) endPeriod(ctx context.Context, now time.Duration) {
+	starts := r.measure.ops == nil && now >= r.o.Warmup
+	if starts {
+		r.startMeasure(ctx)
+	}
+	cur := periodBase{at: now, read: r.rec.read.Snapshot(), write: r.rec.write.Snapshot(),
+		readErr: r.rec.readErr.Load(), writeErr: r.rec.writeErr.Load(), served: r.rt.Served(),
+		ops: r.rec.opsSnapshot(), checkout: r.conns.checkout.Snapshot()}
+	if starts {
+		r.measure.ops = cur.ops
+	}
+	per, readSnap := r.period(cur)
+	var samples []sprobe.Sample
+	if r.probe != nil {
+		samples = r.probe.drain(now >= r.o.Duration)
+		probePeriod(&per, samples, r.o.Settings.Decongestant.Bound, &r.st, r.start, r.col)
+	}
+	r.run.Periods = append(r.run.Periods, per)
+	r.st.readSnaps = append(r.st.readSnaps, readSnap)
+	r.st.probes = append(r.st.probes, samples)
+	r.st.starts = append(r.st.starts, r.prev.at)
+	r.prev = cur
+	fmt.Fprintf(r.o.Progress, "  [%s] t=%4.0fs reads %8.0f/s p80 %6.2fms  secondary %5.1f%%  fraction %.2f  lag %6.0fms  stale p80 %5.0fms\n",
+		r.label, per.TS, per.ReadTput, per.ReadP80MS, per.SecondaryPct, per.BalanceFraction, per.MaxLagMS, per.SProbeStalenessP80MS)
+	if r.o.OnPeriod != nil {
+		r.o.OnPeriod(ctx, r.pol.Name(), per, r.rt)
+	}
+}
+
+// period computes a period's results from the counters at its end and at
+// its start (r.prev), and returns its read histogram for the aggregates.
+func (r *policyRun) period(cur periodBase) (results.Period, *metrics.Snapshot) {
+	length := (cur.at - r.prev.at).Seconds()
+	rd, wd := cur.read.Sub(r.prev.read), cur.write.Sub(r.prev.write)
+	sd := cur.served.Sub(r.prev.served)
+	frac, ratio, maxLag := r.col.take(r.rt.Fraction())
+	ms := func(d time.Duration) float64 { return metrics.Round3(metrics.MS(d)) }
+	per := results.Period{
+		TS: metrics.Round3(cur.at.Seconds()), ReadOps: int64(rd.Count()), WriteOps: int64(wd.Count()),
+		ReadErrors: cur.readErr - r.prev.readErr, WriteErrors: cur.writeErr - r.prev.writeErr,
+		ReadTput: metrics.Round3(float64(rd.Count()) / length), WriteTput: metrics.Round3(float64(wd.Count()) / length),
+		ReadP50MS: ms(rd.Quantile(0.5)), ReadP80MS: ms(rd.Quantile(0.8)), ReadP99MS: ms(rd.Quantile(0.99)),
+		SecondaryPct: metrics.Round3(sd.SecondaryPct()), BalanceFraction: metrics.Round3(frac), Ratio: ratio,
+		MaxLagMS: ms(maxLag), Clients: r.clients, Mix: r.mix, ServedBy: sd.ByHost,
+		ConnsOpened: r.conns.take(), CheckoutP99MS: ms(cur.checkout.Sub(r.prev.checkout).Quantile(0.99)),
+	}
+	for name, c := range subOps(cur.ops, r.prev.ops) {
+		if c.Count > 0 {
+			if per.Ops == nil {
+				per.Ops = map[string]int64{}
+			}
+			per.Ops[name] = c.Count
+		}
+	}
+	return per, rd
+}
+
+// finish stops the clients and completes the run's results: events,
+// summary, minutes, the measured operations, the workload's report and the
+// probe's extras.
+func (r *policyRun) finish(ctx context.Context, runErr error) (*results.Run, error) {
+	r.stopWork()
+	r.ws.stop()
+	run := r.run
+	run.Events = r.col.takeEvents()
+	run.Summary = summarise(run.Periods, &r.st, r.o.Warmup)
+	run.Minutes = minutes(run.Periods, &r.st)
+	var measured map[string]workload.OpStats
+	if r.measure.ops != nil {
+		// Operations that ended after the last period boundary (while the
+		// clients stopped) are outside every period: the final boundary's
+		// counts end the measured interval, not a fresh snapshot.
+		measured = subOps(r.prev.ops, r.measure.ops)
+		cpu := (cpuTime() - r.measure.cpu).Seconds()
+		run.Summary.ClientCPUS = metrics.Round3(cpu)
+		if n := run.Summary.ReadOps + run.Summary.WriteOps; n > 0 {
+			run.Summary.ClientCPUPerOpMS = metrics.Round3(1000 * cpu / float64(n))
+		}
+	}
+	run.Extra = map[string]any{"ops": opSummary(measured)}
+	if r.reporter != nil && ctx.Err() == nil {
+		key, val, err := r.reporter.EndRun(ctx, r.env, workload.RunStats{MeasuredS: run.Summary.MeasuredS,
+			ClientCPUS: run.Summary.ClientCPUS, Ops: measured})
+		if err != nil && runErr == nil {
+			runErr = err
+		}
+		if key != "" {
+			run.Extra[key] = val
+		}
+	}
+	r.probe.extra(run.Extra)
+	if s, ok := r.rec.lastErr.Load().(string); ok {
+		run.Extra["last_error"] = redact.URI(r.o.URI) + ": " + s
+	}
+	return run, runErr
+}
+
+// close releases whatever the run started, also when it failed early.
+func (r *policyRun) close() {
+	if r.stopWork != nil {
+		r.stopWork()
+		r.ws.stop()
+	}
+	r.probe.stop()
+	if r.rt != nil {
+		r.rt.Close(context.Background())
+	}
+}

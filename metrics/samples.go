@@ -1,0 +1,25 @@
+package metrics
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Quantile returns the nearest-rank q-quantile of ds: the smallest sample
+// with at least a share q of the samples at or below it (q = 0 gives the
+// minimum, 0.5 the lower median, 1 the maximum), or 0 for no samples. ds is
+// not modified. This is the project's one quantile of a sample list; the
+// Histogram's is Snapshot.Quantile.
+func Quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	c := slices.Clone(ds)
+	slices.Sort(c)
+	i := int(math.Ceil(q*float64(len(c)))) - 1
+	return c[max(0, min(i, len(c)-1))]
+}
+
+// Round3 rounds to three decimals, the precision of the results JSON.
+func Round3(v float64) float64 { return math.Round(v*1000) / 1000 }
