@@ -27,8 +27,9 @@ const Names = "decongestant, rpm, primary, secondary, secondarypreferred, neares
 // Spec is a parsed, validated policy spec. A policy is a state machine, so
 // every run needs its own: parse a spec once and call New for each.
 type Spec struct {
-	text  string
-	build func() (Policy, error)
+	text     string
+	settings Settings
+	build    func() (Policy, error)
 }
 
 // ParseSpec parses and validates spec with the settings.
@@ -38,7 +39,7 @@ func ParseSpec(spec string, s Settings) (Spec, error) {
 	if _, err := build(); err != nil {
 		return Spec{}, err
 	}
-	return Spec{text: text, build: build}, nil
+	return Spec{text: text, settings: s, build: build}, nil
 }
 
 // ParseSpecs parses a comma-separated list of specs; empty items are
@@ -60,6 +61,9 @@ func ParseSpecs(list string, s Settings) ([]Spec, error) {
 	}
 	return out, nil
 }
+
+// Settings returns the constants the spec was parsed with.
+func (s Spec) Settings() Settings { return s.settings }
 
 // String returns the spec as given (trimmed), e.g. "fixed:0.7".
 func (s Spec) String() string { return s.text }

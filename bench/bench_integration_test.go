@@ -23,6 +23,21 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 
+// withSettings changes the settings and parses the policies again with them.
+func withSettings(t *testing.T, o *bench.Options, mutate func(*balancer.Settings)) {
+	t.Helper()
+	mutate(&o.Settings)
+	var names []string
+	for _, p := range o.Policies {
+		names = append(names, p.String())
+	}
+	specs, err := balancer.ParseSpecs(strings.Join(names, ","), o.Settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Policies = specs
+}
+
 func options(t *testing.T, uri string, policies ...string) bench.Options {
 	t.Helper()
 	gen, err := workload.New("ycsb", map[string]string{"workload": "b", "records": "500"})
@@ -198,9 +213,11 @@ func TestPausedReplicationNoBoundViolations(t *testing.T) {
 		t.Run(bound.String(), func(t *testing.T) {
 			o := options(t, rs.URI(), "decongestant")
 			o.Duration = 8 * time.Second
-			o.Settings.Decongestant.Bound = balancer.Bound{Max: bound}
-			o.Settings.Decongestant.Interval = time.Second
-			o.Settings.Decongestant.LowBal = 0.5 // plenty of secondary reads before the pause
+			withSettings(t, &o, func(s *balancer.Settings) {
+				s.Decongestant.Bound = balancer.Bound{Max: bound}
+				s.Decongestant.Interval = time.Second
+				s.Decongestant.LowBal = 0.5 // plenty of secondary reads before the pause
+			})
 			o.Monitor.LagInterval = 0            // derived from the bound
 			var trace lagTrace
 			o.OnEvent = trace.on
@@ -266,9 +283,11 @@ func TestFailoverRejoinAndPauseKeepTheBound(t *testing.T) {
 	const bound = 2 * time.Second
 	o := options(t, rs.URI(), "decongestant")
 	o.Duration = 45 * time.Second
-	o.Settings.Decongestant.Bound = balancer.Bound{Max: bound}
-	o.Settings.Decongestant.Interval = time.Second
-	o.Settings.Decongestant.LowBal = 0.5
+	withSettings(t, &o, func(s *balancer.Settings) {
+		s.Decongestant.Bound = balancer.Bound{Max: bound}
+		s.Decongestant.Interval = time.Second
+		s.Decongestant.LowBal = 0.5
+	})
 	o.Monitor.LagInterval = 0
 	var trace lagTrace
 	o.OnEvent = trace.on
@@ -328,7 +347,12 @@ func TestFailoverRejoinAndPauseKeepTheBound(t *testing.T) {
 	}
 	run := res.Runs[0]
 	if v := run.Summary.BoundViolations; v != 0 {
-		t.Fatalf("%d S-probe reads exceeded the %v bound; events %v", v, bound, run.Events)
+		for _, e := range trace.all() {
+			if e.At.After(paused.Add(-time.Second)) && e.At.Before(resumed) {
+				t.Logf("poll %s primary %s known %v max %v horizon %v frac %v members %+v err %v", e.At.Format("15:04:05.000"), e.Lag.Primary, e.Lag.Known, e.Lag.Max, e.Lag.Horizon, e.Fraction, e.Lag.Members, e.Lag.Err)
+			}
+		}
+		t.Fatalf("%d S-probe reads exceeded the %v bound (paused %s, resumed %s); events %v", v, bound, paused.Format("15:04:05.000"), resumed.Format("15:04:05.000"), run.Events)
 	}
 	if resumed.IsZero() || resumed.After(time.Now()) {
 		t.Fatalf("the fault schedule did not finish within the run")
@@ -384,6 +408,7 @@ func TestBadOptions(t *testing.T) {
 		"unparsed policy": func(o *bench.Options) { o.Policies = []balancer.Spec{{}} },
 		"late phase":      func(o *bench.Options) { o.Phases = []bench.Phase{{At: 5 * time.Second, Clients: 2}} },
 		"period too long": func(o *bench.Options) { o.Period = time.Minute },
+		"settings differ from the policies'": func(o *bench.Options) { o.Settings = sub },
 		"bound under the lag interval": func(o *bench.Options) {
 			o.Policies, o.Settings = []balancer.Spec{bounded}, sub
 			o.Monitor.LagInterval = time.Second

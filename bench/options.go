@@ -41,8 +41,9 @@ type Options struct {
 	// Policies are run in turn, each Repeat times; every run gets a fresh
 	// policy from its spec.
 	Policies []balancer.Spec
-	// Settings are the constants the Policies were parsed with; their
-	// staleness bound also counts S-probe violations for every policy.
+	// Settings are the constants the Policies were parsed with (checked);
+	// their staleness bound also counts S-probe violations for every
+	// policy.
 	Settings balancer.Settings
 	SProbe   bool
 	Probe    sprobe.Config
@@ -117,6 +118,9 @@ func (o *Options) validate() error {
 	for i, spec := range o.Policies {
 		if spec.String() == "" {
 			return bad("policy %d was not parsed (use balancer.ParseSpec)", i+1)
+		}
+		if spec.Settings() != o.Settings {
+			return bad("policy %s was parsed with other settings than Options.Settings (parse it with them)", spec)
 		}
 		if b, ok := spec.New().(balancer.Bounded); ok {
 			if err := b.CheckLagInterval(o.Monitor.LagInterval); err != nil {
