@@ -9,8 +9,11 @@ package workload
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -181,34 +184,75 @@ type OpStats struct {
 	Latency *metrics.Snapshot
 }
 
-// Factory builds a Generator from string options (from the CLI).
-type Factory func(opts map[string]string) (Generator, error)
+// Flagser is a workload before it is configured: it declares its settings
+// once, as flags bound to them (with their defaults), and turns them into a
+// Generator. The CLI builds `bench <name>` from it; tests and programs set
+// the same flags by name (CockroachDB's pkg/workload does the same).
+type Flagser interface {
+	// Flags returns the workload's own flag set, bound to its settings.
+	Flags() *flag.FlagSet
+	// Configure is the validation hook: it checks the settings, combined
+	// with the runner's shared ones, and returns the configured generator.
+	Configure(Shared) (Generator, error)
+}
+
+// Shared are the settings the runner owns that a workload also uses.
+type Shared struct {
+	// Seed makes the loaded data and the workers' random streams
+	// reproducible.
+	Seed int64
+	// WriteConcern is the runs' write concern: "majority" or a member
+	// count such as "1".
+	WriteConcern string
+}
+
+// Sized is implemented by generators whose size is a record count (YCSB);
+// the results record it.
+type Sized interface {
+	Records() int64
+}
+
+// Meta describes a registered workload.
+type Meta struct {
+	Name string
+	// Description is one line for help texts.
+	Description string
+	// Clients and WriteConcern are the workload's defaults of the run
+	// settings that differ between workloads.
+	Clients      int
+	WriteConcern string
+	// New returns the workload with its default settings.
+	New func() Flagser
+}
 
 var (
 	mu       sync.Mutex
-	registry = map[string]Factory{}
+	registry = map[string]Meta{}
 )
 
-// Register adds a workload factory under a name; it panics on a duplicate,
-// which is a programming error caught at init.
-func Register(name string, f Factory) {
+// Register adds a workload; it panics on a duplicate or incomplete Meta,
+// programming errors caught at init.
+func Register(m Meta) {
 	mu.Lock()
 	defer mu.Unlock()
-	if _, dup := registry[name]; dup {
-		panic("workload: duplicate registration of " + name)
+	if m.Name == "" || m.New == nil {
+		panic("workload: Register needs a name and New")
 	}
-	registry[name] = f
+	if _, dup := registry[m.Name]; dup {
+		panic("workload: duplicate registration of " + m.Name)
+	}
+	registry[m.Name] = m
 }
 
-// New builds the named workload.
-func New(name string, opts map[string]string) (Generator, error) {
+// Lookup returns the named workload's Meta.
+func Lookup(name string) (Meta, error) {
 	mu.Lock()
-	f, ok := registry[name]
+	m, ok := registry[name]
 	mu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("unknown workload %q (known: %v)", name, Names())
+		return Meta{}, fmt.Errorf("unknown workload %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
-	return f(opts)
+	return m, nil
 }
 
 // Names lists the registered workloads, sorted.
@@ -221,4 +265,21 @@ func Names() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// Configure looks the named workload up, sets its flags from args (e.g.
+// "--workload", "a") and configures it: the programmatic twin of the CLI's
+// `bench <name> [flags]`.
+func Configure(name string, shared Shared, args ...string) (Generator, error) {
+	m, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	w := m.New()
+	fs := w.Flags()
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return w.Configure(shared)
 }

@@ -62,8 +62,8 @@ func TestParseOptions(t *testing.T) {
 						t.Errorf("error %q does not mention %q", err, s)
 					}
 				}
-				if _, gerr := New(tt.opts); gerr == nil {
-					t.Errorf("New(%v) succeeded, want an error", tt.opts)
+				if _, gerr := ParseOptions(tt.opts); gerr == nil {
+					t.Errorf("ParseOptions(%v) succeeded, want an error", tt.opts)
 				}
 				return
 			}
@@ -87,11 +87,11 @@ func TestValidateZeroConfig(t *testing.T) {
 }
 
 func TestRegistered(t *testing.T) {
-	g, err := workload.New("ycsb", map[string]string{"workload": "a"})
+	g, err := workload.Configure("ycsb", workload.Shared{Seed: 1}, "--workload", "a", "--maxscanlength", "7")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Name() != "ycsb" || g.Mix() != "a" {
+	if g.Name() != "ycsb" || g.Mix() != "a" || g.(*Generator).Config().MaxScanLength != 7 {
 		t.Errorf("Name, Mix = %q, %q; want ycsb, a", g.Name(), g.Mix())
 	}
 	if err := g.SetMix("workloadf"); err != nil || g.Mix() != "f" {

@@ -46,16 +46,17 @@
 //
 // # Options
 //
-// New takes string options (YCSB's property names in parentheses are
-// accepted too): workload (a..f or workloada..f, default b), records
+// The registered workload declares its settings as flags (Flags; the CLI's
+// `bench ycsb` flags), and ParseOptions takes the same settings as string
+// options (YCSB's property names in parentheses are accepted too): workload (a..f or workloada..f, default b), records
 // (recordcount, 100000), fields (fieldcount, 10), fieldlength (100),
 // distribution (requestdistribution: zipfian, uniform or latest; default
 // the mix's own), maxscanlength (100), seed (1), collection (table,
-// usertable) and insertstart (0).
+// usertable) and insertstart (0). The seed is the runner's (--seed).
 //
 // # Example
 //
-//	g, err := workload.New("ycsb", map[string]string{"workload": "a", "records": "10000"})
+//	g, err := workload.Configure("ycsb", workload.Shared{Seed: 1}, "--workload", "a", "--records", "10000")
 //	if err != nil {
 //		return err
 //	}

@@ -17,8 +17,8 @@ func ExampleKey() {
 	// user1820151046732198393
 }
 
-func ExampleNew() {
-	g, err := workload.New("ycsb", map[string]string{"workload": "workloadd", "records": "1000"})
+func ExampleFlags() {
+	g, err := workload.Configure("ycsb", workload.Shared{Seed: 1}, "--workload", "workloadd", "--records", "1000")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -30,7 +30,7 @@ func ExampleNew() {
 	}
 	fmt.Println(g.Mix())
 
-	_, err = workload.New("ycsb", map[string]string{"fieldlength": "0"})
+	_, err = workload.Configure("ycsb", workload.Shared{Seed: 1}, "--fieldlength", "0")
 	fmt.Println(err)
 	// Output:
 	// ycsb d

@@ -17,21 +17,9 @@ import (
 // Name is the workload's registry name.
 const Name = "ycsb"
 
-func init() { workload.Register(Name, New) }
-
 // ErrNotFound reports a loaded record that a read, update, scan or
 // read-modify-write did not find.
 var ErrNotFound = errors.New("ycsb: record not found")
-
-// New builds a Generator from string options (see ParseOptions and the
-// package documentation); it is the registered workload.Factory.
-func New(opts map[string]string) (workload.Generator, error) {
-	cfg, err := ParseOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	return NewGenerator(cfg)
-}
 
 // Generator is a configured YCSB core workload. Its methods are safe for
 // concurrent use; the workers it hands out are not.
@@ -65,6 +53,9 @@ func NewGenerator(cfg Config) (*Generator, error) {
 
 // Config returns the configuration the generator was built with.
 func (g *Generator) Config() Config { return g.cfg }
+
+// Records returns the record count (workload.Sized).
+func (g *Generator) Records() int64 { return g.cfg.Records }
 
 // Name returns "ycsb".
 func (g *Generator) Name() string { return Name }
