@@ -44,11 +44,11 @@ func TestParseMix(t *testing.T) {
 // share: over 0..99 every transaction is picked exactly its weight times.
 func TestMixPick(t *testing.T) {
 	for _, w := range []Weights{StandardMix, ReadWriteMix, {0, 0, 0, 0, 100}, {100, 0, 0, 0, 0}} {
-		got := map[TxnType]int{}
+		got := map[txnType]int{}
 		for n := range 100 {
 			got[w.pick(n)]++
 		}
-		for i, tt := range TxnTypes {
+		for i, tt := range txnTypes {
 			if got[tt] != w[i] {
 				t.Errorf("mix %v: %s picked %d times of 100, want %d", w, tt, got[tt], w[i])
 			}

@@ -9,28 +9,28 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// DeliveryInput is the input of a Delivery (clause 2.7.1).
-type DeliveryInput struct {
+// deliveryInput is the input of a Delivery (clause 2.7.1).
+type deliveryInput struct {
 	WID       int
 	CarrierID int
 	Date      time.Time
 }
 
-// DeliveryResult lists the delivered order of every district; 0 where the
+// deliveryResult lists the delivered order of every district; 0 where the
 // district had no undelivered order (clause 2.7.4.2 "skipped").
-type DeliveryResult struct {
+type deliveryResult struct {
 	Delivered []int // by district, index 0 = district 1
 	Skipped   int
 }
 
-func (w *worker) deliveryInput() DeliveryInput {
-	return DeliveryInput{WID: w.wID, CarrierID: w.rnd.Int(1, 10), Date: time.Now().UTC()}
+func (w *worker) drawDelivery() deliveryInput {
+	return deliveryInput{WID: w.wID, CarrierID: w.rnd.Int(1, 10), Date: time.Now().UTC()}
 }
 
 // deliveryTxn delivers the oldest undelivered order of each of the
 // warehouse's districts (clause 2.7.4) in one transaction, as py-tpcc does.
-func (w *worker) deliveryTxn(ctx context.Context, in DeliveryInput) (DeliveryResult, int, error) {
-	var res DeliveryResult
+func (w *worker) deliveryTxn(ctx context.Context, in deliveryInput) (deliveryResult, int, error) {
+	var res deliveryResult
 	retries, _, err := w.txn.run(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = w.delivery(ctx, in)
@@ -39,8 +39,8 @@ func (w *worker) deliveryTxn(ctx context.Context, in DeliveryInput) (DeliveryRes
 	return res, retries, err
 }
 
-func (w *worker) delivery(ctx context.Context, in DeliveryInput) (DeliveryResult, error) {
-	res := DeliveryResult{Delivered: make([]int, w.cfg.Scale.Districts)}
+func (w *worker) delivery(ctx context.Context, in deliveryInput) (deliveryResult, error) {
+	res := deliveryResult{Delivered: make([]int, w.cfg.Scale.Districts)}
 	for d := 1; d <= w.cfg.Scale.Districts; d++ {
 		oid, ok, err := w.takeNewOrder(ctx, in.WID, d)
 		if err != nil {
@@ -87,7 +87,7 @@ func (w *worker) takeNewOrder(ctx context.Context, wID, dID int) (oid int, ok bo
 
 // deliverOrder sets the order's carrier and its lines' delivery date and
 // returns the customer and the sum of the lines' amounts.
-func (w *worker) deliverOrder(ctx context.Context, in DeliveryInput, dID, oID int) (cid int, amount float64, err error) {
+func (w *worker) deliverOrder(ctx context.Context, in deliveryInput, dID, oID int) (cid int, amount float64, err error) {
 	key := bson.D{{Key: "O_W_ID", Value: in.WID}, {Key: "O_D_ID", Value: dID}, {Key: "O_ID", Value: oID}}
 	set := bson.D{{Key: "O_CARRIER_ID", Value: in.CarrierID}}
 	if w.cfg.Schema == Denormalized {

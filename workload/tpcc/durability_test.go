@@ -47,7 +47,7 @@ func TestDurabilityPrimaryKilled(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for runCtx.Err() == nil {
-				in := w.newOrderInput()
+				in := w.drawNewOrder()
 				res, _, err := w.newOrderTxn(runCtx, in)
 				mu.Lock()
 				switch {

@@ -10,41 +10,41 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// NewOrderLine is one requested line of a New-Order (clause 2.4.1.5).
-type NewOrderLine struct {
+// newOrderLine is one requested line of a New-Order (clause 2.4.1.5).
+type newOrderLine struct {
 	IID       int
 	SupplyWID int
 	Quantity  int
 }
 
-// NewOrderInput is the terminal input of a New-Order (clause 2.4.1).
-type NewOrderInput struct {
+// newOrderInput is the terminal input of a New-Order (clause 2.4.1).
+type newOrderInput struct {
 	WID, DID, CID int
-	Lines         []NewOrderLine
+	Lines         []newOrderLine
 	EntryD        time.Time
 }
 
-// NewOrderResult is what a New-Order returns to the terminal (clause
+// newOrderResult is what a New-Order returns to the terminal (clause
 // 2.4.3.3). RolledBack is set when an unused item id made it roll back; OID
 // is then the order number that was not used.
-type NewOrderResult struct {
+type newOrderResult struct {
 	OID        int
 	Total      float64
 	RolledBack bool
 }
 
-// newOrderInput draws a New-Order's input (clause 2.4.1): 5..15 lines with
+// drawNewOrder draws a New-Order's input (clause 2.4.1): 5..15 lines with
 // NURand items, 1% remote supply warehouses, and in 1% of the orders an
 // unused item id on the last line, which makes the transaction roll back.
-func (w *worker) newOrderInput() NewOrderInput {
+func (w *worker) drawNewOrder() newOrderInput {
 	s := w.cfg.Scale
-	in := NewOrderInput{WID: w.wID, DID: w.rnd.Int(1, s.Districts), CID: w.rnd.CustomerID(s.Customers),
+	in := newOrderInput{WID: w.wID, DID: w.rnd.Int(1, s.Districts), CID: w.rnd.CustomerID(s.Customers),
 		EntryD: time.Now().UTC()}
 	n := w.rnd.Int(5, 15)
 	rollback := w.rnd.Int(1, 100) == 1
-	in.Lines = make([]NewOrderLine, n)
+	in.Lines = make([]newOrderLine, n)
 	for i := range in.Lines {
-		l := NewOrderLine{IID: w.rnd.ItemID(s.Items), SupplyWID: w.wID, Quantity: w.rnd.Int(1, 10)}
+		l := newOrderLine{IID: w.rnd.ItemID(s.Items), SupplyWID: w.wID, Quantity: w.rnd.Int(1, 10)}
 		if w.cfg.Warehouses > 1 && w.rnd.Int(1, 100) == 1 {
 			l.SupplyWID = w.otherWarehouse()
 		}
@@ -68,8 +68,8 @@ type stockRow struct {
 // §4.5.5 order: the district's D_NEXT_O_ID first (the hottest document, so
 // a write conflict aborts before any other work), then the reads, the
 // stock updates and the inserts.
-func (w *worker) newOrderTxn(ctx context.Context, in NewOrderInput) (NewOrderResult, int, error) {
-	var res NewOrderResult
+func (w *worker) newOrderTxn(ctx context.Context, in newOrderInput) (newOrderResult, int, error) {
+	var res newOrderResult
 	retries, rolledBack, err := w.txn.run(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = w.newOrder(ctx, in)
@@ -79,8 +79,8 @@ func (w *worker) newOrderTxn(ctx context.Context, in NewOrderInput) (NewOrderRes
 	return res, retries, err
 }
 
-func (w *worker) newOrder(ctx context.Context, in NewOrderInput) (NewOrderResult, error) {
-	var res NewOrderResult
+func (w *worker) newOrder(ctx context.Context, in newOrderInput) (newOrderResult, error) {
+	var res newOrderResult
 	// DISTRICT: read D_TAX and D_NEXT_O_ID, increment D_NEXT_O_ID.
 	var d struct {
 		Tax     float64 `bson:"D_TAX"`
@@ -230,7 +230,7 @@ func (w *worker) newOrder(ctx context.Context, in NewOrderInput) (NewOrderResult
 
 // readStock reads the STOCK rows of the order's lines with their
 // S_DIST_xx for the order's district, keyed by (S_W_ID, S_I_ID).
-func (w *worker) readStock(ctx context.Context, in NewOrderInput) (map[[2]int]stockRow, error) {
+func (w *worker) readStock(ctx context.Context, in newOrderInput) (map[[2]int]stockRow, error) {
 	byW := map[int][]int{}
 	for _, l := range in.Lines {
 		byW[l.SupplyWID] = append(byW[l.SupplyWID], l.IID)

@@ -8,24 +8,24 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// OrderStatusInput is the terminal input of an Order-Status (clause
+// orderStatusInput is the terminal input of an Order-Status (clause
 // 2.6.1); the customer is selected by CLast when it is not empty.
-type OrderStatusInput struct {
+type orderStatusInput struct {
 	WID, DID int
 	CID      int
 	CLast    string
 }
 
-// OrderStatusResult is the customer's last order and its lines.
-type OrderStatusResult struct {
+// orderStatusResult is the customer's last order and its lines.
+type orderStatusResult struct {
 	CID     int
 	Balance float64
 	Order   Order
 }
 
-func (w *worker) orderStatusInput() OrderStatusInput {
+func (w *worker) drawOrderStatus() orderStatusInput {
 	s := w.cfg.Scale
-	in := OrderStatusInput{WID: w.wID, DID: w.rnd.Int(1, s.Districts)}
+	in := orderStatusInput{WID: w.wID, DID: w.rnd.Int(1, s.Districts)}
 	if w.rnd.Int(1, 100) <= 60 {
 		in.CLast = w.rnd.RunLastName(s.Customers)
 	} else {
@@ -38,8 +38,8 @@ func (w *worker) orderStatusInput() OrderStatusInput {
 // transaction on the primary, or, with RouteOrderStatus, routed by the
 // balancer like Stock-Level (read concern majority in the worker's causally
 // consistent session).
-func (w *worker) orderStatusTxn(ctx context.Context, in OrderStatusInput) (OrderStatusResult, int, error) {
-	var res OrderStatusResult
+func (w *worker) orderStatusTxn(ctx context.Context, in orderStatusInput) (orderStatusResult, int, error) {
+	var res orderStatusResult
 	if w.cfg.RouteOrderStatus {
 		u := w.env.Reads.Begin(ctx)
 		var err error
@@ -55,8 +55,8 @@ func (w *worker) orderStatusTxn(ctx context.Context, in OrderStatusInput) (Order
 	return res, retries, err
 }
 
-func (w *worker) orderStatus(ctx context.Context, in OrderStatusInput, db *mongo.Database, copts *options.CollectionOptionsBuilder) (OrderStatusResult, error) {
-	var res OrderStatusResult
+func (w *worker) orderStatus(ctx context.Context, in orderStatusInput, db *mongo.Database, copts *options.CollectionOptionsBuilder) (orderStatusResult, error) {
+	var res orderStatusResult
 	coll := func(name string) *mongo.Collection {
 		if copts == nil {
 			return db.Collection(name)

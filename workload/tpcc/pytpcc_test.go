@@ -267,7 +267,7 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 					if err != nil {
 						t.Fatalf("district %d: %v", d, err)
 					}
-					res, err := ours.stockLevel(ctx, StockLevelInput{WID: 1, DID: d, Threshold: 20})
+					res, err := ours.stockLevel(ctx, stockLevelInput{WID: 1, DID: d, Threshold: 20})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -8,22 +8,22 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// StockLevelInput is the input of a Stock-Level (clause 2.8.1): the
+// stockLevelInput is the input of a Stock-Level (clause 2.8.1): the
 // terminal's fixed warehouse and district and a threshold in 10..20.
-type StockLevelInput struct {
+type stockLevelInput struct {
 	WID, DID  int
 	Threshold int
 }
 
-// StockLevelResult is the number of distinct items of the district's last
+// stockLevelResult is the number of distinct items of the district's last
 // 20 orders whose stock is below the threshold, and where the read ran.
-type StockLevelResult struct {
+type stockLevelResult struct {
 	LowStock  int64
 	Secondary bool
 }
 
-func (w *worker) stockLevelInput() StockLevelInput {
-	return StockLevelInput{WID: w.wID, DID: w.dID, Threshold: w.rnd.Int(10, 20)}
+func (w *worker) drawStockLevel() stockLevelInput {
+	return stockLevelInput{WID: w.wID, DID: w.dID, Threshold: w.rnd.Int(10, 20)}
 }
 
 // stockLevel runs a Stock-Level (clause 2.8.2) outside a transaction, as
@@ -32,7 +32,7 @@ func (w *worker) stockLevelInput() StockLevelInput {
 // read with read concern majority in the worker's causally consistent
 // session; with StockLevelLocal, with read concern local outside it (in
 // the driver's implicit session, which is not causally consistent).
-func (w *worker) stockLevel(ctx context.Context, in StockLevelInput) (StockLevelResult, error) {
+func (w *worker) stockLevel(ctx context.Context, in stockLevelInput) (stockLevelResult, error) {
 	u := w.env.Reads.Begin(ctx)
 	rctx, copts := u.Ctx, w.local
 	if w.cfg.StockLevelReadConcern == StockLevelMajority {
@@ -44,8 +44,8 @@ func (w *worker) stockLevel(ctx context.Context, in StockLevelInput) (StockLevel
 	return res, err
 }
 
-func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, copts *options.CollectionOptionsBuilder, in StockLevelInput) (StockLevelResult, error) {
-	var res StockLevelResult
+func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, copts *options.CollectionOptionsBuilder, in stockLevelInput) (stockLevelResult, error) {
+	var res stockLevelResult
 	var d struct {
 		NextOID int `bson:"D_NEXT_O_ID"`
 	}

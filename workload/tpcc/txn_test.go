@@ -106,7 +106,7 @@ func testNewOrder(t *testing.T, db *mongo.Database, w *worker) {
 	before := findOne[District](t, db.Collection(CollDistrict), dKey)
 	// Item 7 twice (the second line sees the first's quantity), item 8
 	// supplied by the remote warehouse 2.
-	in := NewOrderInput{WID: 1, DID: 3, CID: 5, EntryD: time.Now().UTC().Truncate(time.Millisecond), Lines: []NewOrderLine{
+	in := newOrderInput{WID: 1, DID: 3, CID: 5, EntryD: time.Now().UTC().Truncate(time.Millisecond), Lines: []newOrderLine{
 		{IID: 7, SupplyWID: 1, Quantity: 4}, {IID: 7, SupplyWID: 1, Quantity: 10}, {IID: 8, SupplyWID: 2, Quantity: 1}}}
 	s7 := findOne[Stock](t, db.Collection(CollStock), bson.D{{Key: "S_W_ID", Value: 1}, {Key: "S_I_ID", Value: 7}})
 	s8 := findOne[Stock](t, db.Collection(CollStock), bson.D{{Key: "S_W_ID", Value: 2}, {Key: "S_I_ID", Value: 8}})
@@ -187,7 +187,7 @@ func testNewOrderRollback(t *testing.T, db *mongo.Database, w *worker) {
 	orders := countDocs(t, db.Collection(CollOrders), bson.D{})
 	newOrders := countDocs(t, db.Collection(CollNewOrder), bson.D{})
 	s := findOne[Stock](t, db.Collection(CollStock), bson.D{{Key: "S_W_ID", Value: 2}, {Key: "S_I_ID", Value: 9}})
-	in := NewOrderInput{WID: 2, DID: 4, CID: 1, EntryD: time.Now().UTC(), Lines: []NewOrderLine{
+	in := newOrderInput{WID: 2, DID: 4, CID: 1, EntryD: time.Now().UTC(), Lines: []newOrderLine{
 		{IID: 9, SupplyWID: 2, Quantity: 5}, {IID: w.cfg.Scale.Items + 1, SupplyWID: 2, Quantity: 5}}}
 	res, _, err := w.newOrderTxn(ctx, in)
 	if err != nil || !res.RolledBack {
@@ -213,7 +213,7 @@ func testPayment(t *testing.T, db *mongo.Database, w *worker, byName bool) {
 	cKey := func(id int) bson.D {
 		return bson.D{{Key: "C_W_ID", Value: 2}, {Key: "C_D_ID", Value: 6}, {Key: "C_ID", Value: id}}
 	}
-	in := PaymentInput{WID: 1, DID: 2, CWID: 2, CDID: 6, Amount: 123.45, Date: time.Now().UTC()}
+	in := paymentInput{WID: 1, DID: 2, CWID: 2, CDID: 6, Amount: 123.45, Date: time.Now().UTC()}
 	wantID := 11
 	if byName {
 		// Customers with the last name of customer 11, sorted by C_FIRST:
@@ -275,14 +275,14 @@ func testPayment(t *testing.T, db *mongo.Database, w *worker, byName bool) {
 func testOrderStatus(t *testing.T, db *mongo.Database, w *worker) {
 	ctx := context.Background()
 	// A fresh order for customer 17 of 1/5 is its most recent one.
-	no, _, err := w.newOrderTxn(ctx, NewOrderInput{WID: 1, DID: 5, CID: 17, EntryD: time.Now().UTC(),
-		Lines: []NewOrderLine{{IID: 1, SupplyWID: 1, Quantity: 1}, {IID: 2, SupplyWID: 1, Quantity: 2}, {IID: 3, SupplyWID: 1, Quantity: 3},
+	no, _, err := w.newOrderTxn(ctx, newOrderInput{WID: 1, DID: 5, CID: 17, EntryD: time.Now().UTC(),
+		Lines: []newOrderLine{{IID: 1, SupplyWID: 1, Quantity: 1}, {IID: 2, SupplyWID: 1, Quantity: 2}, {IID: 3, SupplyWID: 1, Quantity: 3},
 			{IID: 4, SupplyWID: 1, Quantity: 4}, {IID: 5, SupplyWID: 1, Quantity: 5}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := findOne[Customer](t, db.Collection(CollCustomer), bson.D{{Key: "C_W_ID", Value: 1}, {Key: "C_D_ID", Value: 5}, {Key: "C_ID", Value: 17}})
-	for _, in := range []OrderStatusInput{{WID: 1, DID: 5, CID: 17}} {
+	for _, in := range []orderStatusInput{{WID: 1, DID: 5, CID: 17}} {
 		res, _, err := w.orderStatusTxn(ctx, in)
 		if err != nil {
 			t.Fatal(err)
@@ -294,7 +294,7 @@ func testOrderStatus(t *testing.T, db *mongo.Database, w *worker) {
 	}
 	// By last name: the customer found must carry that name and its order
 	// must be its own.
-	res, _, err := w.orderStatusTxn(ctx, OrderStatusInput{WID: 1, DID: 5, CLast: c.Last})
+	res, _, err := w.orderStatusTxn(ctx, orderStatusInput{WID: 1, DID: 5, CLast: c.Last})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func testDelivery(t *testing.T, db *mongo.Database, w *worker) {
 		want[d-1] = snap{no.OID, c, sum}
 	}
 	date := time.Now().UTC().Truncate(time.Millisecond)
-	res, _, err := w.deliveryTxn(ctx, DeliveryInput{WID: 2, CarrierID: 7, Date: date})
+	res, _, err := w.deliveryTxn(ctx, deliveryInput{WID: 2, CarrierID: 7, Date: date})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +406,7 @@ func testStockLevel(t *testing.T, db *mongo.Database, w *worker) {
 			t.Fatal(err)
 		}
 	}
-	res, err := w.stockLevel(ctx, StockLevelInput{WID: 1, DID: 3, Threshold: 15})
+	res, err := w.stockLevel(ctx, stockLevelInput{WID: 1, DID: 3, Threshold: 15})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,8 +435,8 @@ func testTransientRetry(t *testing.T, uri string, db *mongo.Database, w *worker)
 		rs.SetFailPoint(context.Background(), p.Name, bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "off"}})
 	})
 	before := findOne[District](t, db.Collection(CollDistrict), bson.D{{Key: "D_W_ID", Value: 1}, {Key: "D_ID", Value: 9}})
-	res, retries, err := w.newOrderTxn(ctx, NewOrderInput{WID: 1, DID: 9, CID: 2, EntryD: time.Now().UTC(),
-		Lines: []NewOrderLine{{IID: 1, SupplyWID: 1, Quantity: 1}, {IID: 2, SupplyWID: 1, Quantity: 1}, {IID: 3, SupplyWID: 1, Quantity: 1},
+	res, retries, err := w.newOrderTxn(ctx, newOrderInput{WID: 1, DID: 9, CID: 2, EntryD: time.Now().UTC(),
+		Lines: []newOrderLine{{IID: 1, SupplyWID: 1, Quantity: 1}, {IID: 2, SupplyWID: 1, Quantity: 1}, {IID: 3, SupplyWID: 1, Quantity: 1},
 			{IID: 4, SupplyWID: 1, Quantity: 1}, {IID: 5, SupplyWID: 1, Quantity: 1}}})
 	if err != nil {
 		t.Fatal(err)
@@ -457,8 +457,8 @@ func testTransientRetry(t *testing.T, uri string, db *mongo.Database, w *worker)
 	if err := rs.SetFailPoint(ctx, p.Name, fp); err != nil {
 		t.Fatal(err)
 	}
-	_, retries, err = w.newOrderTxn(ctx, NewOrderInput{WID: 1, DID: 9, CID: 2, EntryD: time.Now().UTC(),
-		Lines: []NewOrderLine{{IID: 1, SupplyWID: 1, Quantity: 1}}})
+	_, retries, err = w.newOrderTxn(ctx, newOrderInput{WID: 1, DID: 9, CID: 2, EntryD: time.Now().UTC(),
+		Lines: []newOrderLine{{IID: 1, SupplyWID: 1, Quantity: 1}}})
 	var ce mongo.CommandError
 	if err == nil || retries != 0 || (errors.As(err, &ce) && ce.Code != 2) {
 		t.Errorf("non-transient error: retries %d err %v, want the error and no retry", retries, err)
@@ -473,11 +473,11 @@ func testItemsWithoutIWID(t *testing.T, db *mongo.Database, w *worker) {
 	if r, err := db.Collection(CollItem).UpdateMany(ctx, ids, bson.D{{Key: "$unset", Value: bson.D{{Key: "I_W_ID", Value: ""}}}}); err != nil || r.ModifiedCount != 5 {
 		t.Fatalf("unset I_W_ID: %+v %v", r, err)
 	}
-	var lines []NewOrderLine
+	var lines []newOrderLine
 	for id := 41; id <= 45; id++ {
-		lines = append(lines, NewOrderLine{IID: id, SupplyWID: 1, Quantity: 1})
+		lines = append(lines, newOrderLine{IID: id, SupplyWID: 1, Quantity: 1})
 	}
-	res, _, err := w.newOrderTxn(ctx, NewOrderInput{WID: 1, DID: 8, CID: 3, EntryD: time.Now().UTC(), Lines: lines})
+	res, _, err := w.newOrderTxn(ctx, newOrderInput{WID: 1, DID: 8, CID: 3, EntryD: time.Now().UTC(), Lines: lines})
 	if err != nil || res.RolledBack {
 		t.Errorf("new order on items without I_W_ID: %+v %v, want it placed", res, err)
 	}
