@@ -276,7 +276,7 @@ func selectChecks(only []string) ([]consistencyCheck, error) {
 // listWarehouses returns the W_IDs of db, ascending, or an error wrapping
 // ErrEmpty when there are none.
 func listWarehouses(ctx context.Context, db *mongo.Database) ([]int, error) {
-	cur, err := db.Collection(CollWarehouse).Find(ctx, bson.D{},
+	cur, err := db.Collection(collWarehouse).Find(ctx, bson.D{},
 		options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "W_ID", Value: 1}}))
 	if err != nil {
 		return nil, fmt.Errorf("tpcc: check: list warehouses of database %q: %w", db.Name(), err)
@@ -288,7 +288,7 @@ func listWarehouses(ctx context.Context, db *mongo.Database) ([]int, error) {
 		return nil, fmt.Errorf("tpcc: check: list warehouses of database %q: %w", db.Name(), err)
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("%w: %s of database %q is empty or missing", ErrEmpty, CollWarehouse, db.Name())
+		return nil, fmt.Errorf("%w: %s of database %q is empty or missing", ErrEmpty, collWarehouse, db.Name())
 	}
 	ws := make([]int, len(rows))
 	for i, r := range rows {
@@ -374,23 +374,23 @@ func readWarehouseRow(ctx context.Context, db *mongo.Database, _ Schema, d *chec
 	var row struct {
 		YTD float64 `bson:"W_YTD"`
 	}
-	err := db.Collection(CollWarehouse).FindOne(ctx, bson.D{{Key: "W_ID", Value: d.w}},
+	err := db.Collection(collWarehouse).FindOne(ctx, bson.D{{Key: "W_ID", Value: d.w}},
 		options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "W_YTD", Value: 1}})).Decode(&row)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", CollWarehouse, err)
+		return fmt.Errorf("read %s: %w", collWarehouse, err)
 	}
 	d.wYTD = row.YTD
 	return nil
 }
 
 func readDistricts(ctx context.Context, db *mongo.Database, _ Schema, d *checkData) error {
-	return findAll(ctx, db.Collection(CollDistrict), bson.D{{Key: "D_W_ID", Value: d.w}},
+	return findAll(ctx, db.Collection(collDistrict), bson.D{{Key: "D_W_ID", Value: d.w}},
 		bson.D{{Key: "_id", Value: 0}, {Key: "D_ID", Value: 1}, {Key: "D_YTD", Value: 1}, {Key: "D_NEXT_O_ID", Value: 1}},
 		&d.districts)
 }
 
 func readCustomers(ctx context.Context, db *mongo.Database, _ Schema, d *checkData) error {
-	err := findAll(ctx, db.Collection(CollCustomer), bson.D{{Key: "C_W_ID", Value: d.w}},
+	err := findAll(ctx, db.Collection(collCustomer), bson.D{{Key: "C_W_ID", Value: d.w}},
 		bson.D{{Key: "_id", Value: 0}, {Key: "C_D_ID", Value: 1}, {Key: "C_ID", Value: 1},
 			{Key: "C_BALANCE", Value: 1}, {Key: "C_YTD_PAYMENT", Value: 1}},
 		&d.customers)
@@ -399,7 +399,7 @@ func readCustomers(ctx context.Context, db *mongo.Database, _ Schema, d *checkDa
 }
 
 func readNewOrders(ctx context.Context, db *mongo.Database, _ Schema, d *checkData) error {
-	return findAll(ctx, db.Collection(CollNewOrder), bson.D{{Key: "NO_W_ID", Value: d.w}},
+	return findAll(ctx, db.Collection(collNewOrder), bson.D{{Key: "NO_W_ID", Value: d.w}},
 		bson.D{{Key: "_id", Value: 0}, {Key: "NO_D_ID", Value: 1}, {Key: "NO_O_ID", Value: 1}},
 		&d.newOrders)
 }
@@ -428,7 +428,7 @@ func readOrders(ctx context.Context, db *mongo.Database, s Schema, d *checkData)
 	project := bson.D{{Key: "_id", Value: 0}, {Key: "O_D_ID", Value: 1}, {Key: "O_ID", Value: 1}, {Key: "O_C_ID", Value: 1},
 		{Key: "O_CARRIER_ID", Value: 1}, {Key: "O_OL_CNT", Value: 1}}
 	if d.withLines && s == Denormalized {
-		lines := bson.D{{Key: "$ifNull", Value: bson.A{"$" + FieldOrderLines, bson.A{}}}}
+		lines := bson.D{{Key: "$ifNull", Value: bson.A{"$" + fieldOrderLines, bson.A{}}}}
 		filter := func(cond bson.D) bson.D {
 			return bson.D{{Key: "$filter", Value: bson.D{{Key: "input", Value: lines}, {Key: "as", Value: "l"}, {Key: "cond", Value: cond}}}}
 		}
@@ -442,15 +442,15 @@ func readOrders(ctx context.Context, db *mongo.Database, s Schema, d *checkData)
 			}}}}}},
 		)
 	}
-	cur, err := db.Collection(CollOrders).Aggregate(ctx, mongo.Pipeline{
+	cur, err := db.Collection(collOrders).Aggregate(ctx, mongo.Pipeline{
 		{{Key: "$match", Value: bson.D{{Key: "O_W_ID", Value: d.w}}}},
 		{{Key: "$project", Value: project}},
 	})
 	if err != nil {
-		return fmt.Errorf("read %s: %w", CollOrders, err)
+		return fmt.Errorf("read %s: %w", collOrders, err)
 	}
 	if err := cur.All(ctx, &d.orders); err != nil {
-		return fmt.Errorf("read %s: %w", CollOrders, err)
+		return fmt.Errorf("read %s: %w", collOrders, err)
 	}
 	slices.SortFunc(d.orders, func(a, b orderRow) int { return cmp.Or(cmp.Compare(a.D, b.D), cmp.Compare(a.O, b.O)) })
 	if !d.withLines || s == Denormalized {
@@ -462,7 +462,7 @@ func readOrders(ctx context.Context, db *mongo.Database, s Schema, d *checkData)
 	// every line satisfies, lets the planner use the primary index
 	// (OL_O_ID, OL_D_ID, OL_W_ID, OL_NUMBER) as a skip scan on OL_W_ID
 	// instead of scanning every warehouse's lines.
-	cur, err = db.Collection(CollOrderLine).Aggregate(ctx, mongo.Pipeline{
+	cur, err = db.Collection(collOrderLine).Aggregate(ctx, mongo.Pipeline{
 		{{Key: "$match", Value: bson.D{{Key: "OL_O_ID", Value: bson.D{{Key: "$type", Value: "number"}}}, {Key: "OL_W_ID", Value: d.w}}}},
 		{{Key: "$group", Value: bson.D{
 			{Key: "_id", Value: bson.D{{Key: "d", Value: "$OL_D_ID"}, {Key: "o", Value: "$OL_O_ID"}}},
@@ -472,7 +472,7 @@ func readOrders(ctx context.Context, db *mongo.Database, s Schema, d *checkData)
 		}}},
 	})
 	if err != nil {
-		return fmt.Errorf("read %s: %w", CollOrderLine, err)
+		return fmt.Errorf("read %s: %w", collOrderLine, err)
 	}
 	var groups []struct {
 		ID struct {
@@ -484,7 +484,7 @@ func readOrders(ctx context.Context, db *mongo.Database, s Schema, d *checkData)
 		DeliveredAmount float64 `bson:"delivered_amount"`
 	}
 	if err := cur.All(ctx, &groups); err != nil {
-		return fmt.Errorf("read %s: %w", CollOrderLine, err)
+		return fmt.Errorf("read %s: %w", collOrderLine, err)
 	}
 	for _, g := range groups {
 		i, ok := slices.BinarySearchFunc(d.orders, [2]int{g.ID.D, g.ID.O}, func(r orderRow, k [2]int) int {
@@ -507,7 +507,7 @@ func readOrders(ctx context.Context, db *mongo.Database, s Schema, d *checkData)
 // or to its customers (H_C_W_ID), grouped by payment district and customer.
 // HISTORY has no index, so this is one collection scan per warehouse.
 func readHistory(ctx context.Context, db *mongo.Database, _ Schema, d *checkData) error {
-	cur, err := db.Collection(CollHistory).Aggregate(ctx, mongo.Pipeline{
+	cur, err := db.Collection(collHistory).Aggregate(ctx, mongo.Pipeline{
 		{{Key: "$match", Value: bson.D{{Key: "$or", Value: bson.A{
 			bson.D{{Key: "H_W_ID", Value: d.w}}, bson.D{{Key: "H_C_W_ID", Value: d.w}}}}}}},
 		{{Key: "$group", Value: bson.D{
@@ -517,10 +517,10 @@ func readHistory(ctx context.Context, db *mongo.Database, _ Schema, d *checkData
 		}}},
 	})
 	if err != nil {
-		return fmt.Errorf("read %s: %w", CollHistory, err)
+		return fmt.Errorf("read %s: %w", collHistory, err)
 	}
 	if err := cur.All(ctx, &d.history); err != nil {
-		return fmt.Errorf("read %s: %w", CollHistory, err)
+		return fmt.Errorf("read %s: %w", collHistory, err)
 	}
 	return nil
 }

@@ -70,7 +70,7 @@ func (w *worker) delivery(ctx context.Context, in deliveryInput) (deliveryResult
 func (w *worker) takeNewOrder(ctx context.Context, wID, dID int) (oid int, ok bool, err error) {
 	filter := bson.D{{Key: "NO_W_ID", Value: wID}, {Key: "NO_D_ID", Value: dID}}
 	sort := bson.D{{Key: "NO_O_ID", Value: 1}}
-	var no NewOrder
+	var no newOrderDoc
 	if w.cfg.FindAndModify {
 		err = w.newOrders.FindOneAndDelete(ctx, filter, options.FindOneAndDelete().SetSort(sort)).Decode(&no)
 	} else {
@@ -91,7 +91,7 @@ func (w *worker) deliverOrder(ctx context.Context, in deliveryInput, dID, oID in
 	key := bson.D{{Key: "O_W_ID", Value: in.WID}, {Key: "O_D_ID", Value: dID}, {Key: "O_ID", Value: oID}}
 	set := bson.D{{Key: "O_CARRIER_ID", Value: in.CarrierID}}
 	if w.cfg.Schema == Denormalized {
-		set = append(set, bson.E{Key: FieldOrderLines + ".$[].OL_DELIVERY_D", Value: in.Date})
+		set = append(set, bson.E{Key: fieldOrderLines + ".$[].OL_DELIVERY_D", Value: in.Date})
 	}
 	upd := bson.D{{Key: "$set", Value: set}}
 	var o struct {
@@ -100,7 +100,7 @@ func (w *worker) deliverOrder(ctx context.Context, in deliveryInput, dID, oID in
 			Amount float64 `bson:"OL_AMOUNT"`
 		} `bson:"ORDER_LINE"`
 	}
-	proj := bson.D{{Key: "_id", Value: 0}, {Key: "O_C_ID", Value: 1}, {Key: FieldOrderLines + ".OL_AMOUNT", Value: 1}}
+	proj := bson.D{{Key: "_id", Value: 0}, {Key: "O_C_ID", Value: 1}, {Key: fieldOrderLines + ".OL_AMOUNT", Value: 1}}
 	if err := w.readUpdate(ctx, w.orders, key, upd, proj, &o); err != nil {
 		return 0, 0, found(err, "order W_ID=%d D_ID=%d O_ID=%d", in.WID, dID, oID)
 	}

@@ -152,8 +152,8 @@ func (c Config) validateLoad() error {
 // Load populates db per TPC-C clause 4.3.3.1 at cfg.Scale (exactly the
 // specification at StandardScale) for cfg.Warehouses warehouses, in the
 // cfg.Schema layout, then verifies the counts with CountCheck. It creates
-// the collections and the indexes of Indexes before inserting. Writes use
-// write concern majority whatever db's own is.
+// the collections and the indexes of seed 002 appendix B before inserting.
+// Writes use write concern majority whatever db's own is.
 //
 // Load keeps its progress in the TPCC_META collection, which decides what a
 // call does:
@@ -190,7 +190,7 @@ func Load(ctx context.Context, db *mongo.Database, cfg Config, o LoadOptions) er
 	meta := db.Collection(collMeta)
 
 	if o.Reset {
-		for _, name := range append(Collections(Normalized), collMeta) {
+		for _, name := range append(schemaCollections(Normalized), collMeta) {
 			if err := db.Collection(name).Drop(ctx); err != nil {
 				return fmt.Errorf("tpcc: reset: drop %s.%s: %w", db.Name(), name, err)
 			}
@@ -301,7 +301,7 @@ func warehouseCount(n int) string {
 // checkEmpty fails when a TPC-C collection holds documents although no load
 // metadata exists: the data is not ours to add to.
 func checkEmpty(ctx context.Context, db *mongo.Database) error {
-	for _, name := range Collections(Normalized) {
+	for _, name := range schemaCollections(Normalized) {
 		err := db.Collection(name).FindOne(ctx, bson.D{}, options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 1}})).Err()
 		if errors.Is(err, mongo.ErrNoDocuments) {
 			continue
@@ -322,8 +322,8 @@ func createSchema(ctx context.Context, db *mongo.Database, s Schema) error {
 	if err != nil {
 		return fmt.Errorf("tpcc: list collections of database %q: %w", db.Name(), err)
 	}
-	indexes := Indexes(s)
-	for _, name := range Collections(s) {
+	indexes := schemaIndexes(s)
+	for _, name := range schemaCollections(s) {
 		if !slices.Contains(existing, name) {
 			if err := db.CreateCollection(ctx, name); err != nil {
 				return fmt.Errorf("tpcc: create collection %s.%s: %w", db.Name(), name, err)
@@ -342,14 +342,14 @@ func createSchema(ctx context.Context, db *mongo.Database, s Schema) error {
 // a document belongs to (HISTORY: the warehouse of the payment, which at
 // load is also the customer's).
 var warehouseField = map[string]string{
-	CollWarehouse: "W_ID",
-	CollDistrict:  "D_W_ID",
-	CollCustomer:  "C_W_ID",
-	CollHistory:   "H_W_ID",
-	CollStock:     "S_W_ID",
-	CollOrders:    "O_W_ID",
-	CollNewOrder:  "NO_W_ID",
-	CollOrderLine: "OL_W_ID",
+	collWarehouse: "W_ID",
+	collDistrict:  "D_W_ID",
+	collCustomer:  "C_W_ID",
+	collHistory:   "H_W_ID",
+	collStock:     "S_W_ID",
+	collOrders:    "O_W_ID",
+	collNewOrder:  "NO_W_ID",
+	collOrderLine: "OL_W_ID",
 }
 
 // clearIncomplete deletes what an interrupted load may have left of ITEM
@@ -357,8 +357,8 @@ var warehouseField = map[string]string{
 // again without duplicates.
 func clearIncomplete(ctx context.Context, db *mongo.Database, cfg Config, info LoadInfo) error {
 	if !info.Items {
-		if _, err := db.Collection(CollItem).DeleteMany(ctx, bson.D{}); err != nil {
-			return fmt.Errorf("tpcc: resume: clear %s.%s: %w", db.Name(), CollItem, err)
+		if _, err := db.Collection(collItem).DeleteMany(ctx, bson.D{}); err != nil {
+			return fmt.Errorf("tpcc: resume: clear %s.%s: %w", db.Name(), collItem, err)
 		}
 	}
 	var todo []int
@@ -370,7 +370,7 @@ func clearIncomplete(ctx context.Context, db *mongo.Database, cfg Config, info L
 	if len(todo) == 0 {
 		return nil
 	}
-	for _, name := range Collections(cfg.Schema)[1:] { // every collection but ITEM
+	for _, name := range schemaCollections(cfg.Schema)[1:] { // every collection but ITEM
 		filter := bson.D{{Key: warehouseField[name], Value: bson.D{{Key: "$in", Value: todo}}}}
 		if _, err := db.Collection(name).DeleteMany(ctx, filter); err != nil {
 			return fmt.Errorf("tpcc: resume: clear warehouses %v of %s.%s: %w", todo, db.Name(), name, err)
@@ -527,11 +527,11 @@ func (l *loader) run(parent context.Context, units []loadUnit, remaining map[int
 func (u loadUnit) String() string {
 	switch u.kind {
 	case itemUnit:
-		return fmt.Sprintf("%s chunk %d", CollItem, u.i)
+		return fmt.Sprintf("%s chunk %d", collItem, u.i)
 	case warehouseUnit:
 		return fmt.Sprintf("warehouse %d", u.w)
 	case stockUnit:
-		return fmt.Sprintf("warehouse %d %s chunk %d", u.w, CollStock, u.i)
+		return fmt.Sprintf("warehouse %d %s chunk %d", u.w, collStock, u.i)
 	case districtUnit:
 		return fmt.Sprintf("warehouse %d district %d", u.w, u.i)
 	}
@@ -551,7 +551,7 @@ func (l *loader) markDone(ctx context.Context, w int) error {
 	what := fmt.Sprintf("warehouse %d", w)
 	if w == 0 {
 		update = bson.D{{Key: "$set", Value: bson.D{{Key: "items", Value: true}}}}
-		what = CollItem
+		what = collItem
 	}
 	if _, err := l.db.Collection(collMeta).UpdateOne(ctx, bson.D{{Key: "_id", Value: metaID}}, update); err != nil {
 		return fmt.Errorf("tpcc: record %s loaded in %s.%s: %w", what, l.db.Name(), collMeta, err)
@@ -597,7 +597,7 @@ func (b *batcher) flush(coll string) error {
 }
 
 func (b *batcher) flushAll() error {
-	for _, coll := range Collections(Normalized) {
+	for _, coll := range schemaCollections(Normalized) {
 		if err := b.flush(coll); err != nil {
 			return err
 		}
@@ -627,7 +627,7 @@ func (l *loader) generate(u loadUnit, out loadEmit) error {
 // py-tpcc's unsharded loader writes them.
 func genItems(r *Rand, lo, hi int, out loadEmit) error {
 	for id := lo; id <= hi; id++ {
-		it := Item{
+		it := itemDoc{
 			ID:    id,
 			ImID:  r.Int(1, 10000),
 			Name:  r.AString(14, 24),
@@ -635,7 +635,7 @@ func genItems(r *Rand, lo, hi int, out loadEmit) error {
 			Data:  r.Data(),
 			WID:   0,
 		}
-		if err := out(CollItem, it); err != nil {
+		if err := out(collItem, it); err != nil {
 			return err
 		}
 	}
@@ -646,7 +646,7 @@ func genItems(r *Rand, lo, hi int, out loadEmit) error {
 // sum to (300,000.00 at standard scale), so consistency condition 1 holds
 // at any scale.
 func genWarehouse(r *Rand, sc Scale, w int, out loadEmit) error {
-	return out(CollWarehouse, Warehouse{
+	return out(collWarehouse, warehouseDoc{
 		ID:      w,
 		Name:    r.AString(6, 10),
 		Street1: r.AString(10, 20),
@@ -662,13 +662,13 @@ func genWarehouse(r *Rand, sc Scale, w int, out loadEmit) error {
 // genStock emits the STOCK rows of items lo..hi of warehouse w.
 func genStock(r *Rand, w, lo, hi int, out loadEmit) error {
 	for id := lo; id <= hi; id++ {
-		s := Stock{IID: id, WID: w, Quantity: r.Int(10, 100)}
+		s := stockDoc{IID: id, WID: w, Quantity: r.Int(10, 100)}
 		for _, f := range []*string{&s.Dist01, &s.Dist02, &s.Dist03, &s.Dist04, &s.Dist05,
 			&s.Dist06, &s.Dist07, &s.Dist08, &s.Dist09, &s.Dist10} {
 			*f = r.AString(24, 24)
 		}
 		s.Data = r.Data()
-		if err := out(CollStock, s); err != nil {
+		if err := out(collStock, s); err != nil {
 			return err
 		}
 	}
@@ -680,7 +680,7 @@ func genStock(r *Rand, w, lo, hi int, out loadEmit) error {
 // with their lines (embedded or ORDER_LINE documents, per schema), and the
 // NEW_ORDER rows of its last sc.NewOrders orders. Dates are now.
 func genDistrict(r *Rand, olCnt []int, sc Scale, schema Schema, w, d int, now time.Time, out loadEmit) error {
-	err := out(CollDistrict, District{
+	err := out(collDistrict, districtDoc{
 		ID:      d,
 		WID:     w,
 		Name:    r.AString(6, 10),
@@ -698,7 +698,7 @@ func genDistrict(r *Rand, olCnt []int, sc Scale, schema Schema, w, d int, now ti
 	}
 
 	for c := 1; c <= sc.Customers; c++ {
-		cu := Customer{
+		cu := customerDoc{
 			ID:      c,
 			DID:     d,
 			WID:     w,
@@ -726,11 +726,11 @@ func genDistrict(r *Rand, olCnt []int, sc Scale, schema Schema, w, d int, now ti
 		}
 		cu.Discount = r.Float(0, 0.5, 4)
 		cu.Data = r.AString(300, 500)
-		if err := out(CollCustomer, cu); err != nil {
+		if err := out(collCustomer, cu); err != nil {
 			return err
 		}
-		h := History{CID: c, CDID: d, CWID: w, DID: d, WID: w, Date: now, Amount: 10, Data: r.AString(12, 24)}
-		if err := out(CollHistory, h); err != nil {
+		h := historyDoc{CID: c, CDID: d, CWID: w, DID: d, WID: w, Date: now, Amount: 10, Data: r.AString(12, 24)}
+		if err := out(collHistory, h); err != nil {
 			return err
 		}
 	}
@@ -740,13 +740,13 @@ func genDistrict(r *Rand, olCnt []int, sc Scale, schema Schema, w, d int, now ti
 	deliveryD := &now
 	for o := 1; o <= sc.Customers; o++ {
 		delivered := o < first
-		ord := Order{ID: o, CID: cids[o-1], DID: d, WID: w, EntryD: now, OLCnt: olCnt[o-1], AllLocal: 1}
+		ord := orderDoc{ID: o, CID: cids[o-1], DID: d, WID: w, EntryD: now, OLCnt: olCnt[o-1], AllLocal: 1}
 		if delivered {
 			ord.CarrierID = r.Int(1, 10)
 		}
-		lines := make([]OrderLine, ord.OLCnt)
+		lines := make([]orderLineDoc, ord.OLCnt)
 		for n := range lines {
-			ol := OrderLine{Number: n + 1, IID: r.Int(1, sc.Items), SupplyWID: w, Quantity: 5}
+			ol := orderLineDoc{Number: n + 1, IID: r.Int(1, sc.Items), SupplyWID: w, Quantity: 5}
 			if delivered {
 				ol.DeliveryD = deliveryD
 			} else {
@@ -758,19 +758,19 @@ func genDistrict(r *Rand, olCnt []int, sc Scale, schema Schema, w, d int, now ti
 		if schema == Denormalized {
 			ord.Lines = lines
 		}
-		if err := out(CollOrders, ord); err != nil {
+		if err := out(collOrders, ord); err != nil {
 			return err
 		}
 		if schema == Normalized {
 			for _, ol := range lines {
 				ol.OID, ol.DID, ol.WID = o, d, w
-				if err := out(CollOrderLine, ol); err != nil {
+				if err := out(collOrderLine, ol); err != nil {
 					return err
 				}
 			}
 		}
 		if !delivered {
-			if err := out(CollNewOrder, NewOrder{OID: o, DID: d, WID: w}); err != nil {
+			if err := out(collNewOrder, newOrderDoc{OID: o, DID: d, WID: w}); err != nil {
 				return err
 			}
 		}
@@ -792,14 +792,14 @@ func CountCheck(ctx context.Context, db *mongo.Database, cfg Config) error {
 		coll string
 		n    int64
 	}{
-		{CollItem, int64(sc.Items)},
-		{CollWarehouse, w},
-		{CollDistrict, perDistrict},
-		{CollCustomer, perDistrict * int64(sc.Customers)},
-		{CollHistory, perDistrict * int64(sc.Customers)},
-		{CollStock, w * int64(sc.Items)},
-		{CollOrders, perDistrict * int64(sc.Customers)},
-		{CollNewOrder, perDistrict * int64(sc.NewOrders)},
+		{collItem, int64(sc.Items)},
+		{collWarehouse, w},
+		{collDistrict, perDistrict},
+		{collCustomer, perDistrict * int64(sc.Customers)},
+		{collHistory, perDistrict * int64(sc.Customers)},
+		{collStock, w * int64(sc.Items)},
+		{collOrders, perDistrict * int64(sc.Customers)},
+		{collNewOrder, perDistrict * int64(sc.NewOrders)},
 	}
 	var bad []string
 	for _, c := range want {
@@ -813,39 +813,39 @@ func CountCheck(ctx context.Context, db *mongo.Database, cfg Config) error {
 	}
 
 	// Sum O_OL_CNT and the embedded lines in one pass over ORDERS.
-	cur, err := db.Collection(CollOrders).Aggregate(ctx, mongo.Pipeline{{{Key: "$group", Value: bson.D{
+	cur, err := db.Collection(collOrders).Aggregate(ctx, mongo.Pipeline{{{Key: "$group", Value: bson.D{
 		{Key: "_id", Value: nil},
 		{Key: "cnt", Value: bson.D{{Key: "$sum", Value: "$O_OL_CNT"}}},
 		{Key: "embedded", Value: bson.D{{Key: "$sum", Value: bson.D{{Key: "$size",
-			Value: bson.D{{Key: "$ifNull", Value: bson.A{"$" + FieldOrderLines, bson.A{}}}}}}}}},
+			Value: bson.D{{Key: "$ifNull", Value: bson.A{"$" + fieldOrderLines, bson.A{}}}}}}}}},
 	}}}})
 	if err != nil {
-		return fmt.Errorf("tpcc: count check: sum O_OL_CNT of %s.%s: %w", db.Name(), CollOrders, err)
+		return fmt.Errorf("tpcc: count check: sum O_OL_CNT of %s.%s: %w", db.Name(), collOrders, err)
 	}
 	var sums []struct {
 		Cnt      int64 `bson:"cnt"`
 		Embedded int64 `bson:"embedded"`
 	}
 	if err := cur.All(ctx, &sums); err != nil {
-		return fmt.Errorf("tpcc: count check: sum O_OL_CNT of %s.%s: %w", db.Name(), CollOrders, err)
+		return fmt.Errorf("tpcc: count check: sum O_OL_CNT of %s.%s: %w", db.Name(), collOrders, err)
 	}
 	var olCnt, embedded int64
 	if len(sums) == 1 {
 		olCnt, embedded = sums[0].Cnt, sums[0].Embedded
 	}
 	if cfg.Schema == Normalized {
-		n, err := db.Collection(CollOrderLine).CountDocuments(ctx, bson.D{})
+		n, err := db.Collection(collOrderLine).CountDocuments(ctx, bson.D{})
 		if err != nil {
-			return fmt.Errorf("tpcc: count check: count %s.%s: %w", db.Name(), CollOrderLine, err)
+			return fmt.Errorf("tpcc: count check: count %s.%s: %w", db.Name(), collOrderLine, err)
 		}
 		if n != olCnt {
-			bad = append(bad, fmt.Sprintf("%s holds %d documents, want %d (the sum of O_OL_CNT)", CollOrderLine, n, olCnt))
+			bad = append(bad, fmt.Sprintf("%s holds %d documents, want %d (the sum of O_OL_CNT)", collOrderLine, n, olCnt))
 		}
 		if embedded != 0 {
-			bad = append(bad, fmt.Sprintf("%s embeds %d order lines in the normalized schema, want 0", CollOrders, embedded))
+			bad = append(bad, fmt.Sprintf("%s embeds %d order lines in the normalized schema, want 0", collOrders, embedded))
 		}
 	} else if embedded != olCnt {
-		bad = append(bad, fmt.Sprintf("%s embeds %d order lines, want %d (the sum of O_OL_CNT)", CollOrders, embedded, olCnt))
+		bad = append(bad, fmt.Sprintf("%s embeds %d order lines, want %d (the sum of O_OL_CNT)", collOrders, embedded, olCnt))
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("tpcc: count check of database %q (%s, %s, %s): %s",

@@ -133,14 +133,14 @@ func (w *worker) newOrder(ctx context.Context, in newOrderInput) (newOrderResult
 			ids = append(ids, l.IID)
 		}
 	}
-	items := make(map[int]Item, len(ids))
+	items := make(map[int]itemDoc, len(ids))
 	cur, err := w.item.Find(ctx, bson.D{{Key: "I_ID", Value: bson.D{{Key: "$in", Value: ids}}},
 		{Key: "I_W_ID", Value: bson.D{{Key: "$in", Value: bson.A{0, nil}}}}},
 		options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "I_ID", Value: 1}, {Key: "I_PRICE", Value: 1}, {Key: "I_NAME", Value: 1}, {Key: "I_DATA", Value: 1}}))
 	if err != nil {
 		return res, err
 	}
-	var its []Item
+	var its []itemDoc
 	if err := cur.All(ctx, &its); err != nil {
 		return res, err
 	}
@@ -156,7 +156,7 @@ func (w *worker) newOrder(ctx context.Context, in newOrderInput) (newOrderResult
 	if err != nil {
 		return res, err
 	}
-	lines := make([]OrderLine, len(in.Lines))
+	lines := make([]orderLineDoc, len(in.Lines))
 	var updates []mongo.WriteModel
 	allLocal := 1
 	var sum float64
@@ -186,7 +186,7 @@ func (w *worker) newOrder(ctx context.Context, in newOrderInput) (newOrderResult
 		}
 		amount := float64(l.Quantity) * items[l.IID].Price
 		sum += amount
-		lines[i] = OrderLine{Number: i + 1, IID: l.IID, SupplyWID: l.SupplyWID, Quantity: l.Quantity,
+		lines[i] = orderLineDoc{Number: i + 1, IID: l.IID, SupplyWID: l.SupplyWID, Quantity: l.Quantity,
 			Amount: amount, DistInfo: st.Dist}
 	}
 	if len(updates) > 0 {
@@ -195,7 +195,7 @@ func (w *worker) newOrder(ctx context.Context, in newOrderInput) (newOrderResult
 		}
 	}
 
-	o := Order{ID: d.NextOID, CID: in.CID, DID: in.DID, WID: in.WID, EntryD: in.EntryD,
+	o := orderDoc{ID: d.NextOID, CID: in.CID, DID: in.DID, WID: in.WID, EntryD: in.EntryD,
 		OLCnt: len(lines), AllLocal: allLocal}
 	if w.cfg.Schema == Denormalized {
 		o.Lines = lines
@@ -221,7 +221,7 @@ func (w *worker) newOrder(ctx context.Context, in newOrderInput) (newOrderResult
 			}
 		}
 	}
-	if _, err := w.newOrders.InsertOne(ctx, NewOrder{OID: d.NextOID, DID: in.DID, WID: in.WID}); err != nil {
+	if _, err := w.newOrders.InsertOne(ctx, newOrderDoc{OID: d.NextOID, DID: in.DID, WID: in.WID}); err != nil {
 		return res, err
 	}
 	res.Total = sum * (1 - c.Discount) * (1 + wh.Tax + d.Tax)
@@ -244,7 +244,7 @@ func (w *worker) readStock(ctx context.Context, in newOrderInput) (map[[2]int]st
 		filter = bson.D{{Key: "$or", Value: or}}
 	}
 	proj := bson.D{{Key: "_id", Value: 0}, {Key: "S_I_ID", Value: 1}, {Key: "S_W_ID", Value: 1},
-		{Key: "S_QUANTITY", Value: 1}, {Key: "S_DATA", Value: 1}, {Key: "dist", Value: "$" + DistField(in.DID)}}
+		{Key: "S_QUANTITY", Value: 1}, {Key: "S_DATA", Value: 1}, {Key: "dist", Value: "$" + distField(in.DID)}}
 	cur, err := w.stock.Find(ctx, filter, options.Find().SetProjection(proj))
 	if err != nil {
 		return nil, err

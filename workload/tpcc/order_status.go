@@ -20,7 +20,7 @@ type orderStatusInput struct {
 type orderStatusResult struct {
 	CID     int
 	Balance float64
-	Order   Order
+	Order   orderDoc
 }
 
 func (w *worker) drawOrderStatus() orderStatusInput {
@@ -63,7 +63,7 @@ func (w *worker) orderStatus(ctx context.Context, in orderStatusInput, db *mongo
 		}
 		return db.Collection(name, copts)
 	}
-	customers := coll(CollCustomer)
+	customers := coll(collCustomer)
 	cid := in.CID
 	if in.CLast != "" {
 		var err error
@@ -82,14 +82,14 @@ func (w *worker) orderStatus(ctx context.Context, in orderStatusInput, db *mongo
 	}
 	res.CID, res.Balance = cid, c.Balance
 	// The customer's most recent order (highest O_ID) with its lines.
-	err = coll(CollOrders).FindOne(ctx,
+	err = coll(collOrders).FindOne(ctx,
 		bson.D{{Key: "O_W_ID", Value: in.WID}, {Key: "O_D_ID", Value: in.DID}, {Key: "O_C_ID", Value: cid}},
 		options.FindOne().SetSort(bson.D{{Key: "O_ID", Value: -1}}).SetProjection(bson.D{{Key: "_id", Value: 0}})).Decode(&res.Order)
 	if err != nil {
 		return res, found(err, "last order of customer W_ID=%d D_ID=%d C_ID=%d", in.WID, in.DID, cid)
 	}
 	if w.cfg.Schema == Normalized {
-		cur, err := coll(CollOrderLine).Find(ctx,
+		cur, err := coll(collOrderLine).Find(ctx,
 			bson.D{{Key: "OL_O_ID", Value: res.Order.ID}, {Key: "OL_D_ID", Value: in.DID}, {Key: "OL_W_ID", Value: in.WID}},
 			options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}}))
 		if err != nil {

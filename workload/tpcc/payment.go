@@ -126,7 +126,7 @@ func (w *worker) payment(ctx context.Context, in paymentInput) (paymentResult, e
 	}
 	res = paymentResult{CID: c.ID, Balance: c.Balance, Credit: c.Credit}
 
-	h := History{CID: cid, CDID: in.CDID, CWID: in.CWID, DID: in.DID, WID: in.WID, Date: in.Date,
+	h := historyDoc{CID: cid, CDID: in.CDID, CWID: in.CWID, DID: in.DID, WID: in.WID, Date: in.Date,
 		Amount: in.Amount, Data: wh.Name + "    " + d.Name}
 	if _, err := w.history.InsertOne(ctx, h); err != nil {
 		return res, err

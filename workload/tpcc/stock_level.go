@@ -49,7 +49,7 @@ func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, copts *op
 	var d struct {
 		NextOID int `bson:"D_NEXT_O_ID"`
 	}
-	err := db.Collection(CollDistrict, copts).FindOne(ctx, bson.D{{Key: "D_W_ID", Value: in.WID}, {Key: "D_ID", Value: in.DID}},
+	err := db.Collection(collDistrict, copts).FindOne(ctx, bson.D{{Key: "D_W_ID", Value: in.WID}, {Key: "D_ID", Value: in.DID}},
 		options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "D_NEXT_O_ID", Value: 1}})).Decode(&d)
 	if err != nil {
 		return res, found(err, "district W_ID=%d D_ID=%d", in.WID, in.DID)
@@ -64,9 +64,9 @@ func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, copts *op
 		}
 	}
 	if w.cfg.Schema == Denormalized {
-		cur, err := db.Collection(CollOrders, copts).Find(ctx,
+		cur, err := db.Collection(collOrders, copts).Find(ctx,
 			bson.D{{Key: "O_W_ID", Value: in.WID}, {Key: "O_D_ID", Value: in.DID}, {Key: "O_ID", Value: oidRange}},
-			options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: FieldOrderLines + ".OL_I_ID", Value: 1}}))
+			options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: fieldOrderLines + ".OL_I_ID", Value: 1}}))
 		if err != nil {
 			return res, err
 		}
@@ -84,7 +84,7 @@ func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, copts *op
 			}
 		}
 	} else {
-		cur, err := db.Collection(CollOrderLine, copts).Find(ctx,
+		cur, err := db.Collection(collOrderLine, copts).Find(ctx,
 			bson.D{{Key: "OL_O_ID", Value: oidRange}, {Key: "OL_D_ID", Value: in.DID}, {Key: "OL_W_ID", Value: in.WID}},
 			options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "OL_I_ID", Value: 1}}))
 		if err != nil {
@@ -103,7 +103,7 @@ func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, copts *op
 	if len(items) == 0 {
 		return res, nil
 	}
-	n, err := db.Collection(CollStock, copts).CountDocuments(ctx, bson.D{{Key: "S_W_ID", Value: in.WID},
+	n, err := db.Collection(collStock, copts).CountDocuments(ctx, bson.D{{Key: "S_W_ID", Value: in.WID},
 		{Key: "S_I_ID", Value: bson.D{{Key: "$in", Value: items}}}, {Key: "S_QUANTITY", Value: bson.D{{Key: "$lt", Value: in.Threshold}}}})
 	res.LowStock = n
 	return res, err

@@ -69,11 +69,11 @@ func TestStockLevelReadConcernSent(t *testing.T) {
 							t.Errorf("%s %s: in the terminal's session %v, want %v", c.Name, colls[len(colls)-1], inSession, tt.causal)
 						}
 					}
-					lines := CollOrders
+					lines := collOrders
 					if schema == Normalized {
-						lines = CollOrderLine
+						lines = collOrderLine
 					}
-					if want := []string{CollDistrict, lines, CollStock}; !slices.Equal(colls, want) {
+					if want := []string{collDistrict, lines, collStock}; !slices.Equal(colls, want) {
 						t.Errorf("Stock-Level read %v, want %v", colls, want)
 					}
 				})

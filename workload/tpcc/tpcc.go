@@ -179,9 +179,9 @@ func (g *Generator) newWorker(env workload.Env, id int) (*worker, error) {
 		local:    options.Collection().SetReadConcern(readconcern.Local()),
 	}
 	db := env.DB
-	w.item, w.warehouse, w.district = db.Collection(CollItem), db.Collection(CollWarehouse), db.Collection(CollDistrict)
-	w.customer, w.history, w.stock = db.Collection(CollCustomer), db.Collection(CollHistory), db.Collection(CollStock)
-	w.orders, w.newOrders, w.orderLine = db.Collection(CollOrders), db.Collection(CollNewOrder), db.Collection(CollOrderLine)
+	w.item, w.warehouse, w.district = db.Collection(collItem), db.Collection(collWarehouse), db.Collection(collDistrict)
+	w.customer, w.history, w.stock = db.Collection(collCustomer), db.Collection(collHistory), db.Collection(collStock)
+	w.orders, w.newOrders, w.orderLine = db.Collection(collOrders), db.Collection(collNewOrder), db.Collection(collOrderLine)
 	return w, nil
 }
 
