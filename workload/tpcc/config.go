@@ -270,7 +270,7 @@ func (c Config) Validate() error {
 }
 
 // constants returns the NURand constants of the configuration's seed.
-func (c Config) constants() Constants { return NewConstants(c.Seed) }
+func (c Config) constants() nurandConstants { return newNURandConstants(c.Seed) }
 
 // firstNewOrder is the O_ID of the first undelivered order loaded in each
 // district (2101 at standard scale).

@@ -151,8 +151,8 @@ func (c Config) validateLoad() error {
 
 // Load populates db per TPC-C clause 4.3.3.1 at cfg.Scale (exactly the
 // specification at StandardScale) for cfg.Warehouses warehouses, in the
-// cfg.Schema layout, then verifies the counts with CountCheck. It creates
-// the collections and the indexes of seed 002 appendix B before inserting.
+// cfg.Schema layout, then verifies the document counts. It creates the
+// collections and the indexes of seed 002 appendix B before inserting.
 // Writes use write concern majority whatever db's own is.
 //
 // Load keeps its progress in the TPCC_META collection, which decides what a
@@ -236,7 +236,7 @@ func Load(ctx context.Context, db *mongo.Database, cfg Config, o LoadOptions) er
 		return err
 	}
 
-	if err := CountCheck(ctx, db, cfg); err != nil {
+	if err := countCheck(ctx, db, cfg); err != nil {
 		return fmt.Errorf("%w (run with --reset to drop the database and load again)", err)
 	}
 	_, err = meta.UpdateOne(ctx, bson.D{{Key: "_id", Value: metaID}},
@@ -409,15 +409,15 @@ func streamID(k unitKind, w, i int) uint64 {
 type loader struct {
 	db       *mongo.Database
 	cfg      Config
-	consts   Constants
+	consts   nurandConstants
 	now      time.Time
 	progress workload.Progress
 	total    int64
 	done     atomic.Int64
 }
 
-func (l *loader) rand(k unitKind, w, i int) *Rand {
-	return NewRand(l.cfg.Seed, streamID(k, w, i), l.consts)
+func (l *loader) rand(k unitKind, w, i int) *random {
+	return newRandom(l.cfg.Seed, streamID(k, w, i), l.consts)
 }
 
 // olCounts returns O_OL_CNT (5..15) of orders 1..Customers of district d of
@@ -625,7 +625,7 @@ func (l *loader) generate(u loadUnit, out loadEmit) error {
 
 // genItems emits ITEM rows lo..hi (clause 4.3.3.1), with I_W_ID 0 as
 // py-tpcc's unsharded loader writes them.
-func genItems(r *Rand, lo, hi int, out loadEmit) error {
+func genItems(r *random, lo, hi int, out loadEmit) error {
 	for id := lo; id <= hi; id++ {
 		it := itemDoc{
 			ID:    id,
@@ -645,7 +645,7 @@ func genItems(r *Rand, lo, hi int, out loadEmit) error {
 // genWarehouse emits WAREHOUSE row w. W_YTD is what its districts' D_YTD
 // sum to (300,000.00 at standard scale), so consistency condition 1 holds
 // at any scale.
-func genWarehouse(r *Rand, sc Scale, w int, out loadEmit) error {
+func genWarehouse(r *random, sc Scale, w int, out loadEmit) error {
 	return out(collWarehouse, warehouseDoc{
 		ID:      w,
 		Name:    r.AString(6, 10),
@@ -660,7 +660,7 @@ func genWarehouse(r *Rand, sc Scale, w int, out loadEmit) error {
 }
 
 // genStock emits the STOCK rows of items lo..hi of warehouse w.
-func genStock(r *Rand, w, lo, hi int, out loadEmit) error {
+func genStock(r *random, w, lo, hi int, out loadEmit) error {
 	for id := lo; id <= hi; id++ {
 		s := stockDoc{IID: id, WID: w, Quantity: r.Int(10, 100)}
 		for _, f := range []*string{&s.Dist01, &s.Dist02, &s.Dist03, &s.Dist04, &s.Dist05,
@@ -679,7 +679,7 @@ func genStock(r *Rand, w, lo, hi int, out loadEmit) error {
 // customers with one HISTORY row each, its orders (O_OL_CNT from olCnt)
 // with their lines (embedded or ORDER_LINE documents, per schema), and the
 // NEW_ORDER rows of its last sc.NewOrders orders. Dates are now.
-func genDistrict(r *Rand, olCnt []int, sc Scale, schema Schema, w, d int, now time.Time, out loadEmit) error {
+func genDistrict(r *random, olCnt []int, sc Scale, schema Schema, w, d int, now time.Time, out loadEmit) error {
 	err := out(collDistrict, districtDoc{
 		ID:      d,
 		WID:     w,
@@ -778,13 +778,13 @@ func genDistrict(r *Rand, olCnt []int, sc Scale, schema Schema, w, d int, now ti
 	return nil
 }
 
-// CountCheck verifies the document counts of a freshly loaded database
+// countCheck verifies the document counts of a freshly loaded database
 // (clause 4.3.3.1's cardinalities at cfg.Scale): ITEM, WAREHOUSE, DISTRICT,
 // CUSTOMER, HISTORY, ORDERS, STOCK and NEW_ORDER, and that the order lines
 // (ORDER_LINE documents, or the lines embedded in ORDERS) number the sum of
 // O_OL_CNT. Transactions change these counts, so it only holds right after
 // a load. The error lists every collection whose count is off.
-func CountCheck(ctx context.Context, db *mongo.Database, cfg Config) error {
+func countCheck(ctx context.Context, db *mongo.Database, cfg Config) error {
 	db = loadDB(db)
 	sc, w := cfg.Scale, int64(cfg.Warehouses)
 	perDistrict := w * int64(sc.Districts)

@@ -88,7 +88,7 @@ func sumLoadOLCnt(t *testing.T, ctx context.Context, db *mongo.Database) int64 {
 }
 
 // wantCounts is clause 4.3.3.1's cardinalities, spelled out independently
-// of CountCheck.
+// of countCheck.
 func wantLoadCounts(cfg Config) map[string]int64 {
 	w, sc := int64(cfg.Warehouses), cfg.Scale
 	d := w * int64(sc.Districts)
@@ -123,7 +123,7 @@ func checkLoadCounts(t *testing.T, ctx context.Context, db *mongo.Database, cfg 
 			t.Errorf("%d orders embed a number of lines other than their O_OL_CNT", n)
 		}
 	}
-	if err := CountCheck(ctx, db, cfg); err != nil {
+	if err := countCheck(ctx, db, cfg); err != nil {
 		t.Errorf("CountCheck: %v", err)
 	}
 }
@@ -179,7 +179,7 @@ func TestLoad(t *testing.T) {
 
 			t.Run("customers", func(t *testing.T) {
 				// Clause 4.3.3.1: C_LAST of the first 1000 customers is
-				// LastName(C_ID-1); about 10% have bad credit.
+				// lastName(C_ID-1); about 10% have bad credit.
 				for w := 1; w <= cfg.Warehouses; w++ {
 					cur, err := db.Collection(collCustomer).Find(ctx, bson.D{{Key: "C_W_ID", Value: w}, {Key: "C_D_ID", Value: 3}})
 					if err != nil {
@@ -193,8 +193,8 @@ func TestLoad(t *testing.T) {
 						t.Fatalf("W%d D3 has %d customers, want %d", w, len(cs), cfg.Scale.Customers)
 					}
 					for _, c := range cs {
-						if c.ID <= 1000 && c.Last != LastName(c.ID-1) {
-							t.Errorf("W%d D3 C%d: C_LAST %q, want %q", w, c.ID, c.Last, LastName(c.ID-1))
+						if c.ID <= 1000 && c.Last != lastName(c.ID-1) {
+							t.Errorf("W%d D3 C%d: C_LAST %q, want %q", w, c.ID, c.Last, lastName(c.ID-1))
 						}
 					}
 				}
@@ -224,7 +224,7 @@ func TestLoad(t *testing.T) {
 				if got := loadCount(t, ctx, db, collStock, nil); got != want {
 					t.Errorf("after the reuse STOCK holds %d documents, want %d (untouched)", got, want)
 				}
-				err := CountCheck(ctx, db, cfg)
+				err := countCheck(ctx, db, cfg)
 				if err == nil || !strings.Contains(err.Error(), "STOCK holds 1999 documents, want 2000") {
 					t.Errorf("CountCheck with a STOCK row missing: %v, want it to name STOCK, 1999 and 2000", err)
 				}
@@ -628,14 +628,14 @@ func TestLoadGenerate(t *testing.T) {
 		}
 		names := map[string]bool{}
 		for n := range 1000 {
-			names[LastName(n)] = true
+			names[lastName(n)] = true
 		}
 		bc := 0
 		for i, cu := range cs {
 			switch {
 			case cu.ID != i+1 || cu.DID != 4 || cu.WID != 3:
 				t.Fatalf("customer %d: ids %d/%d/%d", i+1, cu.ID, cu.DID, cu.WID)
-			case cu.ID <= 1000 && cu.Last != LastName(cu.ID-1), !names[cu.Last]:
+			case cu.ID <= 1000 && cu.Last != lastName(cu.ID-1), !names[cu.Last]:
 				t.Fatalf("customer %d: C_LAST %q", cu.ID, cu.Last)
 			case cu.Middle != "OE" || len(cu.First) < 8 || len(cu.First) > 16 || len(cu.Phone) != 16 ||
 				len(cu.Data) < 300 || len(cu.Data) > 500 || !cu.Since.Equal(now):

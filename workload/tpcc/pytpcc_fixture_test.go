@@ -136,9 +136,9 @@ func pyLoad(t *testing.T, ctx context.Context, db *mongo.Database, schema Schema
 			for c := 1; c <= sc.Customers; c++ {
 				// generateCustomer
 				first := r.astring(6, 10)
-				last := LastName((c - 1) % 1000)
+				last := lastName((c - 1) % 1000)
 				if c > 1000 { // makeRandomLastName
-					last = LastName((r.number(0, 255) | r.number(0, 999)) % 1000)
+					last = lastName((r.number(0, 255) | r.number(0, 999)) % 1000)
 				}
 				phone := r.nstring(16, 16)
 				credit := "GC"

@@ -144,9 +144,9 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 					want int
 				}{
 					{"home customer by id", pyPaymentIn{wID: 1, dID: 2, cWID: 1, cDID: 2, cID: 7, amount: 100.5}, 7},
-					// At the small scale C_LAST of customer c is LastName(c-1),
+					// At the small scale C_LAST of customer c is lastName(c-1),
 					// one customer per name in each district.
-					{"remote customer by last name", pyPaymentIn{wID: 1, dID: 2, cWID: 2, cDID: 6, cLast: LastName(10), amount: 42.25}, 11},
+					{"remote customer by last name", pyPaymentIn{wID: 1, dID: 2, cWID: 2, cDID: 6, cLast: lastName(10), amount: 42.25}, 11},
 				}
 				for _, c := range cases {
 					c.in.date = time.Now().UTC().Truncate(time.Millisecond)
@@ -192,7 +192,7 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 					wantC, wantO, wantOL int
 				}{
 					{"by id", 1, 3, 5, "", 5, local.oID, 5},
-					{"by last name", 1, 3, 0, LastName(4), 5, local.oID, 5},
+					{"by last name", 1, 3, 0, lastName(4), 5, local.oID, 5},
 					{"loaded order", 2, 7, 9, "", 9, loaded.ID, loaded.OLCnt},
 				}
 				for _, c := range cases {

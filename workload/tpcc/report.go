@@ -123,7 +123,7 @@ func (g *Generator) BeginRun(ctx context.Context, env workload.Env) error {
 		return fmt.Errorf("%w: database %q holds %d warehouses (%s, %s), the run asks for %d (%s, %s): run with --reset or match the load",
 			ErrMismatch, env.DB.Name(), info.Warehouses, scaleName(info.Scale), info.Schema, g.cfg.Warehouses, scaleName(g.cfg.Scale), g.cfg.Schema)
 	}
-	g.consts = NewConstants(info.Seed)
+	g.consts = newNURandConstants(info.Seed)
 	return nil
 }
 

@@ -87,7 +87,7 @@ func New(opts map[string]string) (workload.Generator, error) {
 // concurrent use; the workers it hands out are not.
 type Generator struct {
 	cfg    Config
-	consts Constants
+	consts nurandConstants
 	wc     *writeconcern.WriteConcern
 
 	// Reset makes Load drop an existing TPC-C database first.
@@ -171,7 +171,7 @@ func (g *Generator) newWorker(env workload.Env, id int) (*worker, error) {
 	g.mu.Unlock()
 	w := &worker{
 		g: g, cfg: &g.cfg, env: env, sess: sess, mix: mix,
-		rnd:      NewRand(g.cfg.Seed, 1<<32|uint64(id), consts),
+		rnd:      newRandom(g.cfg.Seed, 1<<32|uint64(id), consts),
 		wID:      id%g.cfg.Warehouses + 1,
 		dID:      id/g.cfg.Warehouses%g.cfg.Scale.Districts + 1,
 		txn:      newTxnRunner(sess, g.wc, g.cfg.MaxRetries, g.cfg.RetryBackoff, g.cfg.Seed<<16^uint64(id)),
@@ -193,7 +193,7 @@ type worker struct {
 	env  workload.Env
 	sess *mongo.Session
 	txn  *txnRunner
-	rnd  *Rand
+	rnd  *random
 	mix  Weights
 	wID  int
 	dID  int
