@@ -58,10 +58,10 @@ func TestMixPick(t *testing.T) {
 
 func TestRandomFunctions(t *testing.T) {
 	if got := lastName(371); got != "PRICALLYOUGHT" {
-		t.Errorf("LastName(371) = %q (clause 4.3.2.3's example)", got)
+		t.Errorf("lastName(371) = %q (clause 4.3.2.3's example)", got)
 	}
 	if got := lastName(0); got != "BARBARBAR" {
-		t.Errorf("LastName(0) = %q", got)
+		t.Errorf("lastName(0) = %q", got)
 	}
 	for seed := range uint64(50) {
 		c := newNURandConstants(seed)

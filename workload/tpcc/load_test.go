@@ -124,7 +124,7 @@ func checkLoadCounts(t *testing.T, ctx context.Context, db *mongo.Database, cfg 
 		}
 	}
 	if err := countCheck(ctx, db, cfg); err != nil {
-		t.Errorf("CountCheck: %v", err)
+		t.Errorf("countCheck: %v", err)
 	}
 }
 
@@ -226,7 +226,7 @@ func TestLoad(t *testing.T) {
 				}
 				err := countCheck(ctx, db, cfg)
 				if err == nil || !strings.Contains(err.Error(), "STOCK holds 1999 documents, want 2000") {
-					t.Errorf("CountCheck with a STOCK row missing: %v, want it to name STOCK, 1999 and 2000", err)
+					t.Errorf("countCheck with a STOCK row missing: %v, want it to name STOCK, 1999 and 2000", err)
 				}
 			})
 		})
