@@ -79,8 +79,10 @@ func (w *worker) newOrderTxn(ctx context.Context, in newOrderInput) (newOrderRes
 	return res, retries, err
 }
 
-// newOrder is the body of a New-Order, its steps in the order of
-// newOrderTxn.
+// newOrder is the body of a New-Order (clause 2.4.2.2), its steps in seed
+// 002's order (newOrderTxn). An unused item rolls it back after the order
+// number was taken (clause 2.4.2.3). The total is sum(OL_AMOUNT) *
+// (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX).
 func (w *worker) newOrder(ctx context.Context, in newOrderInput) (newOrderResult, error) {
 	var res newOrderResult
 	oid, dTax, err := w.nextOrderID(ctx, in)
