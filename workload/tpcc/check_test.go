@@ -206,14 +206,14 @@ func chkPlants(schema Schema, sc Scale) []chkPlant {
 		// Breaks 8 too: W_YTD = sum(D_YTD) = sum(H_AMOUNT).
 		clause: "3.3.2.1",
 		plant: func(t *testing.T, db *mongo.Database) {
-			chkUpdate(t, db.Collection(CollWarehouse), bson.D{{Key: "W_ID", Value: w}}, chkInc("W_YTD", 1.0))
+			chkUpdate(t, db.Collection(collWarehouse), bson.D{{Key: "W_ID", Value: w}}, chkInc("W_YTD", 1.0))
 		},
 		fail:   []string{"3.3.2.1", "3.3.2.8"},
 		detail: map[string]string{"3.3.2.1": "W_ID=2: W_YTD=3001.00", "3.3.2.8": "W_ID=2"},
 	}, {
 		clause: "3.3.2.2",
 		plant: func(t *testing.T, db *mongo.Database) {
-			chkUpdate(t, db.Collection(CollDistrict), chkDistrict(w, d), chkInc("D_NEXT_O_ID", 1))
+			chkUpdate(t, db.Collection(collDistrict), chkDistrict(w, d), chkInc("D_NEXT_O_ID", 1))
 		},
 		fail:       []string{"3.3.2.2"},
 		detail:     map[string]string{"3.3.2.2": "W_ID=2 D_ID=7: D_NEXT_O_ID-1=31, max(O_ID)=30, max(NO_O_ID)=30"},
@@ -223,7 +223,7 @@ func chkPlants(schema Schema, sc Scale) []chkPlant {
 		// difference of counts grows (11).
 		clause: "3.3.2.3",
 		plant: func(t *testing.T, db *mongo.Database) {
-			chkDelete(t, db.Collection(CollNewOrder), bson.D{{Key: "NO_W_ID", Value: w}, {Key: "NO_D_ID", Value: d}, {Key: "NO_O_ID", Value: undel}})
+			chkDelete(t, db.Collection(collNewOrder), bson.D{{Key: "NO_W_ID", Value: w}, {Key: "NO_D_ID", Value: d}, {Key: "NO_O_ID", Value: undel}})
 		},
 		fail: []string{"3.3.2.3", "3.3.2.5", "3.3.2.11"},
 		detail: map[string]string{"3.3.2.3": "W_ID=2 D_ID=7", "3.3.2.5": fmt.Sprintf("W_ID=2 D_ID=7 O_ID=%d", undel),
@@ -235,10 +235,10 @@ func chkPlants(schema Schema, sc Scale) []chkPlant {
 		clause: "3.3.2.4",
 		plant: func(t *testing.T, db *mongo.Database) {
 			if schema == Normalized {
-				chkDelete(t, db.Collection(CollOrderLine), chkLine(w, d, undel, 1))
+				chkDelete(t, db.Collection(collOrderLine), chkLine(w, d, undel, 1))
 				return
 			}
-			chkUpdate(t, db.Collection(CollOrders), chkOrder(w, d, undel), bson.D{{Key: "$pop", Value: bson.D{{Key: FieldOrderLines, Value: 1}}}})
+			chkUpdate(t, db.Collection(collOrders), chkOrder(w, d, undel), bson.D{{Key: "$pop", Value: bson.D{{Key: fieldOrderLines, Value: 1}}}})
 		},
 		fail:       []string{"3.3.2.4", "3.3.2.6"},
 		detail:     map[string]string{"3.3.2.4": "W_ID=2 D_ID=7", "3.3.2.6": fmt.Sprintf("W_ID=2 D_ID=7 O_ID=%d", undel)},
@@ -248,7 +248,7 @@ func chkPlants(schema Schema, sc Scale) []chkPlant {
 		// and looks like a Delivery to 11.
 		clause: "3.3.2.5",
 		plant: func(t *testing.T, db *mongo.Database) {
-			chkUpdate(t, db.Collection(CollOrders), chkOrder(w, d, undel), chkSet("O_CARRIER_ID", 5))
+			chkUpdate(t, db.Collection(collOrders), chkOrder(w, d, undel), chkSet("O_CARRIER_ID", 5))
 		},
 		fail:       []string{"3.3.2.5", "3.3.2.7"},
 		skipped:    []string{"3.3.2.11"},
@@ -259,8 +259,8 @@ func chkPlants(schema Schema, sc Scale) []chkPlant {
 		// district's sum (4) still holds.
 		clause: "3.3.2.6",
 		plant: func(t *testing.T, db *mongo.Database) {
-			chkUpdate(t, db.Collection(CollOrders), chkOrder(w, d, undel), chkInc("O_OL_CNT", 1))
-			chkUpdate(t, db.Collection(CollOrders), chkOrder(w, d, undel+1), chkInc("O_OL_CNT", -1))
+			chkUpdate(t, db.Collection(collOrders), chkOrder(w, d, undel), chkInc("O_OL_CNT", 1))
+			chkUpdate(t, db.Collection(collOrders), chkOrder(w, d, undel+1), chkInc("O_OL_CNT", -1))
 		},
 		fail:       []string{"3.3.2.6"},
 		detail:     map[string]string{"3.3.2.6": fmt.Sprintf("W_ID=2 D_ID=7 O_ID=%d", undel)},
@@ -271,10 +271,10 @@ func chkPlants(schema Schema, sc Scale) []chkPlant {
 		clause: "3.3.2.7",
 		plant: func(t *testing.T, db *mongo.Database) {
 			if schema == Normalized {
-				chkUpdate(t, db.Collection(CollOrderLine), chkLine(w, d, old, 1), chkSet("OL_DELIVERY_D", nil))
+				chkUpdate(t, db.Collection(collOrderLine), chkLine(w, d, old, 1), chkSet("OL_DELIVERY_D", nil))
 				return
 			}
-			chkUpdate(t, db.Collection(CollOrders), chkOrder(w, d, old), chkSet(FieldOrderLines+".0.OL_DELIVERY_D", nil))
+			chkUpdate(t, db.Collection(collOrders), chkOrder(w, d, old), chkSet(fieldOrderLines+".0.OL_DELIVERY_D", nil))
 		},
 		fail:       []string{"3.3.2.7"},
 		detail:     map[string]string{"3.3.2.7": "W_ID=2 D_ID=7 O_ID=1"},
@@ -284,7 +284,7 @@ func chkPlants(schema Schema, sc Scale) []chkPlant {
 		// warehouse 1 (10).
 		clause: "3.3.2.8",
 		plant: func(t *testing.T, db *mongo.Database) {
-			chkInsert(t, db.Collection(CollHistory), History{CID: 5, CDID: 3, CWID: 1, DID: d, WID: w, Date: time.Now(), Amount: 1})
+			chkInsert(t, db.Collection(collHistory), historyDoc{CID: 5, CDID: 3, CWID: 1, DID: d, WID: w, Date: time.Now(), Amount: 1})
 		},
 		fail: []string{"3.3.2.8", "3.3.2.9", "3.3.2.10"},
 		detail: map[string]string{"3.3.2.8": "W_ID=2: W_YTD=3000.00, sum(H_AMOUNT)=3001.00", "3.3.2.9": "W_ID=2 D_ID=7",
@@ -294,8 +294,8 @@ func chkPlants(schema Schema, sc Scale) []chkPlant {
 		// D_YTD moves between two districts: W_YTD = sum(D_YTD) (1) holds.
 		clause: "3.3.2.9",
 		plant: func(t *testing.T, db *mongo.Database) {
-			chkUpdate(t, db.Collection(CollDistrict), chkDistrict(w, d), chkInc("D_YTD", 1.0))
-			chkUpdate(t, db.Collection(CollDistrict), chkDistrict(w, d+1), chkInc("D_YTD", -1.0))
+			chkUpdate(t, db.Collection(collDistrict), chkDistrict(w, d), chkInc("D_YTD", 1.0))
+			chkUpdate(t, db.Collection(collDistrict), chkDistrict(w, d+1), chkInc("D_YTD", -1.0))
 		},
 		fail:       []string{"3.3.2.9"},
 		detail:     map[string]string{"3.3.2.9": "W_ID=2 D_ID=7: D_YTD=301.00, sum(H_AMOUNT)=300.00"},
@@ -304,7 +304,7 @@ func chkPlants(schema Schema, sc Scale) []chkPlant {
 		// C_BALANCE + C_YTD_PAYMENT (12) is unchanged.
 		clause: "3.3.2.10",
 		plant: func(t *testing.T, db *mongo.Database) {
-			chkUpdate(t, db.Collection(CollCustomer), chkCustomer(w, d, 5),
+			chkUpdate(t, db.Collection(collCustomer), chkCustomer(w, d, 5),
 				bson.D{{Key: "$inc", Value: bson.D{{Key: "C_BALANCE", Value: 1.0}, {Key: "C_YTD_PAYMENT", Value: -1.0}}}})
 		},
 		fail:       []string{"3.3.2.10"},
@@ -317,9 +317,9 @@ func chkPlants(schema Schema, sc Scale) []chkPlant {
 		// and 11 does not mistake it for a Delivery (O_ID < 22).
 		clause: "3.3.2.11",
 		plant: func(t *testing.T, db *mongo.Database) {
-			chkDelete(t, db.Collection(CollOrders), chkOrder(w, d, old))
+			chkDelete(t, db.Collection(collOrders), chkOrder(w, d, old))
 			if schema == Normalized {
-				chkDelete(t, db.Collection(CollOrderLine), bson.D{{Key: "OL_W_ID", Value: w}, {Key: "OL_D_ID", Value: d}, {Key: "OL_O_ID", Value: old}})
+				chkDelete(t, db.Collection(collOrderLine), bson.D{{Key: "OL_W_ID", Value: w}, {Key: "OL_D_ID", Value: d}, {Key: "OL_O_ID", Value: old}})
 			}
 		},
 		fail:       []string{"3.3.2.11"},
@@ -328,7 +328,7 @@ func chkPlants(schema Schema, sc Scale) []chkPlant {
 	}, {
 		clause: "3.3.2.12",
 		plant: func(t *testing.T, db *mongo.Database) {
-			chkUpdate(t, db.Collection(CollCustomer), chkCustomer(w, d, 5), chkInc("C_YTD_PAYMENT", 1.0))
+			chkUpdate(t, db.Collection(collCustomer), chkCustomer(w, d, 5), chkInc("C_YTD_PAYMENT", 1.0))
 		},
 		fail:       []string{"3.3.2.12"},
 		detail:     map[string]string{"3.3.2.12": "W_ID=2 D_ID=7 C_ID=5: C_BALANCE+C_YTD_PAYMENT=-10.00+11.00=1.00, sum(OL_AMOUNT)=0.00"},
@@ -548,43 +548,43 @@ func (w *chkWriter) payment(ctx context.Context) (any, error) {
 	wh, d, _ := w.pick()
 	cw, cd, c := w.pick()
 	amount := float64(100+w.rnd.IntN(500000)) / 100
-	if err := chkUpdateOne(ctx, w.db.Collection(CollWarehouse), bson.D{{Key: "W_ID", Value: wh}}, chkInc("W_YTD", amount)); err != nil {
+	if err := chkUpdateOne(ctx, w.db.Collection(collWarehouse), bson.D{{Key: "W_ID", Value: wh}}, chkInc("W_YTD", amount)); err != nil {
 		return nil, err
 	}
-	if err := chkUpdateOne(ctx, w.db.Collection(CollDistrict), chkDistrict(wh, d), chkInc("D_YTD", amount)); err != nil {
+	if err := chkUpdateOne(ctx, w.db.Collection(collDistrict), chkDistrict(wh, d), chkInc("D_YTD", amount)); err != nil {
 		return nil, err
 	}
-	if err := chkUpdateOne(ctx, w.db.Collection(CollCustomer), chkCustomer(cw, cd, c), bson.D{{Key: "$inc", Value: bson.D{
+	if err := chkUpdateOne(ctx, w.db.Collection(collCustomer), chkCustomer(cw, cd, c), bson.D{{Key: "$inc", Value: bson.D{
 		{Key: "C_BALANCE", Value: -amount}, {Key: "C_YTD_PAYMENT", Value: amount}, {Key: "C_PAYMENT_CNT", Value: 1}}}}); err != nil {
 		return nil, err
 	}
-	_, err := w.db.Collection(CollHistory).InsertOne(ctx, History{CID: c, CDID: cd, CWID: cw, DID: d, WID: wh, Date: time.Now(), Amount: amount})
+	_, err := w.db.Collection(collHistory).InsertOne(ctx, historyDoc{CID: c, CDID: cd, CWID: cw, DID: d, WID: wh, Date: time.Now(), Amount: amount})
 	return nil, err
 }
 
 func (w *chkWriter) newOrder(ctx context.Context) (any, error) {
 	wh, d, c := w.pick()
-	var dist District
-	err := w.db.Collection(CollDistrict).FindOneAndUpdate(ctx, chkDistrict(wh, d), chkInc("D_NEXT_O_ID", 1)).Decode(&dist)
+	var dist districtDoc
+	err := w.db.Collection(collDistrict).FindOneAndUpdate(ctx, chkDistrict(wh, d), chkInc("D_NEXT_O_ID", 1)).Decode(&dist)
 	if err != nil {
 		return nil, err
 	}
-	o := Order{ID: dist.NextOID, CID: c, DID: d, WID: wh, EntryD: time.Now(), OLCnt: 5 + w.rnd.IntN(11), AllLocal: 1}
+	o := orderDoc{ID: dist.NextOID, CID: c, DID: d, WID: wh, EntryD: time.Now(), OLCnt: 5 + w.rnd.IntN(11), AllLocal: 1}
 	for n := range o.OLCnt {
-		o.Lines = append(o.Lines, OrderLine{Number: n + 1, IID: 1 + w.rnd.IntN(w.cfg.Scale.Items), SupplyWID: wh,
+		o.Lines = append(o.Lines, orderLineDoc{Number: n + 1, IID: 1 + w.rnd.IntN(w.cfg.Scale.Items), SupplyWID: wh,
 			Quantity: 5, Amount: float64(1+w.rnd.IntN(999999)) / 100})
 	}
-	if _, err := w.db.Collection(CollOrders).InsertOne(ctx, o); err != nil {
+	if _, err := w.db.Collection(collOrders).InsertOne(ctx, o); err != nil {
 		return nil, err
 	}
-	_, err = w.db.Collection(CollNewOrder).InsertOne(ctx, NewOrder{OID: o.ID, DID: d, WID: wh})
+	_, err = w.db.Collection(collNewOrder).InsertOne(ctx, newOrderDoc{OID: o.ID, DID: d, WID: wh})
 	return nil, err
 }
 
 func (w *chkWriter) delivery(ctx context.Context) (any, error) {
 	wh, d, _ := w.pick()
-	var no NewOrder
-	err := w.db.Collection(CollNewOrder).FindOneAndDelete(ctx, bson.D{{Key: "NO_W_ID", Value: wh}, {Key: "NO_D_ID", Value: d}},
+	var no newOrderDoc
+	err := w.db.Collection(collNewOrder).FindOneAndDelete(ctx, bson.D{{Key: "NO_W_ID", Value: wh}, {Key: "NO_D_ID", Value: d}},
 		options.FindOneAndDelete().SetSort(bson.D{{Key: "NO_O_ID", Value: 1}})).Decode(&no)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return false, nil
@@ -592,10 +592,10 @@ func (w *chkWriter) delivery(ctx context.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var o Order
-	err = w.db.Collection(CollOrders).FindOneAndUpdate(ctx, chkOrder(wh, d, no.OID),
+	var o orderDoc
+	err = w.db.Collection(collOrders).FindOneAndUpdate(ctx, chkOrder(wh, d, no.OID),
 		bson.D{{Key: "$set", Value: bson.D{{Key: "O_CARRIER_ID", Value: 1 + w.rnd.IntN(10)},
-			{Key: FieldOrderLines + ".$[].OL_DELIVERY_D", Value: time.Now()}}}},
+			{Key: fieldOrderLines + ".$[].OL_DELIVERY_D", Value: time.Now()}}}},
 		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&o)
 	if err != nil {
 		return nil, err
@@ -604,7 +604,7 @@ func (w *chkWriter) delivery(ctx context.Context) (any, error) {
 	for _, l := range o.Lines {
 		sum += l.Amount
 	}
-	err = chkUpdateOne(ctx, w.db.Collection(CollCustomer), chkCustomer(wh, d, o.CID),
+	err = chkUpdateOne(ctx, w.db.Collection(collCustomer), chkCustomer(wh, d, o.CID),
 		bson.D{{Key: "$inc", Value: bson.D{{Key: "C_BALANCE", Value: sum}, {Key: "C_DELIVERY_CNT", Value: 1}}}})
 	return err == nil, err
 }

@@ -11,40 +11,41 @@ import (
 // ErrConfig wraps every configuration error.
 var ErrConfig = errors.New("tpcc")
 
-// TxnType is one of the five TPC-C transactions. The zero value is invalid.
-type TxnType uint8
+// txnType is one of the five TPC-C transactions. The zero value is invalid.
+type txnType uint8
 
 const (
-	NewOrderTxn TxnType = iota + 1
-	PaymentTxn
-	OrderStatusTxn
-	DeliveryTxn
-	StockLevelTxn
+	txnNewOrder txnType = iota + 1
+	txnPayment
+	txnOrderStatus
+	txnDelivery
+	txnStockLevel
 )
 
-// TxnTypes lists the transactions in the order of the mix weights.
-var TxnTypes = [...]TxnType{NewOrderTxn, PaymentTxn, OrderStatusTxn, DeliveryTxn, StockLevelTxn}
+// txnTypes lists the transactions in the order of the mix weights.
+var txnTypes = [...]txnType{txnNewOrder, txnPayment, txnOrderStatus, txnDelivery, txnStockLevel}
 
 // String returns the name used in results, as seed 002 appendix D:
 // NEW_ORDER, PAYMENT, ORDER_STATUS, DELIVERY, STOCK_LEVEL.
-func (t TxnType) String() string {
+func (t txnType) String() string {
 	switch t {
-	case NewOrderTxn:
+	case txnNewOrder:
 		return "NEW_ORDER"
-	case PaymentTxn:
+	case txnPayment:
 		return "PAYMENT"
-	case OrderStatusTxn:
+	case txnOrderStatus:
 		return "ORDER_STATUS"
-	case DeliveryTxn:
+	case txnDelivery:
 		return "DELIVERY"
-	case StockLevelTxn:
+	case txnStockLevel:
 		return "STOCK_LEVEL"
 	}
 	return fmt.Sprintf("txn(%d)", uint8(t))
 }
 
-// Weights is a transaction mix in percent, indexed like TxnTypes
-// (New-Order, Payment, Order-Status, Delivery, Stock-Level); they sum to 100.
+// Weights is a transaction mix in percent, indexed by transaction in this
+// order: New-Order, Payment, Order-Status, Delivery, Stock-Level; they sum
+// to 100.
 type Weights [5]int
 
 // The named mixes.
@@ -131,14 +132,14 @@ func indexOf(xs []string, s string) int {
 }
 
 // pick maps a uniform number in [0, 100) to a transaction type.
-func (w Weights) pick(n int) TxnType {
+func (w Weights) pick(n int) txnType {
 	for i, v := range w {
 		if n < v {
-			return TxnTypes[i]
+			return txnTypes[i]
 		}
 		n -= v
 	}
-	return TxnTypes[len(TxnTypes)-1]
+	return txnTypes[len(txnTypes)-1]
 }
 
 // StockLevelReadConcern is how Stock-Level reads. The zero value means the
@@ -269,7 +270,7 @@ func (c Config) Validate() error {
 }
 
 // constants returns the NURand constants of the configuration's seed.
-func (c Config) constants() Constants { return NewConstants(c.Seed) }
+func (c Config) constants() nurandConstants { return newNURandConstants(c.Seed) }
 
 // firstNewOrder is the O_ID of the first undelivered order loaded in each
 // district (2101 at standard scale).

@@ -44,11 +44,11 @@ func TestParseMix(t *testing.T) {
 // share: over 0..99 every transaction is picked exactly its weight times.
 func TestMixPick(t *testing.T) {
 	for _, w := range []Weights{StandardMix, ReadWriteMix, {0, 0, 0, 0, 100}, {100, 0, 0, 0, 0}} {
-		got := map[TxnType]int{}
+		got := map[txnType]int{}
 		for n := range 100 {
 			got[w.pick(n)]++
 		}
-		for i, tt := range TxnTypes {
+		for i, tt := range txnTypes {
 			if got[tt] != w[i] {
 				t.Errorf("mix %v: %s picked %d times of 100, want %d", w, tt, got[tt], w[i])
 			}
@@ -57,14 +57,14 @@ func TestMixPick(t *testing.T) {
 }
 
 func TestRandomFunctions(t *testing.T) {
-	if got := LastName(371); got != "PRICALLYOUGHT" {
-		t.Errorf("LastName(371) = %q (clause 4.3.2.3's example)", got)
+	if got := lastName(371); got != "PRICALLYOUGHT" {
+		t.Errorf("lastName(371) = %q (clause 4.3.2.3's example)", got)
 	}
-	if got := LastName(0); got != "BARBARBAR" {
-		t.Errorf("LastName(0) = %q", got)
+	if got := lastName(0); got != "BARBARBAR" {
+		t.Errorf("lastName(0) = %q", got)
 	}
 	for seed := range uint64(50) {
-		c := NewConstants(seed)
+		c := newNURandConstants(seed)
 		d := c.CLastRun - c.CLastLoad
 		if d < 0 {
 			d = -d
@@ -73,7 +73,7 @@ func TestRandomFunctions(t *testing.T) {
 			t.Fatalf("seed %d: constants %+v break clause 2.1.6.1", seed, c)
 		}
 	}
-	r := NewRand(1, 2, NewConstants(1))
+	r := newRandom(1, 2, newNURandConstants(1))
 	for range 10000 {
 		if v := r.CustomerID(3000); v < 1 || v > 3000 {
 			t.Fatalf("CustomerID = %d", v)
@@ -90,7 +90,7 @@ func TestRandomFunctions(t *testing.T) {
 		name := r.RunLastName(30)
 		found := false
 		for n := range 30 {
-			if LastName(n) == name {
+			if lastName(n) == name {
 				found = true
 			}
 		}

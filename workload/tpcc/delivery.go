@@ -9,28 +9,28 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// DeliveryInput is the input of a Delivery (clause 2.7.1).
-type DeliveryInput struct {
+// deliveryInput is the input of a Delivery (clause 2.7.1).
+type deliveryInput struct {
 	WID       int
 	CarrierID int
 	Date      time.Time
 }
 
-// DeliveryResult lists the delivered order of every district; 0 where the
+// deliveryResult lists the delivered order of every district; 0 where the
 // district had no undelivered order (clause 2.7.4.2 "skipped").
-type DeliveryResult struct {
+type deliveryResult struct {
 	Delivered []int // by district, index 0 = district 1
 	Skipped   int
 }
 
-func (w *worker) deliveryInput() DeliveryInput {
-	return DeliveryInput{WID: w.wID, CarrierID: w.rnd.Int(1, 10), Date: time.Now().UTC()}
+func (w *worker) drawDelivery() deliveryInput {
+	return deliveryInput{WID: w.wID, CarrierID: w.rnd.Int(1, 10), Date: time.Now().UTC()}
 }
 
 // deliveryTxn delivers the oldest undelivered order of each of the
 // warehouse's districts (clause 2.7.4) in one transaction, as py-tpcc does.
-func (w *worker) deliveryTxn(ctx context.Context, in DeliveryInput) (DeliveryResult, int, error) {
-	var res DeliveryResult
+func (w *worker) deliveryTxn(ctx context.Context, in deliveryInput) (deliveryResult, int, error) {
+	var res deliveryResult
 	retries, _, err := w.txn.run(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = w.delivery(ctx, in)
@@ -39,8 +39,8 @@ func (w *worker) deliveryTxn(ctx context.Context, in DeliveryInput) (DeliveryRes
 	return res, retries, err
 }
 
-func (w *worker) delivery(ctx context.Context, in DeliveryInput) (DeliveryResult, error) {
-	res := DeliveryResult{Delivered: make([]int, w.cfg.Scale.Districts)}
+func (w *worker) delivery(ctx context.Context, in deliveryInput) (deliveryResult, error) {
+	res := deliveryResult{Delivered: make([]int, w.cfg.Scale.Districts)}
 	for d := 1; d <= w.cfg.Scale.Districts; d++ {
 		oid, ok, err := w.takeNewOrder(ctx, in.WID, d)
 		if err != nil {
@@ -70,7 +70,7 @@ func (w *worker) delivery(ctx context.Context, in DeliveryInput) (DeliveryResult
 func (w *worker) takeNewOrder(ctx context.Context, wID, dID int) (oid int, ok bool, err error) {
 	filter := bson.D{{Key: "NO_W_ID", Value: wID}, {Key: "NO_D_ID", Value: dID}}
 	sort := bson.D{{Key: "NO_O_ID", Value: 1}}
-	var no NewOrder
+	var no newOrderDoc
 	if w.cfg.FindAndModify {
 		err = w.newOrders.FindOneAndDelete(ctx, filter, options.FindOneAndDelete().SetSort(sort)).Decode(&no)
 	} else {
@@ -87,11 +87,11 @@ func (w *worker) takeNewOrder(ctx context.Context, wID, dID int) (oid int, ok bo
 
 // deliverOrder sets the order's carrier and its lines' delivery date and
 // returns the customer and the sum of the lines' amounts.
-func (w *worker) deliverOrder(ctx context.Context, in DeliveryInput, dID, oID int) (cid int, amount float64, err error) {
+func (w *worker) deliverOrder(ctx context.Context, in deliveryInput, dID, oID int) (cid int, amount float64, err error) {
 	key := bson.D{{Key: "O_W_ID", Value: in.WID}, {Key: "O_D_ID", Value: dID}, {Key: "O_ID", Value: oID}}
 	set := bson.D{{Key: "O_CARRIER_ID", Value: in.CarrierID}}
 	if w.cfg.Schema == Denormalized {
-		set = append(set, bson.E{Key: FieldOrderLines + ".$[].OL_DELIVERY_D", Value: in.Date})
+		set = append(set, bson.E{Key: fieldOrderLines + ".$[].OL_DELIVERY_D", Value: in.Date})
 	}
 	upd := bson.D{{Key: "$set", Value: set}}
 	var o struct {
@@ -100,7 +100,7 @@ func (w *worker) deliverOrder(ctx context.Context, in DeliveryInput, dID, oID in
 			Amount float64 `bson:"OL_AMOUNT"`
 		} `bson:"ORDER_LINE"`
 	}
-	proj := bson.D{{Key: "_id", Value: 0}, {Key: "O_C_ID", Value: 1}, {Key: FieldOrderLines + ".OL_AMOUNT", Value: 1}}
+	proj := bson.D{{Key: "_id", Value: 0}, {Key: "O_C_ID", Value: 1}, {Key: fieldOrderLines + ".OL_AMOUNT", Value: 1}}
 	if err := w.readUpdate(ctx, w.orders, key, upd, proj, &o); err != nil {
 		return 0, 0, found(err, "order W_ID=%d D_ID=%d O_ID=%d", in.WID, dID, oID)
 	}

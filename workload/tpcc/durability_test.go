@@ -47,7 +47,7 @@ func TestDurabilityPrimaryKilled(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for runCtx.Err() == nil {
-				in := w.newOrderInput()
+				in := w.drawNewOrder()
 				res, _, err := w.newOrderTxn(runCtx, in)
 				mu.Lock()
 				switch {
@@ -87,7 +87,7 @@ func TestDurabilityPrimaryKilled(t *testing.T) {
 	wg.Wait()
 
 	// Read with majority concern from the new primary.
-	orders := db.Collection(CollOrders, options.Collection().SetReadConcern(readconcern.Majority()))
+	orders := db.Collection(collOrders, options.Collection().SetReadConcern(readconcern.Majority()))
 	for _, k := range acked {
 		n, err := orders.CountDocuments(ctx, bson.D{{Key: "O_W_ID", Value: 1}, {Key: "O_D_ID", Value: k.d}, {Key: "O_ID", Value: k.o}})
 		if err != nil {

@@ -7,8 +7,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -28,15 +26,6 @@ var ErrMismatch = errors.New("tpcc: database holds a different load")
 const (
 	collMeta = "TPCC_META"
 	metaID   = "load"
-)
-
-// loadBatch is the number of documents per InsertMany; loadChunk the number
-// of ITEM or STOCK rows per load unit (each unit has its own random stream,
-// so the chunk size is part of the data's definition: changing it changes
-// the data a seed gives).
-const (
-	loadBatch = 1000
-	loadChunk = 1000
 )
 
 // LoadOptions tune Load. The zero value is valid.
@@ -151,9 +140,9 @@ func (c Config) validateLoad() error {
 
 // Load populates db per TPC-C clause 4.3.3.1 at cfg.Scale (exactly the
 // specification at StandardScale) for cfg.Warehouses warehouses, in the
-// cfg.Schema layout, then verifies the counts with CountCheck. It creates
-// the collections and the indexes of Indexes before inserting. Writes use
-// write concern majority whatever db's own is.
+// cfg.Schema layout, then verifies the document counts. It creates the
+// collections and the indexes of seed 002 appendix B before inserting.
+// Writes use write concern majority whatever db's own is.
 //
 // Load keeps its progress in the TPCC_META collection, which decides what a
 // call does:
@@ -190,7 +179,7 @@ func Load(ctx context.Context, db *mongo.Database, cfg Config, o LoadOptions) er
 	meta := db.Collection(collMeta)
 
 	if o.Reset {
-		for _, name := range append(Collections(Normalized), collMeta) {
+		for _, name := range append(schemaCollections(Normalized), collMeta) {
 			if err := db.Collection(name).Drop(ctx); err != nil {
 				return fmt.Errorf("tpcc: reset: drop %s.%s: %w", db.Name(), name, err)
 			}
@@ -236,7 +225,7 @@ func Load(ctx context.Context, db *mongo.Database, cfg Config, o LoadOptions) er
 		return err
 	}
 
-	if err := CountCheck(ctx, db, cfg); err != nil {
+	if err := countCheck(ctx, db, cfg); err != nil {
 		return fmt.Errorf("%w (run with --reset to drop the database and load again)", err)
 	}
 	_, err = meta.UpdateOne(ctx, bson.D{{Key: "_id", Value: metaID}},
@@ -301,7 +290,7 @@ func warehouseCount(n int) string {
 // checkEmpty fails when a TPC-C collection holds documents although no load
 // metadata exists: the data is not ours to add to.
 func checkEmpty(ctx context.Context, db *mongo.Database) error {
-	for _, name := range Collections(Normalized) {
+	for _, name := range schemaCollections(Normalized) {
 		err := db.Collection(name).FindOne(ctx, bson.D{}, options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 1}})).Err()
 		if errors.Is(err, mongo.ErrNoDocuments) {
 			continue
@@ -322,8 +311,8 @@ func createSchema(ctx context.Context, db *mongo.Database, s Schema) error {
 	if err != nil {
 		return fmt.Errorf("tpcc: list collections of database %q: %w", db.Name(), err)
 	}
-	indexes := Indexes(s)
-	for _, name := range Collections(s) {
+	indexes := schemaIndexes(s)
+	for _, name := range schemaCollections(s) {
 		if !slices.Contains(existing, name) {
 			if err := db.CreateCollection(ctx, name); err != nil {
 				return fmt.Errorf("tpcc: create collection %s.%s: %w", db.Name(), name, err)
@@ -342,14 +331,14 @@ func createSchema(ctx context.Context, db *mongo.Database, s Schema) error {
 // a document belongs to (HISTORY: the warehouse of the payment, which at
 // load is also the customer's).
 var warehouseField = map[string]string{
-	CollWarehouse: "W_ID",
-	CollDistrict:  "D_W_ID",
-	CollCustomer:  "C_W_ID",
-	CollHistory:   "H_W_ID",
-	CollStock:     "S_W_ID",
-	CollOrders:    "O_W_ID",
-	CollNewOrder:  "NO_W_ID",
-	CollOrderLine: "OL_W_ID",
+	collWarehouse: "W_ID",
+	collDistrict:  "D_W_ID",
+	collCustomer:  "C_W_ID",
+	collHistory:   "H_W_ID",
+	collStock:     "S_W_ID",
+	collOrders:    "O_W_ID",
+	collNewOrder:  "NO_W_ID",
+	collOrderLine: "OL_W_ID",
 }
 
 // clearIncomplete deletes what an interrupted load may have left of ITEM
@@ -357,8 +346,8 @@ var warehouseField = map[string]string{
 // again without duplicates.
 func clearIncomplete(ctx context.Context, db *mongo.Database, cfg Config, info LoadInfo) error {
 	if !info.Items {
-		if _, err := db.Collection(CollItem).DeleteMany(ctx, bson.D{}); err != nil {
-			return fmt.Errorf("tpcc: resume: clear %s.%s: %w", db.Name(), CollItem, err)
+		if _, err := db.Collection(collItem).DeleteMany(ctx, bson.D{}); err != nil {
+			return fmt.Errorf("tpcc: resume: clear %s.%s: %w", db.Name(), collItem, err)
 		}
 	}
 	var todo []int
@@ -370,7 +359,7 @@ func clearIncomplete(ctx context.Context, db *mongo.Database, cfg Config, info L
 	if len(todo) == 0 {
 		return nil
 	}
-	for _, name := range Collections(cfg.Schema)[1:] { // every collection but ITEM
+	for _, name := range schemaCollections(cfg.Schema)[1:] { // every collection but ITEM
 		filter := bson.D{{Key: warehouseField[name], Value: bson.D{{Key: "$in", Value: todo}}}}
 		if _, err := db.Collection(name).DeleteMany(ctx, filter); err != nil {
 			return fmt.Errorf("tpcc: resume: clear warehouses %v of %s.%s: %w", todo, db.Name(), name, err)
@@ -379,412 +368,13 @@ func clearIncomplete(ctx context.Context, db *mongo.Database, cfg Config, info L
 	return nil
 }
 
-// unitKind is what a load unit generates; with the unit's warehouse and
-// index it makes the unit's random stream.
-type unitKind uint64
-
-const (
-	itemUnit      unitKind = iota + 1 // ITEM rows [i*loadChunk+1, (i+1)*loadChunk]
-	warehouseUnit                     // the WAREHOUSE row
-	stockUnit                         // STOCK rows of items [i*loadChunk+1, (i+1)*loadChunk]
-	districtUnit                      // DISTRICT i with its CUSTOMER, HISTORY, ORDERS, ORDER_LINE, NEW_ORDER
-	olCntStream                       // O_OL_CNT of district i's orders (a stream, not a unit)
-)
-
-// loadUnit is one independently generated and inserted part of the load. w is
-// its warehouse (0 for ITEM), which is also its completion group.
-type loadUnit struct {
-	kind unitKind
-	w, i int
-}
-
-// streamID gives every unit its own PCG stream: kind in the top 4 bits,
-// warehouse in the next 32, index in the low 28. Streams with the top bits
-// set cannot collide with small stream numbers used elsewhere (workers).
-func streamID(k unitKind, w, i int) uint64 {
-	return uint64(k)<<60 | uint64(w)<<28 | uint64(i)
-}
-
-// loader generates and inserts the units of one Load call.
-type loader struct {
-	db       *mongo.Database
-	cfg      Config
-	consts   Constants
-	now      time.Time
-	progress workload.Progress
-	total    int64
-	done     atomic.Int64
-}
-
-func (l *loader) rand(k unitKind, w, i int) *Rand {
-	return NewRand(l.cfg.Seed, streamID(k, w, i), l.consts)
-}
-
-// olCounts returns O_OL_CNT (5..15) of orders 1..Customers of district d of
-// warehouse w. They have their own stream so the number of ORDER_LINE
-// documents is known before loading.
-func (l *loader) olCounts(w, d int) []int {
-	r := l.rand(olCntStream, w, d)
-	n := make([]int, l.cfg.Scale.Customers)
-	for i := range n {
-		n[i] = r.Int(5, 15)
-	}
-	return n
-}
-
-// plan lists the units still to load (heaviest first within a warehouse so
-// the pool stays busy), the number of units per completion group, and sets
-// the total number of documents.
-func (l *loader) plan(info LoadInfo) ([]loadUnit, map[int]*atomic.Int64) {
-	sc := l.cfg.Scale
-	chunks := (sc.Items + loadChunk - 1) / loadChunk
-	var units []loadUnit
-	remaining := map[int]*atomic.Int64{}
-	group := func(w, n int) {
-		remaining[w] = new(atomic.Int64)
-		remaining[w].Store(int64(n))
-	}
-	if !info.Items {
-		for i := range chunks {
-			units = append(units, loadUnit{itemUnit, 0, i})
-		}
-		group(0, chunks)
-		l.total += int64(sc.Items)
-	}
-	perDistrict := int64(1 + 3*sc.Customers + sc.NewOrders) // DISTRICT, CUSTOMER, HISTORY, ORDERS, NEW_ORDER
-	for w := 1; w <= l.cfg.Warehouses; w++ {
-		if slices.Contains(info.Done, w) {
-			continue
-		}
-		for d := 1; d <= sc.Districts; d++ {
-			units = append(units, loadUnit{districtUnit, w, d})
-			l.total += perDistrict
-			if l.cfg.Schema == Normalized {
-				for _, n := range l.olCounts(w, d) {
-					l.total += int64(n)
-				}
-			}
-		}
-		units = append(units, loadUnit{warehouseUnit, w, 0})
-		for i := range chunks {
-			units = append(units, loadUnit{stockUnit, w, i})
-		}
-		group(w, sc.Districts+1+chunks)
-		l.total += 1 + int64(sc.Items)
-	}
-	return units, remaining
-}
-
-// run loads the units on parallel goroutines and records each completed
-// group in the metadata.
-func (l *loader) run(parent context.Context, units []loadUnit, remaining map[int]*atomic.Int64, parallel int) error {
-	ctx, cancel := context.WithCancel(parent)
-	defer cancel()
-	var (
-		next     atomic.Int64
-		errOnce  sync.Once
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	fail := func(err error) {
-		errOnce.Do(func() { firstErr = err })
-		cancel()
-	}
-	for range min(parallel, len(units)) {
-		wg.Go(func() {
-			b := &batcher{ctx: ctx, db: l.db, bufs: map[string][]any{}, inserted: l.inserted}
-			for {
-				n := next.Add(1) - 1
-				if n >= int64(len(units)) || ctx.Err() != nil {
-					return
-				}
-				u := units[n]
-				if err := l.generate(u, b.add); err != nil {
-					fail(fmt.Errorf("tpcc: load %s: %w", u, err))
-					return
-				}
-				if err := b.flushAll(); err != nil {
-					fail(fmt.Errorf("tpcc: load %s: %w", u, err))
-					return
-				}
-				if remaining[u.w].Add(-1) == 0 {
-					if err := l.markDone(ctx, u.w); err != nil {
-						fail(err)
-						return
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if err := parent.Err(); err != nil {
-		return fmt.Errorf("tpcc: load of database %q interrupted after %d of %d documents (load again to resume): %w",
-			l.db.Name(), l.done.Load(), l.total, err)
-	}
-	return firstErr
-}
-
-func (u loadUnit) String() string {
-	switch u.kind {
-	case itemUnit:
-		return fmt.Sprintf("%s chunk %d", CollItem, u.i)
-	case warehouseUnit:
-		return fmt.Sprintf("warehouse %d", u.w)
-	case stockUnit:
-		return fmt.Sprintf("warehouse %d %s chunk %d", u.w, CollStock, u.i)
-	case districtUnit:
-		return fmt.Sprintf("warehouse %d district %d", u.w, u.i)
-	}
-	return fmt.Sprintf("unit(%d, %d, %d)", u.kind, u.w, u.i)
-}
-
-func (l *loader) inserted(n int) {
-	done := l.done.Add(int64(n))
-	if l.progress != nil {
-		l.progress(done, l.total)
-	}
-}
-
-// markDone records that group w (0 = ITEM) is completely inserted.
-func (l *loader) markDone(ctx context.Context, w int) error {
-	update := bson.D{{Key: "$addToSet", Value: bson.D{{Key: "done", Value: w}}}}
-	what := fmt.Sprintf("warehouse %d", w)
-	if w == 0 {
-		update = bson.D{{Key: "$set", Value: bson.D{{Key: "items", Value: true}}}}
-		what = CollItem
-	}
-	if _, err := l.db.Collection(collMeta).UpdateOne(ctx, bson.D{{Key: "_id", Value: metaID}}, update); err != nil {
-		return fmt.Errorf("tpcc: record %s loaded in %s.%s: %w", what, l.db.Name(), collMeta, err)
-	}
-	return nil
-}
-
-// loadEmit receives the generated documents of a load unit, by collection.
-type loadEmit func(coll string, doc any) error
-
-// batcher buffers a goroutine's documents per collection and inserts them
-// unordered in batches of loadBatch.
-type batcher struct {
-	ctx      context.Context
-	db       *mongo.Database
-	bufs     map[string][]any
-	inserted func(n int)
-}
-
-func (b *batcher) add(coll string, doc any) error {
-	b.bufs[coll] = append(b.bufs[coll], doc)
-	if len(b.bufs[coll]) >= loadBatch {
-		return b.flush(coll)
-	}
-	return nil
-}
-
-func (b *batcher) flush(coll string) error {
-	docs := b.bufs[coll]
-	if len(docs) == 0 {
-		return nil
-	}
-	if err := b.ctx.Err(); err != nil {
-		return err
-	}
-	if _, err := b.db.Collection(coll).InsertMany(b.ctx, docs, options.InsertMany().SetOrdered(false)); err != nil {
-		return fmt.Errorf("insert %d documents into %s: %w", len(docs), coll, err)
-	}
-	b.inserted(len(docs))
-	clear(docs)
-	b.bufs[coll] = docs[:0]
-	return nil
-}
-
-func (b *batcher) flushAll() error {
-	for _, coll := range Collections(Normalized) {
-		if err := b.flush(coll); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// generate emits the documents of u; it is pure but for out.
-func (l *loader) generate(u loadUnit, out loadEmit) error {
-	sc := l.cfg.Scale
-	switch u.kind {
-	case itemUnit:
-		lo := u.i*loadChunk + 1
-		return genItems(l.rand(u.kind, u.w, u.i), lo, min(lo+loadChunk-1, sc.Items), out)
-	case warehouseUnit:
-		return genWarehouse(l.rand(u.kind, u.w, u.i), sc, u.w, out)
-	case stockUnit:
-		lo := u.i*loadChunk + 1
-		return genStock(l.rand(u.kind, u.w, u.i), u.w, lo, min(lo+loadChunk-1, sc.Items), out)
-	case districtUnit:
-		return genDistrict(l.rand(u.kind, u.w, u.i), l.olCounts(u.w, u.i), sc, l.cfg.Schema, u.w, u.i, l.now, out)
-	}
-	return fmt.Errorf("unknown load unit kind %d", u.kind)
-}
-
-// genItems emits ITEM rows lo..hi (clause 4.3.3.1), with I_W_ID 0 as
-// py-tpcc's unsharded loader writes them.
-func genItems(r *Rand, lo, hi int, out loadEmit) error {
-	for id := lo; id <= hi; id++ {
-		it := Item{
-			ID:    id,
-			ImID:  r.Int(1, 10000),
-			Name:  r.AString(14, 24),
-			Price: r.Float(1, 100, 2),
-			Data:  r.Data(),
-			WID:   0,
-		}
-		if err := out(CollItem, it); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// genWarehouse emits WAREHOUSE row w. W_YTD is what its districts' D_YTD
-// sum to (300,000.00 at standard scale), so consistency condition 1 holds
-// at any scale.
-func genWarehouse(r *Rand, sc Scale, w int, out loadEmit) error {
-	return out(CollWarehouse, Warehouse{
-		ID:      w,
-		Name:    r.AString(6, 10),
-		Street1: r.AString(10, 20),
-		Street2: r.AString(10, 20),
-		City:    r.AString(10, 20),
-		State:   r.AString(2, 2),
-		Zip:     r.Zip(),
-		Tax:     r.Float(0, 0.2, 4),
-		YTD:     float64(sc.Districts*sc.Customers) * 10,
-	})
-}
-
-// genStock emits the STOCK rows of items lo..hi of warehouse w.
-func genStock(r *Rand, w, lo, hi int, out loadEmit) error {
-	for id := lo; id <= hi; id++ {
-		s := Stock{IID: id, WID: w, Quantity: r.Int(10, 100)}
-		for _, f := range []*string{&s.Dist01, &s.Dist02, &s.Dist03, &s.Dist04, &s.Dist05,
-			&s.Dist06, &s.Dist07, &s.Dist08, &s.Dist09, &s.Dist10} {
-			*f = r.AString(24, 24)
-		}
-		s.Data = r.Data()
-		if err := out(CollStock, s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// genDistrict emits DISTRICT d of warehouse w and what belongs to it: its
-// customers with one HISTORY row each, its orders (O_OL_CNT from olCnt)
-// with their lines (embedded or ORDER_LINE documents, per schema), and the
-// NEW_ORDER rows of its last sc.NewOrders orders. Dates are now.
-func genDistrict(r *Rand, olCnt []int, sc Scale, schema Schema, w, d int, now time.Time, out loadEmit) error {
-	err := out(CollDistrict, District{
-		ID:      d,
-		WID:     w,
-		Name:    r.AString(6, 10),
-		Street1: r.AString(10, 20),
-		Street2: r.AString(10, 20),
-		City:    r.AString(10, 20),
-		State:   r.AString(2, 2),
-		Zip:     r.Zip(),
-		Tax:     r.Float(0, 0.2, 4),
-		YTD:     float64(sc.Customers) * 10,
-		NextOID: sc.Customers + 1,
-	})
-	if err != nil {
-		return err
-	}
-
-	for c := 1; c <= sc.Customers; c++ {
-		cu := Customer{
-			ID:      c,
-			DID:     d,
-			WID:     w,
-			Last:    r.LoadLastName(c, sc.Customers),
-			Middle:  "OE",
-			First:   r.AString(8, 16),
-			Street1: r.AString(10, 20),
-			Street2: r.AString(10, 20),
-			City:    r.AString(10, 20),
-			State:   r.AString(2, 2),
-			Zip:     r.Zip(),
-			Phone:   r.NString(16, 16),
-			Since:   now,
-			Credit:  "GC",
-			// C_CREDIT_LIM, C_BALANCE, C_YTD_PAYMENT, C_PAYMENT_CNT and
-			// C_DELIVERY_CNT are fixed by clause 4.3.3.1.
-			CreditLim:   50000,
-			Balance:     -10,
-			YTDPayment:  10,
-			PaymentCnt:  1,
-			DeliveryCnt: 0,
-		}
-		if r.Percent(10) {
-			cu.Credit = "BC"
-		}
-		cu.Discount = r.Float(0, 0.5, 4)
-		cu.Data = r.AString(300, 500)
-		if err := out(CollCustomer, cu); err != nil {
-			return err
-		}
-		h := History{CID: c, CDID: d, CWID: w, DID: d, WID: w, Date: now, Amount: 10, Data: r.AString(12, 24)}
-		if err := out(CollHistory, h); err != nil {
-			return err
-		}
-	}
-
-	cids := r.Perm(sc.Customers)
-	first := sc.firstNewOrder()
-	deliveryD := &now
-	for o := 1; o <= sc.Customers; o++ {
-		delivered := o < first
-		ord := Order{ID: o, CID: cids[o-1], DID: d, WID: w, EntryD: now, OLCnt: olCnt[o-1], AllLocal: 1}
-		if delivered {
-			ord.CarrierID = r.Int(1, 10)
-		}
-		lines := make([]OrderLine, ord.OLCnt)
-		for n := range lines {
-			ol := OrderLine{Number: n + 1, IID: r.Int(1, sc.Items), SupplyWID: w, Quantity: 5}
-			if delivered {
-				ol.DeliveryD = deliveryD
-			} else {
-				ol.Amount = r.Float(0.01, 9999.99, 2)
-			}
-			ol.DistInfo = r.AString(24, 24)
-			lines[n] = ol
-		}
-		if schema == Denormalized {
-			ord.Lines = lines
-		}
-		if err := out(CollOrders, ord); err != nil {
-			return err
-		}
-		if schema == Normalized {
-			for _, ol := range lines {
-				ol.OID, ol.DID, ol.WID = o, d, w
-				if err := out(CollOrderLine, ol); err != nil {
-					return err
-				}
-			}
-		}
-		if !delivered {
-			if err := out(CollNewOrder, NewOrder{OID: o, DID: d, WID: w}); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// CountCheck verifies the document counts of a freshly loaded database
+// countCheck verifies the document counts of a freshly loaded database
 // (clause 4.3.3.1's cardinalities at cfg.Scale): ITEM, WAREHOUSE, DISTRICT,
 // CUSTOMER, HISTORY, ORDERS, STOCK and NEW_ORDER, and that the order lines
 // (ORDER_LINE documents, or the lines embedded in ORDERS) number the sum of
 // O_OL_CNT. Transactions change these counts, so it only holds right after
 // a load. The error lists every collection whose count is off.
-func CountCheck(ctx context.Context, db *mongo.Database, cfg Config) error {
+func countCheck(ctx context.Context, db *mongo.Database, cfg Config) error {
 	db = loadDB(db)
 	sc, w := cfg.Scale, int64(cfg.Warehouses)
 	perDistrict := w * int64(sc.Districts)
@@ -792,14 +382,14 @@ func CountCheck(ctx context.Context, db *mongo.Database, cfg Config) error {
 		coll string
 		n    int64
 	}{
-		{CollItem, int64(sc.Items)},
-		{CollWarehouse, w},
-		{CollDistrict, perDistrict},
-		{CollCustomer, perDistrict * int64(sc.Customers)},
-		{CollHistory, perDistrict * int64(sc.Customers)},
-		{CollStock, w * int64(sc.Items)},
-		{CollOrders, perDistrict * int64(sc.Customers)},
-		{CollNewOrder, perDistrict * int64(sc.NewOrders)},
+		{collItem, int64(sc.Items)},
+		{collWarehouse, w},
+		{collDistrict, perDistrict},
+		{collCustomer, perDistrict * int64(sc.Customers)},
+		{collHistory, perDistrict * int64(sc.Customers)},
+		{collStock, w * int64(sc.Items)},
+		{collOrders, perDistrict * int64(sc.Customers)},
+		{collNewOrder, perDistrict * int64(sc.NewOrders)},
 	}
 	var bad []string
 	for _, c := range want {
@@ -813,39 +403,39 @@ func CountCheck(ctx context.Context, db *mongo.Database, cfg Config) error {
 	}
 
 	// Sum O_OL_CNT and the embedded lines in one pass over ORDERS.
-	cur, err := db.Collection(CollOrders).Aggregate(ctx, mongo.Pipeline{{{Key: "$group", Value: bson.D{
+	cur, err := db.Collection(collOrders).Aggregate(ctx, mongo.Pipeline{{{Key: "$group", Value: bson.D{
 		{Key: "_id", Value: nil},
 		{Key: "cnt", Value: bson.D{{Key: "$sum", Value: "$O_OL_CNT"}}},
 		{Key: "embedded", Value: bson.D{{Key: "$sum", Value: bson.D{{Key: "$size",
-			Value: bson.D{{Key: "$ifNull", Value: bson.A{"$" + FieldOrderLines, bson.A{}}}}}}}}},
+			Value: bson.D{{Key: "$ifNull", Value: bson.A{"$" + fieldOrderLines, bson.A{}}}}}}}}},
 	}}}})
 	if err != nil {
-		return fmt.Errorf("tpcc: count check: sum O_OL_CNT of %s.%s: %w", db.Name(), CollOrders, err)
+		return fmt.Errorf("tpcc: count check: sum O_OL_CNT of %s.%s: %w", db.Name(), collOrders, err)
 	}
 	var sums []struct {
 		Cnt      int64 `bson:"cnt"`
 		Embedded int64 `bson:"embedded"`
 	}
 	if err := cur.All(ctx, &sums); err != nil {
-		return fmt.Errorf("tpcc: count check: sum O_OL_CNT of %s.%s: %w", db.Name(), CollOrders, err)
+		return fmt.Errorf("tpcc: count check: sum O_OL_CNT of %s.%s: %w", db.Name(), collOrders, err)
 	}
 	var olCnt, embedded int64
 	if len(sums) == 1 {
 		olCnt, embedded = sums[0].Cnt, sums[0].Embedded
 	}
 	if cfg.Schema == Normalized {
-		n, err := db.Collection(CollOrderLine).CountDocuments(ctx, bson.D{})
+		n, err := db.Collection(collOrderLine).CountDocuments(ctx, bson.D{})
 		if err != nil {
-			return fmt.Errorf("tpcc: count check: count %s.%s: %w", db.Name(), CollOrderLine, err)
+			return fmt.Errorf("tpcc: count check: count %s.%s: %w", db.Name(), collOrderLine, err)
 		}
 		if n != olCnt {
-			bad = append(bad, fmt.Sprintf("%s holds %d documents, want %d (the sum of O_OL_CNT)", CollOrderLine, n, olCnt))
+			bad = append(bad, fmt.Sprintf("%s holds %d documents, want %d (the sum of O_OL_CNT)", collOrderLine, n, olCnt))
 		}
 		if embedded != 0 {
-			bad = append(bad, fmt.Sprintf("%s embeds %d order lines in the normalized schema, want 0", CollOrders, embedded))
+			bad = append(bad, fmt.Sprintf("%s embeds %d order lines in the normalized schema, want 0", collOrders, embedded))
 		}
 	} else if embedded != olCnt {
-		bad = append(bad, fmt.Sprintf("%s embeds %d order lines, want %d (the sum of O_OL_CNT)", CollOrders, embedded, olCnt))
+		bad = append(bad, fmt.Sprintf("%s embeds %d order lines, want %d (the sum of O_OL_CNT)", collOrders, embedded, olCnt))
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("tpcc: count check of database %q (%s, %s, %s): %s",

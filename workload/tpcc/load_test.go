@@ -73,7 +73,7 @@ func loadCount(t *testing.T, ctx context.Context, db *mongo.Database, coll strin
 
 func sumLoadOLCnt(t *testing.T, ctx context.Context, db *mongo.Database) int64 {
 	t.Helper()
-	cur, err := db.Collection(CollOrders).Aggregate(ctx, mongo.Pipeline{{{Key: "$group", Value: bson.D{
+	cur, err := db.Collection(collOrders).Aggregate(ctx, mongo.Pipeline{{{Key: "$group", Value: bson.D{
 		{Key: "_id", Value: nil}, {Key: "n", Value: bson.D{{Key: "$sum", Value: "$O_OL_CNT"}}}}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -88,15 +88,15 @@ func sumLoadOLCnt(t *testing.T, ctx context.Context, db *mongo.Database) int64 {
 }
 
 // wantCounts is clause 4.3.3.1's cardinalities, spelled out independently
-// of CountCheck.
+// of countCheck.
 func wantLoadCounts(cfg Config) map[string]int64 {
 	w, sc := int64(cfg.Warehouses), cfg.Scale
 	d := w * int64(sc.Districts)
 	return map[string]int64{
-		CollItem: int64(sc.Items), CollWarehouse: w, CollDistrict: d,
-		CollCustomer: d * int64(sc.Customers), CollHistory: d * int64(sc.Customers),
-		CollOrders: d * int64(sc.Customers), CollStock: w * int64(sc.Items),
-		CollNewOrder: d * int64(sc.NewOrders),
+		collItem: int64(sc.Items), collWarehouse: w, collDistrict: d,
+		collCustomer: d * int64(sc.Customers), collHistory: d * int64(sc.Customers),
+		collOrders: d * int64(sc.Customers), collStock: w * int64(sc.Items),
+		collNewOrder: d * int64(sc.NewOrders),
 	}
 }
 
@@ -107,24 +107,24 @@ func checkLoadCounts(t *testing.T, ctx context.Context, db *mongo.Database, cfg 
 			t.Errorf("%s holds %d documents, want %d", coll, got, want)
 		}
 	}
-	orders := wantLoadCounts(cfg)[CollOrders]
+	orders := wantLoadCounts(cfg)[collOrders]
 	lines := sumLoadOLCnt(t, ctx, db)
 	if lines < 5*orders || lines > 15*orders {
 		t.Errorf("sum of O_OL_CNT is %d, want within [%d, %d]", lines, 5*orders, 15*orders)
 	}
 	if cfg.Schema == Normalized {
-		if got := loadCount(t, ctx, db, CollOrderLine, nil); got != lines {
-			t.Errorf("%s holds %d documents, want the sum of O_OL_CNT %d", CollOrderLine, got, lines)
+		if got := loadCount(t, ctx, db, collOrderLine, nil); got != lines {
+			t.Errorf("%s holds %d documents, want the sum of O_OL_CNT %d", collOrderLine, got, lines)
 		}
 	} else {
 		off := bson.D{{Key: "$expr", Value: bson.D{{Key: "$ne", Value: bson.A{
-			bson.D{{Key: "$size", Value: "$" + FieldOrderLines}}, "$O_OL_CNT"}}}}}
-		if n := loadCount(t, ctx, db, CollOrders, off); n != 0 {
+			bson.D{{Key: "$size", Value: "$" + fieldOrderLines}}, "$O_OL_CNT"}}}}}
+		if n := loadCount(t, ctx, db, collOrders, off); n != 0 {
 			t.Errorf("%d orders embed a number of lines other than their O_OL_CNT", n)
 		}
 	}
-	if err := CountCheck(ctx, db, cfg); err != nil {
-		t.Errorf("CountCheck: %v", err)
+	if err := countCheck(ctx, db, cfg); err != nil {
+		t.Errorf("countCheck: %v", err)
 	}
 }
 
@@ -179,13 +179,13 @@ func TestLoad(t *testing.T) {
 
 			t.Run("customers", func(t *testing.T) {
 				// Clause 4.3.3.1: C_LAST of the first 1000 customers is
-				// LastName(C_ID-1); about 10% have bad credit.
+				// lastName(C_ID-1); about 10% have bad credit.
 				for w := 1; w <= cfg.Warehouses; w++ {
-					cur, err := db.Collection(CollCustomer).Find(ctx, bson.D{{Key: "C_W_ID", Value: w}, {Key: "C_D_ID", Value: 3}})
+					cur, err := db.Collection(collCustomer).Find(ctx, bson.D{{Key: "C_W_ID", Value: w}, {Key: "C_D_ID", Value: 3}})
 					if err != nil {
 						t.Fatal(err)
 					}
-					var cs []Customer
+					var cs []customerDoc
 					if err := cur.All(ctx, &cs); err != nil {
 						t.Fatal(err)
 					}
@@ -193,14 +193,14 @@ func TestLoad(t *testing.T) {
 						t.Fatalf("W%d D3 has %d customers, want %d", w, len(cs), cfg.Scale.Customers)
 					}
 					for _, c := range cs {
-						if c.ID <= 1000 && c.Last != LastName(c.ID-1) {
-							t.Errorf("W%d D3 C%d: C_LAST %q, want %q", w, c.ID, c.Last, LastName(c.ID-1))
+						if c.ID <= 1000 && c.Last != lastName(c.ID-1) {
+							t.Errorf("W%d D3 C%d: C_LAST %q, want %q", w, c.ID, c.Last, lastName(c.ID-1))
 						}
 					}
 				}
-				all := loadCount(t, ctx, db, CollCustomer, nil)
-				bc := loadCount(t, ctx, db, CollCustomer, bson.D{{Key: "C_CREDIT", Value: "BC"}})
-				gc := loadCount(t, ctx, db, CollCustomer, bson.D{{Key: "C_CREDIT", Value: "GC"}})
+				all := loadCount(t, ctx, db, collCustomer, nil)
+				bc := loadCount(t, ctx, db, collCustomer, bson.D{{Key: "C_CREDIT", Value: "BC"}})
+				gc := loadCount(t, ctx, db, collCustomer, bson.D{{Key: "C_CREDIT", Value: "GC"}})
 				if bc+gc != all || bc < all/20 || bc > all*3/20 { // 10% ± 4 standard deviations at 600
 					t.Errorf("%d BC and %d GC customers of %d, want about 10%% BC and the rest GC", bc, gc, all)
 				}
@@ -210,7 +210,7 @@ func TestLoad(t *testing.T) {
 				// A complete load of the same request is reused, whatever
 				// the seed: no insert, no progress, and no count check (the
 				// deleted document would fail it).
-				if _, err := db.Collection(CollStock).DeleteOne(ctx, bson.D{{Key: "S_W_ID", Value: 1}, {Key: "S_I_ID", Value: 7}}); err != nil {
+				if _, err := db.Collection(collStock).DeleteOne(ctx, bson.D{{Key: "S_W_ID", Value: 1}, {Key: "S_I_ID", Value: 7}}); err != nil {
 					t.Fatal(err)
 				}
 				again := cfg
@@ -220,13 +220,13 @@ func TestLoad(t *testing.T) {
 				if called.Load() {
 					t.Error("reusing a complete load reported progress")
 				}
-				want := wantLoadCounts(cfg)[CollStock] - 1
-				if got := loadCount(t, ctx, db, CollStock, nil); got != want {
+				want := wantLoadCounts(cfg)[collStock] - 1
+				if got := loadCount(t, ctx, db, collStock, nil); got != want {
 					t.Errorf("after the reuse STOCK holds %d documents, want %d (untouched)", got, want)
 				}
-				err := CountCheck(ctx, db, cfg)
+				err := countCheck(ctx, db, cfg)
 				if err == nil || !strings.Contains(err.Error(), "STOCK holds 1999 documents, want 2000") {
-					t.Errorf("CountCheck with a STOCK row missing: %v, want it to name STOCK, 1999 and 2000", err)
+					t.Errorf("countCheck with a STOCK row missing: %v, want it to name STOCK, 1999 and 2000", err)
 				}
 			})
 		})
@@ -235,7 +235,7 @@ func TestLoad(t *testing.T) {
 
 func checkLoadIndexes(t *testing.T, ctx context.Context, db *mongo.Database, schema Schema) {
 	t.Helper()
-	for coll, models := range Indexes(schema) {
+	for coll, models := range schemaIndexes(schema) {
 		cur, err := db.Collection(coll).Indexes().List(ctx)
 		if err != nil {
 			t.Fatalf("list indexes of %s: %v", coll, err)
@@ -283,15 +283,15 @@ func checkLoadIndexes(t *testing.T, ctx context.Context, db *mongo.Database, sch
 // loadSample is part of a loaded database with the dates (the load time)
 // zeroed, for comparing loads.
 type loadSample struct {
-	Items     []Item
-	Warehouse []Warehouse
-	District  []District
-	Customers []Customer
-	History   []History
-	Stock     []Stock
-	Orders    []Order
-	NewOrders []NewOrder
-	Lines     []OrderLine
+	Items     []itemDoc
+	Warehouse []warehouseDoc
+	District  []districtDoc
+	Customers []customerDoc
+	History   []historyDoc
+	Stock     []stockDoc
+	Orders    []orderDoc
+	NewOrders []newOrderDoc
+	Lines     []orderLineDoc
 }
 
 func loadFind[T any](t *testing.T, ctx context.Context, db *mongo.Database, coll string, filter bson.D, sort bson.D, limit int64) []T {
@@ -335,19 +335,19 @@ func takeLoadSample(t *testing.T, ctx context.Context, db *mongo.Database, schem
 	var s loadSample
 	w2 := func(f string) bson.D { return bson.D{{Key: f, Value: 2}} }
 	w2d3 := func(p string) bson.D { return bson.D{{Key: p + "W_ID", Value: 2}, {Key: p + "D_ID", Value: 3}} }
-	s.Items = loadFind[Item](t, ctx, db, CollItem, nil, loadAsc("I_ID"), 50)
-	s.Warehouse = loadFind[Warehouse](t, ctx, db, CollWarehouse, w2("W_ID"), nil, 0)
-	s.District = loadFind[District](t, ctx, db, CollDistrict, bson.D{{Key: "D_W_ID", Value: 2}, {Key: "D_ID", Value: 3}}, nil, 0)
-	s.Customers = loadFind[Customer](t, ctx, db, CollCustomer, w2d3("C_"), loadAsc("C_ID"), 0)
-	s.History = loadFind[History](t, ctx, db, CollHistory, w2d3("H_"), loadAsc("H_C_ID"), 0)
-	s.Stock = loadFind[Stock](t, ctx, db, CollStock, w2("S_W_ID"), loadAsc("S_I_ID"), 50)
-	s.Orders = loadFind[Order](t, ctx, db, CollOrders, w2d3("O_"), loadAsc("O_ID"), 0)
-	s.NewOrders = loadFind[NewOrder](t, ctx, db, CollNewOrder, w2d3("NO_"), loadAsc("NO_O_ID"), 0)
+	s.Items = loadFind[itemDoc](t, ctx, db, collItem, nil, loadAsc("I_ID"), 50)
+	s.Warehouse = loadFind[warehouseDoc](t, ctx, db, collWarehouse, w2("W_ID"), nil, 0)
+	s.District = loadFind[districtDoc](t, ctx, db, collDistrict, bson.D{{Key: "D_W_ID", Value: 2}, {Key: "D_ID", Value: 3}}, nil, 0)
+	s.Customers = loadFind[customerDoc](t, ctx, db, collCustomer, w2d3("C_"), loadAsc("C_ID"), 0)
+	s.History = loadFind[historyDoc](t, ctx, db, collHistory, w2d3("H_"), loadAsc("H_C_ID"), 0)
+	s.Stock = loadFind[stockDoc](t, ctx, db, collStock, w2("S_W_ID"), loadAsc("S_I_ID"), 50)
+	s.Orders = loadFind[orderDoc](t, ctx, db, collOrders, w2d3("O_"), loadAsc("O_ID"), 0)
+	s.NewOrders = loadFind[newOrderDoc](t, ctx, db, collNewOrder, w2d3("NO_"), loadAsc("NO_O_ID"), 0)
 	if schema == Normalized {
-		s.Lines = loadFind[OrderLine](t, ctx, db, CollOrderLine, w2d3("OL_"), loadAsc("OL_O_ID", "OL_NUMBER"), 0)
+		s.Lines = loadFind[orderLineDoc](t, ctx, db, collOrderLine, w2d3("OL_"), loadAsc("OL_O_ID", "OL_NUMBER"), 0)
 	}
 	epoch := time.Unix(0, 0).UTC()
-	undate := func(ls []OrderLine) {
+	undate := func(ls []orderLineDoc) {
 		for i := range ls {
 			if ls[i].DeliveryD != nil {
 				ls[i].DeliveryD = &epoch
@@ -482,7 +482,7 @@ func TestLoadResume(t *testing.T) {
 		if err != nil || !ok || info.Complete {
 			t.Fatalf("Loaded after cancel: %+v, %v, %v; want an incomplete load", info, ok, err)
 		}
-		if n := loadCount(t, ctx, db, CollOrderLine, nil); n >= sumLoadOLCnt(t, ctx, ref) {
+		if n := loadCount(t, ctx, db, collOrderLine, nil); n >= sumLoadOLCnt(t, ctx, ref) {
 			t.Errorf("canceled at half way, ORDER_LINE holds %d documents: all of them", n)
 		}
 		t.Logf("interrupted load: items %v, warehouses done %v", info.Items, info.Done)
@@ -496,15 +496,15 @@ func TestLoadResume(t *testing.T) {
 	})
 
 	t.Run("unrecorded", func(t *testing.T) {
-		var before Customer
-		if err := db.Collection(CollCustomer).FindOne(ctx, bson.D{{Key: "C_W_ID", Value: 1}}).Decode(&before); err != nil {
+		var before customerDoc
+		if err := db.Collection(collCustomer).FindOne(ctx, bson.D{{Key: "C_W_ID", Value: 1}}).Decode(&before); err != nil {
 			t.Fatal(err)
 		}
 		setLoadMeta(t, ctx, db, bson.D{
 			{Key: "$set", Value: bson.D{{Key: "complete", Value: false}, {Key: "items", Value: false}}},
 			{Key: "$pull", Value: bson.D{{Key: "done", Value: 2}}},
 		})
-		if _, err := db.Collection(CollHistory).InsertOne(ctx, History{CID: 1, CDID: 1, CWID: 2, DID: 1, WID: 2, Date: time.Now()}); err != nil {
+		if _, err := db.Collection(collHistory).InsertOne(ctx, historyDoc{CID: 1, CDID: 1, CWID: 2, DID: 1, WID: 2, Date: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(5 * time.Millisecond) // let the load time differ from the first load's
@@ -513,11 +513,11 @@ func TestLoadResume(t *testing.T) {
 		compareLoadSamples(t, "reloaded warehouse 2 and uninterrupted load", takeLoadSample(t, ctx, db, cfg.Schema), want)
 
 		// Warehouse 1 was done: kept as it was; warehouse 2 was loaded again.
-		var after1, after2 Customer
-		if err := db.Collection(CollCustomer).FindOne(ctx, bson.D{{Key: "C_W_ID", Value: 1}, {Key: "C_D_ID", Value: before.DID}, {Key: "C_ID", Value: before.ID}}).Decode(&after1); err != nil {
+		var after1, after2 customerDoc
+		if err := db.Collection(collCustomer).FindOne(ctx, bson.D{{Key: "C_W_ID", Value: 1}, {Key: "C_D_ID", Value: before.DID}, {Key: "C_ID", Value: before.ID}}).Decode(&after1); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.Collection(CollCustomer).FindOne(ctx, bson.D{{Key: "C_W_ID", Value: 2}}).Decode(&after2); err != nil {
+		if err := db.Collection(collCustomer).FindOne(ctx, bson.D{{Key: "C_W_ID", Value: 2}}).Decode(&after2); err != nil {
 			t.Fatal(err)
 		}
 		if !after1.Since.Equal(before.Since) {
@@ -537,7 +537,7 @@ func TestLoadResume(t *testing.T) {
 func TestLoadNotEmpty(t *testing.T) {
 	ctx := loadCtx(t)
 	db := newLoadDB(t, "notempty")
-	if _, err := db.Collection(CollCustomer).InsertOne(ctx, bson.D{{Key: "C_ID", Value: 1}}); err != nil {
+	if _, err := db.Collection(collCustomer).InsertOne(ctx, bson.D{{Key: "C_ID", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	err := Load(ctx, db, testLoadConfig(Denormalized), LoadOptions{})
@@ -615,27 +615,27 @@ func TestLoadGenerate(t *testing.T) {
 
 	t.Run("district", func(t *testing.T) {
 		c := gen(Denormalized, loadUnit{districtUnit, 3, 4})
-		ds := sinkDocs[District](c, CollDistrict)
+		ds := sinkDocs[districtDoc](c, collDistrict)
 		if len(ds) != 1 || ds[0].ID != 4 || ds[0].WID != 3 || ds[0].NextOID != 3001 || ds[0].YTD != 30000 ||
 			ds[0].Tax < 0 || ds[0].Tax > 0.2 || len(ds[0].State) != 2 || !strings.HasSuffix(ds[0].Zip, "11111") {
 			t.Errorf("DISTRICT: %+v", ds)
 		}
 
-		cs := sinkDocs[Customer](c, CollCustomer)
-		hs := sinkDocs[History](c, CollHistory)
+		cs := sinkDocs[customerDoc](c, collCustomer)
+		hs := sinkDocs[historyDoc](c, collHistory)
 		if len(cs) != sc.Customers || len(hs) != sc.Customers {
 			t.Fatalf("%d customers and %d history rows, want %d", len(cs), len(hs), sc.Customers)
 		}
 		names := map[string]bool{}
 		for n := range 1000 {
-			names[LastName(n)] = true
+			names[lastName(n)] = true
 		}
 		bc := 0
 		for i, cu := range cs {
 			switch {
 			case cu.ID != i+1 || cu.DID != 4 || cu.WID != 3:
 				t.Fatalf("customer %d: ids %d/%d/%d", i+1, cu.ID, cu.DID, cu.WID)
-			case cu.ID <= 1000 && cu.Last != LastName(cu.ID-1), !names[cu.Last]:
+			case cu.ID <= 1000 && cu.Last != lastName(cu.ID-1), !names[cu.Last]:
 				t.Fatalf("customer %d: C_LAST %q", cu.ID, cu.Last)
 			case cu.Middle != "OE" || len(cu.First) < 8 || len(cu.First) > 16 || len(cu.Phone) != 16 ||
 				len(cu.Data) < 300 || len(cu.Data) > 500 || !cu.Since.Equal(now):
@@ -659,10 +659,10 @@ func TestLoadGenerate(t *testing.T) {
 			t.Errorf("%d of %d customers have BC credit, want about 10%%", bc, len(cs))
 		}
 
-		ords := sinkDocs[Order](c, CollOrders)
-		nos := sinkDocs[NewOrder](c, CollNewOrder)
-		if len(ords) != sc.Customers || len(nos) != sc.NewOrders || c[CollOrderLine] != nil {
-			t.Fatalf("%d orders, %d new orders, %d order line documents", len(ords), len(nos), len(c[CollOrderLine]))
+		ords := sinkDocs[orderDoc](c, collOrders)
+		nos := sinkDocs[newOrderDoc](c, collNewOrder)
+		if len(ords) != sc.Customers || len(nos) != sc.NewOrders || c[collOrderLine] != nil {
+			t.Fatalf("%d orders, %d new orders, %d order line documents", len(ords), len(nos), len(c[collOrderLine]))
 		}
 		seen := map[int]bool{}
 		for i, o := range ords {
@@ -700,7 +700,7 @@ func TestLoadGenerate(t *testing.T) {
 
 		// The normalized schema draws the same data into ORDER_LINE.
 		n := gen(Normalized, loadUnit{districtUnit, 3, 4})
-		lines := sinkDocs[OrderLine](n, CollOrderLine)
+		lines := sinkDocs[orderLineDoc](n, collOrderLine)
 		k := 0
 		for _, o := range ords {
 			for _, ol := range o.Lines {
@@ -714,19 +714,19 @@ func TestLoadGenerate(t *testing.T) {
 		if k != len(lines) {
 			t.Errorf("%d normalized lines, %d embedded", len(lines), k)
 		}
-		for _, o := range sinkDocs[Order](n, CollOrders) {
+		for _, o := range sinkDocs[orderDoc](n, collOrders) {
 			if o.Lines != nil {
 				t.Fatalf("normalized order %d embeds lines", o.ID)
 			}
 		}
-		if !reflect.DeepEqual(sinkDocs[Customer](n, CollCustomer), cs) {
+		if !reflect.DeepEqual(sinkDocs[customerDoc](n, collCustomer), cs) {
 			t.Error("the schema changed the customers")
 		}
 	})
 
 	t.Run("items and stock", func(t *testing.T) {
-		items := sinkDocs[Item](gen(Denormalized, loadUnit{itemUnit, 0, 99}), CollItem)
-		stock := sinkDocs[Stock](gen(Denormalized, loadUnit{stockUnit, 5, 99}), CollStock)
+		items := sinkDocs[itemDoc](gen(Denormalized, loadUnit{itemUnit, 0, 99}), collItem)
+		stock := sinkDocs[stockDoc](gen(Denormalized, loadUnit{stockUnit, 5, 99}), collStock)
 		if len(items) != loadChunk || items[0].ID != 99001 || items[len(items)-1].ID != 100000 || len(stock) != loadChunk {
 			t.Fatalf("last chunks: %d items from %d, %d stock rows", len(items), items[0].ID, len(stock))
 		}
@@ -752,7 +752,7 @@ func TestLoadGenerate(t *testing.T) {
 		if original < 120 || original > 280 { // 10% of 2000
 			t.Errorf("%d of 2000 I_DATA and S_DATA hold ORIGINAL, want about 10%%", original)
 		}
-		w := sinkDocs[Warehouse](gen(Denormalized, loadUnit{warehouseUnit, 5, 0}), CollWarehouse)
+		w := sinkDocs[warehouseDoc](gen(Denormalized, loadUnit{warehouseUnit, 5, 0}), collWarehouse)
 		if len(w) != 1 || w[0].ID != 5 || w[0].YTD != 300000 || w[0].Tax < 0 || w[0].Tax > 0.2 {
 			t.Errorf("WAREHOUSE: %+v", w)
 		}
@@ -760,10 +760,10 @@ func TestLoadGenerate(t *testing.T) {
 
 	t.Run("streams", func(t *testing.T) {
 		// Different units draw different data; the same unit the same.
-		a := sinkDocs[Customer](gen(Denormalized, loadUnit{districtUnit, 1, 1}), CollCustomer)
-		b := sinkDocs[Customer](gen(Denormalized, loadUnit{districtUnit, 2, 1}), CollCustomer)
-		c := sinkDocs[Customer](gen(Denormalized, loadUnit{districtUnit, 1, 2}), CollCustomer)
-		again := sinkDocs[Customer](gen(Denormalized, loadUnit{districtUnit, 1, 1}), CollCustomer)
+		a := sinkDocs[customerDoc](gen(Denormalized, loadUnit{districtUnit, 1, 1}), collCustomer)
+		b := sinkDocs[customerDoc](gen(Denormalized, loadUnit{districtUnit, 2, 1}), collCustomer)
+		c := sinkDocs[customerDoc](gen(Denormalized, loadUnit{districtUnit, 1, 2}), collCustomer)
+		again := sinkDocs[customerDoc](gen(Denormalized, loadUnit{districtUnit, 1, 1}), collCustomer)
 		if a[0].First == b[0].First || a[0].First == c[0].First {
 			t.Errorf("districts W1D1, W2D1 and W1D2 start with the same C_FIRST: %q %q %q", a[0].First, b[0].First, c[0].First)
 		}

@@ -8,24 +8,24 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// OrderStatusInput is the terminal input of an Order-Status (clause
+// orderStatusInput is the terminal input of an Order-Status (clause
 // 2.6.1); the customer is selected by CLast when it is not empty.
-type OrderStatusInput struct {
+type orderStatusInput struct {
 	WID, DID int
 	CID      int
 	CLast    string
 }
 
-// OrderStatusResult is the customer's last order and its lines.
-type OrderStatusResult struct {
+// orderStatusResult is the customer's last order and its lines.
+type orderStatusResult struct {
 	CID     int
 	Balance float64
-	Order   Order
+	Order   orderDoc
 }
 
-func (w *worker) orderStatusInput() OrderStatusInput {
+func (w *worker) drawOrderStatus() orderStatusInput {
 	s := w.cfg.Scale
-	in := OrderStatusInput{WID: w.wID, DID: w.rnd.Int(1, s.Districts)}
+	in := orderStatusInput{WID: w.wID, DID: w.rnd.Int(1, s.Districts)}
 	if w.rnd.Int(1, 100) <= 60 {
 		in.CLast = w.rnd.RunLastName(s.Customers)
 	} else {
@@ -38,8 +38,8 @@ func (w *worker) orderStatusInput() OrderStatusInput {
 // transaction on the primary, or, with RouteOrderStatus, routed by the
 // balancer like Stock-Level (read concern majority in the worker's causally
 // consistent session).
-func (w *worker) orderStatusTxn(ctx context.Context, in OrderStatusInput) (OrderStatusResult, int, error) {
-	var res OrderStatusResult
+func (w *worker) orderStatusTxn(ctx context.Context, in orderStatusInput) (orderStatusResult, int, error) {
+	var res orderStatusResult
 	if w.cfg.RouteOrderStatus {
 		u := w.env.Reads.Begin(ctx)
 		var err error
@@ -55,15 +55,15 @@ func (w *worker) orderStatusTxn(ctx context.Context, in OrderStatusInput) (Order
 	return res, retries, err
 }
 
-func (w *worker) orderStatus(ctx context.Context, in OrderStatusInput, db *mongo.Database, copts *options.CollectionOptionsBuilder) (OrderStatusResult, error) {
-	var res OrderStatusResult
+func (w *worker) orderStatus(ctx context.Context, in orderStatusInput, db *mongo.Database, copts *options.CollectionOptionsBuilder) (orderStatusResult, error) {
+	var res orderStatusResult
 	coll := func(name string) *mongo.Collection {
 		if copts == nil {
 			return db.Collection(name)
 		}
 		return db.Collection(name, copts)
 	}
-	customers := coll(CollCustomer)
+	customers := coll(collCustomer)
 	cid := in.CID
 	if in.CLast != "" {
 		var err error
@@ -82,14 +82,14 @@ func (w *worker) orderStatus(ctx context.Context, in OrderStatusInput, db *mongo
 	}
 	res.CID, res.Balance = cid, c.Balance
 	// The customer's most recent order (highest O_ID) with its lines.
-	err = coll(CollOrders).FindOne(ctx,
+	err = coll(collOrders).FindOne(ctx,
 		bson.D{{Key: "O_W_ID", Value: in.WID}, {Key: "O_D_ID", Value: in.DID}, {Key: "O_C_ID", Value: cid}},
 		options.FindOne().SetSort(bson.D{{Key: "O_ID", Value: -1}}).SetProjection(bson.D{{Key: "_id", Value: 0}})).Decode(&res.Order)
 	if err != nil {
 		return res, found(err, "last order of customer W_ID=%d D_ID=%d C_ID=%d", in.WID, in.DID, cid)
 	}
 	if w.cfg.Schema == Normalized {
-		cur, err := coll(CollOrderLine).Find(ctx,
+		cur, err := coll(collOrderLine).Find(ctx,
 			bson.D{{Key: "OL_O_ID", Value: res.Order.ID}, {Key: "OL_D_ID", Value: in.DID}, {Key: "OL_W_ID", Value: in.WID}},
 			options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}}))
 		if err != nil {

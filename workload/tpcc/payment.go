@@ -9,9 +9,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// PaymentInput is the terminal input of a Payment (clause 2.5.1). The
+// paymentInput is the terminal input of a Payment (clause 2.5.1). The
 // customer is selected by CLast when it is not empty, else by CID.
-type PaymentInput struct {
+type paymentInput struct {
 	WID, DID   int
 	CWID, CDID int
 	CID        int
@@ -20,19 +20,19 @@ type PaymentInput struct {
 	Date       time.Time
 }
 
-// PaymentResult is what Payment returns: the customer it paid for.
-type PaymentResult struct {
+// paymentResult is what Payment returns: the customer it paid for.
+type paymentResult struct {
 	CID     int
 	Balance float64
 	Credit  string
 }
 
-// paymentInput draws a Payment's input (clause 2.5.1.2): 85% of payments
+// drawPayment draws a Payment's input (clause 2.5.1.2): 85% of payments
 // through the home warehouse's district, 15% through a remote one; 60% of
 // customers chosen by last name.
-func (w *worker) paymentInput() PaymentInput {
+func (w *worker) drawPayment() paymentInput {
 	s := w.cfg.Scale
-	in := PaymentInput{WID: w.wID, DID: w.rnd.Int(1, s.Districts), Amount: w.rnd.Float(1, 5000, 2), Date: time.Now().UTC()}
+	in := paymentInput{WID: w.wID, DID: w.rnd.Int(1, s.Districts), Amount: w.rnd.Float(1, 5000, 2), Date: time.Now().UTC()}
 	in.CWID, in.CDID = in.WID, in.DID
 	if w.cfg.Warehouses > 1 && w.rnd.Int(1, 100) > 85 {
 		in.CWID, in.CDID = w.otherWarehouse(), w.rnd.Int(1, s.Districts)
@@ -48,8 +48,8 @@ func (w *worker) paymentInput() PaymentInput {
 // paymentTxn runs a Payment (clause 2.5.2) as one transaction: W_YTD first
 // (every Payment of the warehouse writes it, so a conflict aborts early),
 // then D_YTD, the customer and the HISTORY row.
-func (w *worker) paymentTxn(ctx context.Context, in PaymentInput) (PaymentResult, int, error) {
-	var res PaymentResult
+func (w *worker) paymentTxn(ctx context.Context, in paymentInput) (paymentResult, int, error) {
+	var res paymentResult
 	retries, _, err := w.txn.run(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = w.payment(ctx, in)
@@ -58,8 +58,8 @@ func (w *worker) paymentTxn(ctx context.Context, in PaymentInput) (PaymentResult
 	return res, retries, err
 }
 
-func (w *worker) payment(ctx context.Context, in PaymentInput) (PaymentResult, error) {
-	var res PaymentResult
+func (w *worker) payment(ctx context.Context, in paymentInput) (paymentResult, error) {
+	var res paymentResult
 	var wh struct {
 		Name string `bson:"W_NAME"`
 	}
@@ -124,9 +124,9 @@ func (w *worker) payment(ctx context.Context, in PaymentInput) (PaymentResult, e
 		}
 		c.Balance -= in.Amount
 	}
-	res = PaymentResult{CID: c.ID, Balance: c.Balance, Credit: c.Credit}
+	res = paymentResult{CID: c.ID, Balance: c.Balance, Credit: c.Credit}
 
-	h := History{CID: cid, CDID: in.CDID, CWID: in.CWID, DID: in.DID, WID: in.WID, Date: in.Date,
+	h := historyDoc{CID: cid, CDID: in.CDID, CWID: in.CWID, DID: in.DID, WID: in.WID, Date: in.Date,
 		Amount: in.Amount, Data: wh.Name + "    " + d.Name}
 	if _, err := w.history.InsertOne(ctx, h); err != nil {
 		return res, err

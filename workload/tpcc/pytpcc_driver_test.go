@@ -225,18 +225,18 @@ func (p *pyDriver) newOrder(ctx context.Context, in pyNewOrderIn) (pyNewOrderOut
 		if p.findAndModify {
 			// The driver sorts the district on NO_O_ID, a field DISTRICT
 			// does not have; the filter matches one document anyway.
-			err := p.coll(CollDistrict).FindOneAndUpdate(ctx, dFilter, inc,
+			err := p.coll(collDistrict).FindOneAndUpdate(ctx, dFilter, inc,
 				options.FindOneAndUpdate().SetProjection(dProj).SetSort(bson.D{{Key: "NO_O_ID", Value: 1}})).Decode(&d)
 			if err != nil {
 				return fmt.Errorf("getDistrict W_ID=%d D_ID=%d: %w", in.wID, in.dID, err)
 			}
 		} else {
 			var err error
-			if d, err = findOneM(ctx, p.coll(CollDistrict), dFilter, options.FindOne().SetProjection(dProj)); err != nil || d == nil {
+			if d, err = findOneM(ctx, p.coll(collDistrict), dFilter, options.FindOne().SetProjection(dProj)); err != nil || d == nil {
 				return fmt.Errorf("getDistrict W_ID=%d D_ID=%d: %v, %w", in.wID, in.dID, d, err)
 			}
 			// incrementNextOrderId: the projected district is the filter.
-			r, err := p.coll(CollDistrict).UpdateOne(ctx, withComment(d, comment), inc)
+			r, err := p.coll(collDistrict).UpdateOne(ctx, withComment(d, comment), inc)
 			if err != nil {
 				return err
 			}
@@ -254,7 +254,7 @@ func (p *pyDriver) newOrder(ctx context.Context, in pyNewOrderIn) (pyNewOrderOut
 		}
 
 		// The items, unsharded: I_W_ID 0.
-		items, err := findAllM(ctx, p.coll(CollItem),
+		items, err := findAllM(ctx, p.coll(collItem),
 			bson.D{{Key: "I_ID", Value: bson.D{{Key: "$in", Value: in.iIDs}}}, {Key: "I_W_ID", Value: 0}, {Key: "$comment", Value: comment}},
 			options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "I_ID", Value: 1}, {Key: "I_PRICE", Value: 1}, {Key: "I_NAME", Value: 1}, {Key: "I_DATA", Value: 1}}))
 		if err != nil {
@@ -269,7 +269,7 @@ func (p *pyDriver) newOrder(ctx context.Context, in pyNewOrderIn) (pyNewOrderOut
 		}
 
 		// getWarehouseTaxRate
-		w, err := findOneM(ctx, p.coll(CollWarehouse), bson.D{{Key: "W_ID", Value: in.wID}, {Key: "$comment", Value: comment}},
+		w, err := findOneM(ctx, p.coll(collWarehouse), bson.D{{Key: "W_ID", Value: in.wID}, {Key: "$comment", Value: comment}},
 			options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "W_TAX", Value: 1}}))
 		if err != nil || w == nil {
 			return fmt.Errorf("getWarehouseTaxRate W_ID=%d: %v, %w", in.wID, w, err)
@@ -279,7 +279,7 @@ func (p *pyDriver) newOrder(ctx context.Context, in pyNewOrderIn) (pyNewOrderOut
 			return err
 		}
 		// getCustomer
-		c, err := findOneM(ctx, p.coll(CollCustomer),
+		c, err := findOneM(ctx, p.coll(collCustomer),
 			bson.D{{Key: "C_ID", Value: in.cID}, {Key: "C_D_ID", Value: in.dID}, {Key: "C_W_ID", Value: in.wID}, {Key: "$comment", Value: comment}},
 			options.FindOne().SetProjection(bson.D{{Key: "C_DISCOUNT", Value: 1}, {Key: "C_LAST", Value: 1}, {Key: "C_CREDIT", Value: 1}}))
 		if err != nil || c == nil {
@@ -291,7 +291,7 @@ func (p *pyDriver) newOrder(ctx context.Context, in pyNewOrderIn) (pyNewOrderOut
 		}
 
 		// createNewOrder
-		if _, err := p.coll(CollNewOrder).InsertOne(ctx, bson.D{{Key: "NO_O_ID", Value: next}, {Key: "NO_D_ID", Value: in.dID}, {Key: "NO_W_ID", Value: in.wID}}); err != nil {
+		if _, err := p.coll(collNewOrder).InsertOne(ctx, bson.D{{Key: "NO_O_ID", Value: next}, {Key: "NO_D_ID", Value: in.dID}, {Key: "NO_W_ID", Value: in.wID}}); err != nil {
 			return err
 		}
 		olCnt := len(in.iIDs)
@@ -316,7 +316,7 @@ func (p *pyDriver) newOrder(ctx context.Context, in pyNewOrderIn) (pyNewOrderOut
 			}
 			stockFilter = bson.D{{Key: "$or", Value: or}, {Key: "$comment", Value: comment}}
 		}
-		stocks, err := findAllM(ctx, p.coll(CollStock), stockFilter, options.Find().SetProjection(stockProj))
+		stocks, err := findAllM(ctx, p.coll(collStock), stockFilter, options.Find().SetProjection(stockProj))
 		if err != nil {
 			return err
 		}
@@ -403,11 +403,11 @@ func (p *pyDriver) newOrder(ctx context.Context, in pyNewOrderIn) (pyNewOrderOut
 		total *= (1 - cDiscount) * (1 + wTax + dTax)
 
 		if !p.denormalize {
-			if _, err := p.coll(CollOrderLine).InsertMany(ctx, []any(lines), options.InsertMany().SetOrdered(false)); err != nil {
+			if _, err := p.coll(collOrderLine).InsertMany(ctx, []any(lines), options.InsertMany().SetOrdered(false)); err != nil {
 				return err
 			}
 		}
-		r, err := p.coll(CollStock).BulkWrite(ctx, stockWrites)
+		r, err := p.coll(collStock).BulkWrite(ctx, stockWrites)
 		if err != nil {
 			return err
 		}
@@ -416,10 +416,10 @@ func (p *pyDriver) newOrder(ctx context.Context, in pyNewOrderIn) (pyNewOrderOut
 		o := bson.D{{Key: "O_ID", Value: next}, {Key: "O_ENTRY_D", Value: in.entry}, {Key: "O_CARRIER_ID", Value: 0},
 			{Key: "O_OL_CNT", Value: olCnt}, {Key: "O_ALL_LOCAL", Value: allLocal}}
 		if p.denormalize {
-			o = append(o, bson.E{Key: FieldOrderLines, Value: lines})
+			o = append(o, bson.E{Key: fieldOrderLines, Value: lines})
 		}
 		o = append(o, bson.E{Key: "O_D_ID", Value: in.dID}, bson.E{Key: "O_W_ID", Value: in.wID}, bson.E{Key: "O_C_ID", Value: in.cID})
-		if _, err := p.coll(CollOrders).InsertOne(ctx, o); err != nil {
+		if _, err := p.coll(collOrders).InsertOne(ctx, o); err != nil {
 			return err
 		}
 		out.oID, out.total = next, total
@@ -503,11 +503,11 @@ func (p *pyDriver) payment(ctx context.Context, in pyPaymentIn) (pyPaymentOut, e
 		if !p.findAndModify {
 			dFilter = bson.D{{Key: "D_W_ID", Value: in.wID}, {Key: "D_ID", Value: in.dID}, {Key: "$comment", Value: comment}}
 		}
-		d, err := readUpdate(CollDistrict, dFilter, "D_YTD", addr("D_"))
+		d, err := readUpdate(collDistrict, dFilter, "D_YTD", addr("D_"))
 		if err != nil {
 			return fmt.Errorf("getDistrict: %w", err)
 		}
-		w, err := readUpdate(CollWarehouse, bson.D{{Key: "W_ID", Value: in.wID}, {Key: "$comment", Value: comment}}, "W_YTD", addr("W_"))
+		w, err := readUpdate(collWarehouse, bson.D{{Key: "W_ID", Value: in.wID}, {Key: "$comment", Value: comment}}, "W_YTD", addr("W_"))
 		if err != nil {
 			return fmt.Errorf("getWarehouse: %w", err)
 		}
@@ -518,13 +518,13 @@ func (p *pyDriver) payment(ctx context.Context, in pyPaymentIn) (pyPaymentOut, e
 		cID := in.cID
 		if cID != 0 {
 			// getCustomerByCustomerId
-			if c, err = findOneM(ctx, p.coll(CollCustomer), append(search, bson.E{Key: "C_ID", Value: cID}), options.FindOne().SetProjection(ret)); err != nil || c == nil {
+			if c, err = findOneM(ctx, p.coll(collCustomer), append(search, bson.E{Key: "C_ID", Value: cID}), options.FindOne().SetProjection(ret)); err != nil || c == nil {
 				return fmt.Errorf("no customer in payment: %v, %w", c, err)
 			}
 			out.found = 1
 		} else {
 			// getCustomersByLastName: no sort; the customer at (n-1)//2.
-			all, err := findAllM(ctx, p.coll(CollCustomer), append(search, bson.E{Key: "C_LAST", Value: in.cLast}), options.Find().SetProjection(ret))
+			all, err := findAllM(ctx, p.coll(collCustomer), append(search, bson.E{Key: "C_LAST", Value: in.cLast}), options.Find().SetProjection(ret))
 			if err != nil {
 				return err
 			}
@@ -561,7 +561,7 @@ func (p *pyDriver) payment(ctx context.Context, in pyPaymentIn) (pyPaymentOut, e
 		h := bson.D{{Key: "H_D_ID", Value: in.dID}, {Key: "H_W_ID", Value: in.wID}, {Key: "H_DATE", Value: in.date},
 			{Key: "H_AMOUNT", Value: in.amount}, {Key: "H_DATA", Value: wName + "    " + dName}}
 		// updateCustomer
-		r, err := p.coll(CollCustomer).UpdateOne(ctx, bson.D{{Key: "_id", Value: c["_id"]}, {Key: "$comment", Value: comment}}, update)
+		r, err := p.coll(collCustomer).UpdateOne(ctx, bson.D{{Key: "_id", Value: c["_id"]}, {Key: "$comment", Value: comment}}, update)
 		if err != nil {
 			return err
 		}
@@ -569,7 +569,7 @@ func (p *pyDriver) payment(ctx context.Context, in pyPaymentIn) (pyPaymentOut, e
 			return fmt.Errorf("updateCustomer matched %d", r.MatchedCount)
 		}
 		// insertHistory
-		if _, err := p.coll(CollHistory).InsertOne(ctx, h); err != nil {
+		if _, err := p.coll(collHistory).InsertOne(ctx, h); err != nil {
 			return err
 		}
 		out.cID = cID
@@ -605,14 +605,14 @@ func (p *pyDriver) orderStatusBody(ctx context.Context, wID, dID, cID int, cLast
 		{Key: "C_LAST", Value: 1}, {Key: "C_BALANCE", Value: 1}}
 	if cID != 0 {
 		// getCustomerByCustomerId
-		c, err := findOneM(ctx, p.coll(CollCustomer), append(search, bson.E{Key: "C_ID", Value: cID}), options.FindOne().SetProjection(ret))
+		c, err := findOneM(ctx, p.coll(collCustomer), append(search, bson.E{Key: "C_ID", Value: cID}), options.FindOne().SetProjection(ret))
 		if err != nil || c == nil {
 			return out, fmt.Errorf("couldn't find customer in order status: %v, %w", c, err)
 		}
 		out.found = 1
 	} else {
 		// getCustomersByLastName: no sort; the customer at (n-1)//2.
-		all, err := findAllM(ctx, p.coll(CollCustomer), append(search, bson.E{Key: "C_LAST", Value: cLast}), options.Find().SetProjection(ret))
+		all, err := findAllM(ctx, p.coll(collCustomer), append(search, bson.E{Key: "C_LAST", Value: cLast}), options.Find().SetProjection(ret))
 		if err != nil {
 			return out, err
 		}
@@ -628,9 +628,9 @@ func (p *pyDriver) orderStatusBody(ctx context.Context, wID, dID, cID int, cLast
 	// getLastOrder
 	proj := bson.D{{Key: "O_ID", Value: 1}, {Key: "O_CARRIER_ID", Value: 1}, {Key: "O_ENTRY_D", Value: 1}}
 	if p.denormalize {
-		proj = append(proj, bson.E{Key: FieldOrderLines, Value: 1})
+		proj = append(proj, bson.E{Key: fieldOrderLines, Value: 1})
 	}
-	orders, err := findAllM(ctx, p.coll(CollOrders),
+	orders, err := findAllM(ctx, p.coll(collOrders),
 		bson.D{{Key: "O_W_ID", Value: wID}, {Key: "O_D_ID", Value: dID}, {Key: "O_C_ID", Value: cID}, {Key: "$comment", Value: comment}},
 		options.Find().SetProjection(proj).SetSort(bson.D{{Key: "O_ID", Value: -1}}).SetLimit(1))
 	if err != nil {
@@ -644,14 +644,14 @@ func (p *pyDriver) orderStatusBody(ctx context.Context, wID, dID, cID int, cLast
 	}
 	// getOrderLines
 	if p.denormalize {
-		lines, err := pyDocs(orders[0], FieldOrderLines)
+		lines, err := pyDocs(orders[0], fieldOrderLines)
 		if err != nil {
 			return out, fmt.Errorf("no ORDER_LINE in order: %w", err)
 		}
 		out.lines = len(lines)
 		return out, nil
 	}
-	lines, err := findAllM(ctx, p.coll(CollOrderLine),
+	lines, err := findAllM(ctx, p.coll(collOrderLine),
 		bson.D{{Key: "OL_W_ID", Value: wID}, {Key: "OL_D_ID", Value: dID}, {Key: "OL_O_ID", Value: out.oID}, {Key: "$comment", Value: comment}},
 		options.Find().SetProjection(bson.D{{Key: "OL_SUPPLY_W_ID", Value: 1}, {Key: "OL_I_ID", Value: 1}, {Key: "OL_QUANTITY", Value: 1},
 			{Key: "OL_AMOUNT", Value: 1}, {Key: "OL_DELIVERY_D", Value: 1}}))
@@ -695,7 +695,7 @@ func (p *pyDriver) deliverDistrict(ctx context.Context, wID, dID, carrier int, d
 	noProj := bson.D{{Key: "_id", Value: 0}, {Key: "NO_D_ID", Value: 1}, {Key: "NO_W_ID", Value: 1}, {Key: "NO_O_ID", Value: 1}}
 	var no bson.M
 	if p.findAndModify {
-		err := p.coll(CollNewOrder).FindOneAndDelete(ctx, noQuery,
+		err := p.coll(collNewOrder).FindOneAndDelete(ctx, noQuery,
 			options.FindOneAndDelete().SetProjection(noProj).SetSort(bson.D{{Key: "NO_O_ID", Value: 1}})).Decode(&no)
 		if errors.Is(err, mongo.ErrNoDocuments) {
 			return out, false, nil
@@ -704,7 +704,7 @@ func (p *pyDriver) deliverDistrict(ctx context.Context, wID, dID, carrier int, d
 			return out, false, err
 		}
 	} else {
-		nos, err := findAllM(ctx, p.coll(CollNewOrder), noQuery,
+		nos, err := findAllM(ctx, p.coll(collNewOrder), noQuery,
 			options.Find().SetProjection(noProj).SetSort(bson.D{{Key: "NO_O_ID", Value: 1}}).SetLimit(1))
 		if err != nil {
 			return out, false, err
@@ -722,20 +722,20 @@ func (p *pyDriver) deliverDistrict(ctx context.Context, wID, dID, carrier int, d
 
 	// getCId
 	oQuery := bson.D{{Key: "O_ID", Value: oID}, {Key: "O_D_ID", Value: dID}, {Key: "O_W_ID", Value: wID}, {Key: "$comment", Value: comment}}
-	set := bson.D{{Key: "$set", Value: bson.D{{Key: "O_CARRIER_ID", Value: carrier}, {Key: FieldOrderLines + ".$[].OL_DELIVERY_D", Value: date}}}}
+	set := bson.D{{Key: "$set", Value: bson.D{{Key: "O_CARRIER_ID", Value: carrier}, {Key: fieldOrderLines + ".$[].OL_DELIVERY_D", Value: date}}}}
 	var o bson.M
 	switch {
 	case p.denormalize && p.findAndModify:
 		// No projection: the whole pre-image comes back.
-		if err := p.coll(CollOrders).FindOneAndUpdate(ctx, oQuery, set).Decode(&o); err != nil {
+		if err := p.coll(collOrders).FindOneAndUpdate(ctx, oQuery, set).Decode(&o); err != nil {
 			return out, false, fmt.Errorf("o cannot be none, delivery: %w", err)
 		}
 	case p.denormalize:
-		if o, err = findOneM(ctx, p.coll(CollOrders), oQuery, nil); err != nil || o == nil {
+		if o, err = findOneM(ctx, p.coll(collOrders), oQuery, nil); err != nil || o == nil {
 			return out, false, fmt.Errorf("o cannot be none, delivery: %v, %w", o, err)
 		}
 	default:
-		if o, err = findOneM(ctx, p.coll(CollOrders), oQuery, options.FindOne().SetProjection(bson.D{{Key: "O_C_ID", Value: 1},
+		if o, err = findOneM(ctx, p.coll(collOrders), oQuery, options.FindOne().SetProjection(bson.D{{Key: "O_C_ID", Value: 1},
 			{Key: "O_ID", Value: 1}, {Key: "O_D_ID", Value: 1}, {Key: "O_W_ID", Value: 1}, {Key: "_id", Value: 0}})); err != nil || o == nil {
 			return out, false, fmt.Errorf("o cannot be none, delivery: %v, %w", o, err)
 		}
@@ -746,7 +746,7 @@ func (p *pyDriver) deliverDistrict(ctx context.Context, wID, dID, carrier int, d
 
 	if p.denormalize {
 		// sumOLAmount from the embedded lines, then updateOrders.
-		lines, err := pyDocs(o, FieldOrderLines)
+		lines, err := pyDocs(o, fieldOrderLines)
 		if err != nil {
 			return out, false, err
 		}
@@ -758,7 +758,7 @@ func (p *pyDriver) deliverDistrict(ctx context.Context, wID, dID, carrier int, d
 			out.total += a
 		}
 		if !p.findAndModify {
-			r, err := p.coll(CollOrders).UpdateOne(ctx, bson.D{{Key: "_id", Value: o["_id"]}, {Key: "$comment", Value: comment}}, set)
+			r, err := p.coll(collOrders).UpdateOne(ctx, bson.D{{Key: "_id", Value: o["_id"]}, {Key: "$comment", Value: comment}}, set)
 			if err != nil {
 				return out, false, err
 			}
@@ -769,7 +769,7 @@ func (p *pyDriver) deliverDistrict(ctx context.Context, wID, dID, carrier int, d
 	} else {
 		// sumOLAmount
 		olKey := bson.D{{Key: "OL_O_ID", Value: oID}, {Key: "OL_D_ID", Value: dID}, {Key: "OL_W_ID", Value: wID}}
-		lines, err := findAllM(ctx, p.coll(CollOrderLine), append(slices.Clone(olKey), bson.E{Key: "$comment", Value: comment}),
+		lines, err := findAllM(ctx, p.coll(collOrderLine), append(slices.Clone(olKey), bson.E{Key: "$comment", Value: comment}),
 			options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "OL_AMOUNT", Value: 1}}))
 		if err != nil {
 			return out, false, err
@@ -782,7 +782,7 @@ func (p *pyDriver) deliverDistrict(ctx context.Context, wID, dID, carrier int, d
 			out.total += a
 		}
 		// updateOrders: the projected order is the filter.
-		r, err := p.coll(CollOrders).UpdateOne(ctx, withComment(o, comment), bson.D{{Key: "$set", Value: bson.D{{Key: "O_CARRIER_ID", Value: carrier}}}})
+		r, err := p.coll(collOrders).UpdateOne(ctx, withComment(o, comment), bson.D{{Key: "$set", Value: bson.D{{Key: "O_CARRIER_ID", Value: carrier}}}})
 		if err != nil {
 			return out, false, err
 		}
@@ -790,7 +790,7 @@ func (p *pyDriver) deliverDistrict(ctx context.Context, wID, dID, carrier int, d
 			return out, false, fmt.Errorf("updateOrders matched %d with %v", r.MatchedCount, o)
 		}
 		// updateOrderLines
-		r, err = p.coll(CollOrderLine).UpdateMany(ctx, olKey, bson.D{{Key: "$set", Value: bson.D{{Key: "OL_DELIVERY_D", Value: date}}}})
+		r, err = p.coll(collOrderLine).UpdateMany(ctx, olKey, bson.D{{Key: "$set", Value: bson.D{{Key: "OL_DELIVERY_D", Value: date}}}})
 		if err != nil {
 			return out, false, err
 		}
@@ -802,7 +802,7 @@ func (p *pyDriver) deliverDistrict(ctx context.Context, wID, dID, carrier int, d
 		return out, false, fmt.Errorf("ol_total is %v", out.total)
 	}
 	// updateCustomer
-	r, err := p.coll(CollCustomer).UpdateOne(ctx,
+	r, err := p.coll(collCustomer).UpdateOne(ctx,
 		bson.D{{Key: "C_ID", Value: out.cID}, {Key: "C_D_ID", Value: dID}, {Key: "C_W_ID", Value: wID}, {Key: "$comment", Value: comment}},
 		bson.D{{Key: "$inc", Value: bson.D{{Key: "C_BALANCE", Value: out.total}}}})
 	if err != nil {
@@ -813,7 +813,7 @@ func (p *pyDriver) deliverDistrict(ctx context.Context, wID, dID, carrier int, d
 	}
 	// deleteNewOrder
 	if !p.findAndModify {
-		r, err := p.coll(CollNewOrder).DeleteOne(ctx, no)
+		r, err := p.coll(collNewOrder).DeleteOne(ctx, no)
 		if err != nil {
 			return out, false, err
 		}
@@ -829,7 +829,7 @@ func (p *pyDriver) deliverDistrict(ctx context.Context, wID, dID, carrier int, d
 // the district's last 20 orders whose stock is below threshold.
 func (p *pyDriver) stockLevel(ctx context.Context, wID, dID, threshold int) (int, error) {
 	const comment = "STOCK_LEVEL"
-	d, err := findOneM(ctx, p.coll(CollDistrict), bson.D{{Key: "D_W_ID", Value: wID}, {Key: "D_ID", Value: dID}, {Key: "$comment", Value: comment}},
+	d, err := findOneM(ctx, p.coll(collDistrict), bson.D{{Key: "D_W_ID", Value: wID}, {Key: "D_ID", Value: dID}, {Key: "$comment", Value: comment}},
 		options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "D_NEXT_O_ID", Value: 1}}))
 	if err != nil || d == nil {
 		return 0, fmt.Errorf("didn't find matching district in stock level: %v, %w", d, err)
@@ -842,9 +842,9 @@ func (p *pyDriver) stockLevel(ctx context.Context, wID, dID, threshold int) (int
 	var lines []bson.M
 	if p.denormalize {
 		// getStockCount: the last 20 orders' embedded item ids.
-		os, err := findAllM(ctx, p.coll(CollOrders),
+		os, err := findAllM(ctx, p.coll(collOrders),
 			bson.D{{Key: "O_W_ID", Value: wID}, {Key: "O_D_ID", Value: dID}, {Key: "O_ID", Value: rng}, {Key: "$comment", Value: comment}},
-			options.Find().SetProjection(bson.D{{Key: FieldOrderLines + ".OL_I_ID", Value: 1}}))
+			options.Find().SetProjection(bson.D{{Key: fieldOrderLines + ".OL_I_ID", Value: 1}}))
 		if err != nil {
 			return 0, err
 		}
@@ -852,14 +852,14 @@ func (p *pyDriver) stockLevel(ctx context.Context, wID, dID, threshold int) (int
 			return 0, fmt.Errorf("didn't find orders in stock level %d %d %d", wID, dID, oID)
 		}
 		for _, o := range os {
-			ls, err := pyDocs(o, FieldOrderLines)
+			ls, err := pyDocs(o, fieldOrderLines)
 			if err != nil {
 				return 0, err
 			}
 			lines = append(lines, ls...)
 		}
 	} else {
-		if lines, err = findAllM(ctx, p.coll(CollOrderLine),
+		if lines, err = findAllM(ctx, p.coll(collOrderLine),
 			bson.D{{Key: "OL_W_ID", Value: wID}, {Key: "OL_D_ID", Value: dID}, {Key: "OL_O_ID", Value: rng}, {Key: "$comment", Value: comment}},
 			options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "OL_I_ID", Value: 1}}).SetBatchSize(1000)); err != nil {
 			return 0, err
@@ -883,7 +883,7 @@ func (p *pyDriver) stockLevel(ctx context.Context, wID, dID, threshold int) (int
 	var res struct {
 		N int `bson:"n"`
 	}
-	err = p.db.RunCommand(ctx, bson.D{{Key: "count", Value: CollStock}, {Key: "query", Value: bson.D{{Key: "S_W_ID", Value: wID},
+	err = p.db.RunCommand(ctx, bson.D{{Key: "count", Value: collStock}, {Key: "query", Value: bson.D{{Key: "S_W_ID", Value: wID},
 		{Key: "S_I_ID", Value: bson.D{{Key: "$in", Value: ids}}}, {Key: "S_QUANTITY", Value: bson.D{{Key: "$lt", Value: threshold}}},
 		{Key: "$comment", Value: comment}}}, {Key: "readConcern", Value: bson.D{{Key: "level", Value: "majority"}}}}).Decode(&res)
 	return res.N, err
@@ -893,21 +893,21 @@ func (p *pyDriver) stockLevel(ctx context.Context, wID, dID, threshold int) (int
 // only): one aggregation from DISTRICT through ORDERS to STOCK. It counts
 // order lines, not distinct items.
 func (p *pyDriver) stockLevelAgg(ctx context.Context, wID, dID, threshold int) (int, error) {
-	cur, err := p.coll(CollDistrict).Aggregate(ctx, mongo.Pipeline{
+	cur, err := p.coll(collDistrict).Aggregate(ctx, mongo.Pipeline{
 		{{Key: "$match", Value: bson.D{{Key: "D_W_ID", Value: wID}, {Key: "D_ID", Value: dID}}}},
 		{{Key: "$limit", Value: 1}},
 		{{Key: "$project", Value: bson.D{{Key: "_id", Value: 0}, {Key: "O_ID", Value: bson.D{{Key: "$range", Value: bson.A{
 			bson.D{{Key: "$subtract", Value: bson.A{"$D_NEXT_O_ID", 20}}}, "$D_NEXT_O_ID"}}}}}}},
 		{{Key: "$unwind", Value: "$O_ID"}},
-		{{Key: "$lookup", Value: bson.D{{Key: "from", Value: CollOrders}, {Key: "as", Value: "o"}, {Key: "let", Value: bson.D{{Key: "oid", Value: "$O_ID"}}},
+		{{Key: "$lookup", Value: bson.D{{Key: "from", Value: collOrders}, {Key: "as", Value: "o"}, {Key: "let", Value: bson.D{{Key: "oid", Value: "$O_ID"}}},
 			{Key: "pipeline", Value: bson.A{
 				bson.D{{Key: "$match", Value: bson.D{{Key: "O_D_ID", Value: dID}, {Key: "O_W_ID", Value: wID},
 					{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$O_ID", "$$oid"}}}}}}},
-				bson.D{{Key: "$project", Value: bson.D{{Key: "_id", Value: 0}, {Key: "I_IDS", Value: "$" + FieldOrderLines + ".OL_I_ID"}}}},
+				bson.D{{Key: "$project", Value: bson.D{{Key: "_id", Value: 0}, {Key: "I_IDS", Value: "$" + fieldOrderLines + ".OL_I_ID"}}}},
 			}}}}},
 		{{Key: "$unwind", Value: "$o"}},
 		{{Key: "$unwind", Value: "$o.I_IDS"}},
-		{{Key: "$lookup", Value: bson.D{{Key: "from", Value: CollStock}, {Key: "as", Value: "o"}, {Key: "let", Value: bson.D{{Key: "ids", Value: "$o.I_IDS"}}},
+		{{Key: "$lookup", Value: bson.D{{Key: "from", Value: collStock}, {Key: "as", Value: "o"}, {Key: "let", Value: bson.D{{Key: "ids", Value: "$o.I_IDS"}}},
 			{Key: "pipeline", Value: bson.A{
 				bson.D{{Key: "$match", Value: bson.D{{Key: "S_W_ID", Value: wID}, {Key: "S_QUANTITY", Value: bson.D{{Key: "$lt", Value: threshold}}},
 					{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$S_I_ID", "$$ids"}}}}}}},
@@ -947,22 +947,22 @@ func pyIndexes(schema Schema) []pyIndex {
 		return d
 	}
 	ix := []pyIndex{
-		{CollItem, asc("I_W_ID", "I_ID")},
-		{CollWarehouse, asc("W_ID", "W_TAX")},
-		{CollDistrict, asc("D_W_ID", "D_ID", "D_NEXT_O_ID", "D_TAX")},
-		{CollCustomer, asc("C_W_ID", "C_D_ID", "C_ID")},
-		{CollCustomer, asc("C_W_ID", "C_D_ID", "C_LAST")},
-		{CollStock, asc("S_W_ID", "S_I_ID", "S_QUANTITY")},
-		{CollStock, asc("S_I_ID")},
-		{CollOrders, asc("O_W_ID", "O_D_ID", "O_ID", "O_C_ID")},
-		{CollOrders, bson.D{{Key: "O_C_ID", Value: 1}, {Key: "O_D_ID", Value: 1}, {Key: "O_W_ID", Value: 1}, {Key: "O_ID", Value: -1},
+		{collItem, asc("I_W_ID", "I_ID")},
+		{collWarehouse, asc("W_ID", "W_TAX")},
+		{collDistrict, asc("D_W_ID", "D_ID", "D_NEXT_O_ID", "D_TAX")},
+		{collCustomer, asc("C_W_ID", "C_D_ID", "C_ID")},
+		{collCustomer, asc("C_W_ID", "C_D_ID", "C_LAST")},
+		{collStock, asc("S_W_ID", "S_I_ID", "S_QUANTITY")},
+		{collStock, asc("S_I_ID")},
+		{collOrders, asc("O_W_ID", "O_D_ID", "O_ID", "O_C_ID")},
+		{collOrders, bson.D{{Key: "O_C_ID", Value: 1}, {Key: "O_D_ID", Value: 1}, {Key: "O_W_ID", Value: 1}, {Key: "O_ID", Value: -1},
 			{Key: "O_CARRIER_ID", Value: 1}, {Key: "O_ENTRY_ID", Value: 1}}},
-		{CollNewOrder, asc("NO_W_ID", "NO_D_ID", "NO_O_ID")},
+		{collNewOrder, asc("NO_W_ID", "NO_D_ID", "NO_O_ID")},
 	}
 	if schema == Normalized {
 		ix = append(ix,
-			pyIndex{CollOrderLine, asc("OL_O_ID", "OL_D_ID", "OL_W_ID", "OL_NUMBER")},
-			pyIndex{CollOrderLine, bson.D{{Key: "OL_O_ID", Value: 1}, {Key: "OL_D_ID", Value: 1}, {Key: "OL_W_ID", Value: 1},
+			pyIndex{collOrderLine, asc("OL_O_ID", "OL_D_ID", "OL_W_ID", "OL_NUMBER")},
+			pyIndex{collOrderLine, bson.D{{Key: "OL_O_ID", Value: 1}, {Key: "OL_D_ID", Value: 1}, {Key: "OL_W_ID", Value: 1},
 				{Key: "OL_I_ID", Value: -1}, {Key: "OL_AMOUNT", Value: 1}}})
 	}
 	return ix

@@ -117,13 +117,13 @@ func pyLoad(t *testing.T, ctx context.Context, db *mongo.Database, schema Schema
 		items = append(items, bson.D{{Key: "I_ID", Value: i32(i)}, {Key: "I_IM_ID", Value: i32(imID)}, {Key: "I_NAME", Value: name},
 			{Key: "I_PRICE", Value: price}, {Key: "I_DATA", Value: data}, {Key: "I_W_ID", Value: i32(0)}})
 	}
-	insert(CollItem, items)
+	insert(collItem, items)
 
 	for w := 1; w <= warehouses; w++ {
 		// Loader.loadWarehouse: WAREHOUSE.
 		wh := append(bson.D{{Key: "W_ID", Value: i32(w)}}, address("W_")...)
 		wh = append(wh, bson.E{Key: "W_TAX", Value: r.fixedPoint(4, 0, 0.2)}, bson.E{Key: "W_YTD", Value: 300000.0})
-		insert(CollWarehouse, []any{wh})
+		insert(collWarehouse, []any{wh})
 
 		for d := 1; d <= sc.Districts; d++ {
 			dist := append(bson.D{{Key: "D_ID", Value: i32(d)}, {Key: "D_W_ID", Value: i32(w)}}, address("D_")...)
@@ -136,9 +136,9 @@ func pyLoad(t *testing.T, ctx context.Context, db *mongo.Database, schema Schema
 			for c := 1; c <= sc.Customers; c++ {
 				// generateCustomer
 				first := r.astring(6, 10)
-				last := LastName((c - 1) % 1000)
+				last := lastName((c - 1) % 1000)
 				if c > 1000 { // makeRandomLastName
-					last = LastName((r.number(0, 255) | r.number(0, 999)) % 1000)
+					last = lastName((r.number(0, 255) | r.number(0, 999)) % 1000)
 				}
 				phone := r.nstring(16, 16)
 				credit := "GC"
@@ -201,23 +201,23 @@ func pyLoad(t *testing.T, ctx context.Context, db *mongo.Database, schema Schema
 					}
 				}
 				if schema == Denormalized {
-					ord = append(ord, bson.E{Key: FieldOrderLines, Value: embedded})
+					ord = append(ord, bson.E{Key: fieldOrderLines, Value: embedded})
 				}
 				orders = append(orders, ord)
 				if isNew {
 					newOrders = append(newOrders, bson.D{{Key: "NO_O_ID", Value: i32(o)}, {Key: "NO_D_ID", Value: i32(d)}, {Key: "NO_W_ID", Value: i32(w)}})
 				}
 			}
-			insert(CollDistrict, []any{dist})
-			insert(CollCustomer, customers)
+			insert(collDistrict, []any{dist})
+			insert(collCustomer, customers)
 			if schema == Normalized {
-				insert(CollOrders, orders)
-				insert(CollOrderLine, lines)
+				insert(collOrders, orders)
+				insert(collOrderLine, lines)
 			}
-			insert(CollNewOrder, newOrders)
-			insert(CollHistory, history)
+			insert(collNewOrder, newOrders)
+			insert(collHistory, history)
 			if schema == Denormalized { // loadFinishDistrict
-				insert(CollOrders, orders)
+				insert(collOrders, orders)
 			}
 		}
 
@@ -235,6 +235,6 @@ func pyLoad(t *testing.T, ctx context.Context, db *mongo.Database, schema Schema
 				{Key: "S_DATA", Value: data}}...)
 			stock = append(stock, s)
 		}
-		insert(CollStock, stock)
+		insert(collStock, stock)
 	}
 }

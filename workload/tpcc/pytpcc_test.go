@@ -82,10 +82,10 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 				}
 				for _, c := range cases {
 					c.in.entry = time.Now().UTC().Truncate(time.Millisecond)
-					before := findOne[District](t, db.Collection(CollDistrict), dKey(c.in.wID, c.in.dID))
-					stocks := make([]Stock, len(c.in.iIDs))
+					before := findOne[districtDoc](t, db.Collection(collDistrict), dKey(c.in.wID, c.in.dID))
+					stocks := make([]stockDoc, len(c.in.iIDs))
 					for i := range stocks {
-						stocks[i] = findOne[Stock](t, db.Collection(CollStock), stockKey(c.in.iWIDs[i], c.in.iIDs[i]))
+						stocks[i] = findOne[stockDoc](t, db.Collection(collStock), stockKey(c.in.iWIDs[i], c.in.iIDs[i]))
 					}
 					out, err := p.newOrder(ctx, c.in)
 					if err != nil {
@@ -99,7 +99,7 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 					if out.oID != before.NextOID {
 						t.Errorf("%s: O_ID %d, want D_NEXT_O_ID %d", c.name, out.oID, before.NextOID)
 					}
-					if after := findOne[District](t, db.Collection(CollDistrict), dKey(c.in.wID, c.in.dID)); after.NextOID != before.NextOID+1 {
+					if after := findOne[districtDoc](t, db.Collection(collDistrict), dKey(c.in.wID, c.in.dID)); after.NextOID != before.NextOID+1 {
 						t.Errorf("%s: D_NEXT_O_ID %d -> %d, want +1", c.name, before.NextOID, after.NextOID)
 					}
 					o := findOrder(t, db, v.schema, c.in.wID, c.in.dID, out.oID)
@@ -107,7 +107,7 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 						t.Errorf("%s: order %+v", c.name, o)
 					}
 					for i, s := range stocks {
-						a := findOne[Stock](t, db.Collection(CollStock), stockKey(s.WID, s.IID))
+						a := findOne[stockDoc](t, db.Collection(collStock), stockKey(s.WID, s.IID))
 						q := s.Quantity - c.in.iQtys[i]
 						if s.Quantity < c.in.iQtys[i]+10 {
 							q += 91
@@ -126,13 +126,13 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 				}
 
 				// The 1%: an unused item id; the valid ones are all found.
-				before := findOne[District](t, db.Collection(CollDistrict), dKey(2, 4))
+				before := findOne[districtDoc](t, db.Collection(collDistrict), dKey(2, 4))
 				out, err := p.newOrder(ctx, pyNewOrderIn{wID: 2, dID: 4, cID: 1, iIDs: []int{31, 32, cfg.Scale.Items + 1},
 					iWIDs: []int{2, 2, 2}, iQtys: []int{1, 1, 1}, entry: time.Now().UTC()})
 				if err != nil || !out.rolledBack || out.items != 2 {
 					t.Errorf("unused item: %+v %v, want a rollback with the 2 valid items found", out, err)
 				}
-				if after := findOne[District](t, db.Collection(CollDistrict), dKey(2, 4)); after.NextOID != before.NextOID {
+				if after := findOne[districtDoc](t, db.Collection(collDistrict), dKey(2, 4)); after.NextOID != before.NextOID {
 					t.Errorf("rolled back: D_NEXT_O_ID %d -> %d", before.NextOID, after.NextOID)
 				}
 			})
@@ -144,16 +144,16 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 					want int
 				}{
 					{"home customer by id", pyPaymentIn{wID: 1, dID: 2, cWID: 1, cDID: 2, cID: 7, amount: 100.5}, 7},
-					// At the small scale C_LAST of customer c is LastName(c-1),
+					// At the small scale C_LAST of customer c is lastName(c-1),
 					// one customer per name in each district.
-					{"remote customer by last name", pyPaymentIn{wID: 1, dID: 2, cWID: 2, cDID: 6, cLast: LastName(10), amount: 42.25}, 11},
+					{"remote customer by last name", pyPaymentIn{wID: 1, dID: 2, cWID: 2, cDID: 6, cLast: lastName(10), amount: 42.25}, 11},
 				}
 				for _, c := range cases {
 					c.in.date = time.Now().UTC().Truncate(time.Millisecond)
-					wb := findOne[Warehouse](t, db.Collection(CollWarehouse), bson.D{{Key: "W_ID", Value: c.in.wID}})
-					db0 := findOne[District](t, db.Collection(CollDistrict), dKey(c.in.wID, c.in.dID))
+					wb := findOne[warehouseDoc](t, db.Collection(collWarehouse), bson.D{{Key: "W_ID", Value: c.in.wID}})
+					db0 := findOne[districtDoc](t, db.Collection(collDistrict), dKey(c.in.wID, c.in.dID))
 					cKey := bson.D{{Key: "C_W_ID", Value: c.in.cWID}, {Key: "C_D_ID", Value: c.in.cDID}, {Key: "C_ID", Value: c.want}}
-					cb := findOne[Customer](t, db.Collection(CollCustomer), cKey)
+					cb := findOne[customerDoc](t, db.Collection(collCustomer), cKey)
 					out, err := p.payment(ctx, c.in)
 					if err != nil {
 						t.Fatalf("%s: %v", c.name, err)
@@ -162,14 +162,14 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 						t.Errorf("%s: paid customer %d, found %d customers; want customer %d, 1 found", c.name, out.cID, out.found, c.want)
 					}
 					if c.in.cLast != "" {
-						id, err := customerByLastName(ctx, db.Collection(CollCustomer), c.in.cWID, c.in.cDID, c.in.cLast)
+						id, err := customerByLastName(ctx, db.Collection(collCustomer), c.in.cWID, c.in.cDID, c.in.cLast)
 						if err != nil || id != out.cID {
 							t.Errorf("%s: our Payment picks customer %d (%v), py-tpcc's %d", c.name, id, err, out.cID)
 						}
 					}
-					wa := findOne[Warehouse](t, db.Collection(CollWarehouse), bson.D{{Key: "W_ID", Value: c.in.wID}})
-					da := findOne[District](t, db.Collection(CollDistrict), dKey(c.in.wID, c.in.dID))
-					ca := findOne[Customer](t, db.Collection(CollCustomer), cKey)
+					wa := findOne[warehouseDoc](t, db.Collection(collWarehouse), bson.D{{Key: "W_ID", Value: c.in.wID}})
+					da := findOne[districtDoc](t, db.Collection(collDistrict), dKey(c.in.wID, c.in.dID))
+					ca := findOne[customerDoc](t, db.Collection(collCustomer), cKey)
 					if !near(wa.YTD, wb.YTD+c.in.amount) || !near(da.YTD, db0.YTD+c.in.amount) ||
 						!near(ca.Balance, cb.Balance-c.in.amount) || !near(ca.YTDPayment, cb.YTDPayment+c.in.amount) || ca.PaymentCnt != cb.PaymentCnt+1 {
 						t.Errorf("%s: W_YTD %.2f -> %.2f, D_YTD %.2f -> %.2f, customer %+v -> %+v", c.name, wb.YTD, wa.YTD, db0.YTD, da.YTD, cb, ca)
@@ -181,8 +181,8 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 				// Customer 5 of W1 D3's last order is the one py-tpcc's
 				// New-Order just placed; customer 9 of W2 D7 has only the
 				// order the load gave it.
-				var loaded Order
-				if err := db.Collection(CollOrders).FindOne(ctx, bson.D{{Key: "O_W_ID", Value: 2}, {Key: "O_D_ID", Value: 7}, {Key: "O_C_ID", Value: 9}}).Decode(&loaded); err != nil {
+				var loaded orderDoc
+				if err := db.Collection(collOrders).FindOne(ctx, bson.D{{Key: "O_W_ID", Value: 2}, {Key: "O_D_ID", Value: 7}, {Key: "O_C_ID", Value: 9}}).Decode(&loaded); err != nil {
 					t.Fatal(err)
 				}
 				cases := []struct {
@@ -192,7 +192,7 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 					wantC, wantO, wantOL int
 				}{
 					{"by id", 1, 3, 5, "", 5, local.oID, 5},
-					{"by last name", 1, 3, 0, LastName(4), 5, local.oID, 5},
+					{"by last name", 1, 3, 0, lastName(4), 5, local.oID, 5},
 					{"loaded order", 2, 7, 9, "", 9, loaded.ID, loaded.OLCnt},
 				}
 				for _, c := range cases {
@@ -210,13 +210,13 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 			t.Run("delivery", func(t *testing.T) {
 				type snap struct {
 					oid  int
-					cust Customer
+					cust customerDoc
 					sum  float64
 				}
 				want := map[int]snap{}
 				for d := 1; d <= cfg.Scale.Districts; d++ {
-					var no NewOrder
-					if err := db.Collection(CollNewOrder).FindOne(ctx, bson.D{{Key: "NO_W_ID", Value: 2}, {Key: "NO_D_ID", Value: d}},
+					var no newOrderDoc
+					if err := db.Collection(collNewOrder).FindOne(ctx, bson.D{{Key: "NO_W_ID", Value: 2}, {Key: "NO_D_ID", Value: d}},
 						options.FindOne().SetSort(bson.D{{Key: "NO_O_ID", Value: 1}})).Decode(&no); err != nil {
 						t.Fatal(err)
 					}
@@ -225,7 +225,7 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 					for _, l := range o.Lines {
 						s.sum += l.Amount
 					}
-					s.cust = findOne[Customer](t, db.Collection(CollCustomer), bson.D{{Key: "C_W_ID", Value: 2}, {Key: "C_D_ID", Value: d}, {Key: "C_ID", Value: o.CID}})
+					s.cust = findOne[customerDoc](t, db.Collection(collCustomer), bson.D{{Key: "C_W_ID", Value: 2}, {Key: "C_D_ID", Value: d}, {Key: "C_ID", Value: o.CID}})
 					want[d] = s
 				}
 				date := time.Now().UTC().Truncate(time.Millisecond)
@@ -243,7 +243,7 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 					if got.oID != s.oid || got.cID != s.cust.ID || !near(got.total, s.sum) {
 						t.Errorf("district %d: delivered order %d of customer %d for %.2f; want %d, %d, %.2f", d, got.oID, got.cID, got.total, s.oid, s.cust.ID, s.sum)
 					}
-					if n := countDocs(t, db.Collection(CollNewOrder), bson.D{{Key: "NO_W_ID", Value: 2}, {Key: "NO_D_ID", Value: d}, {Key: "NO_O_ID", Value: s.oid}}); n != 0 {
+					if n := countDocs(t, db.Collection(collNewOrder), bson.D{{Key: "NO_W_ID", Value: 2}, {Key: "NO_D_ID", Value: d}, {Key: "NO_O_ID", Value: s.oid}}); n != 0 {
 						t.Errorf("district %d: NEW_ORDER %d not deleted", d, s.oid)
 					}
 					o := findOrder(t, db, v.schema, 2, d, s.oid)
@@ -253,7 +253,7 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 							break
 						}
 					}
-					c := findOne[Customer](t, db.Collection(CollCustomer), bson.D{{Key: "C_W_ID", Value: 2}, {Key: "C_D_ID", Value: d}, {Key: "C_ID", Value: s.cust.ID}})
+					c := findOne[customerDoc](t, db.Collection(collCustomer), bson.D{{Key: "C_W_ID", Value: 2}, {Key: "C_D_ID", Value: d}, {Key: "C_ID", Value: s.cust.ID}})
 					if o.CarrierID != 3 || !near(c.Balance, s.cust.Balance+s.sum) {
 						t.Errorf("district %d: O_CARRIER_ID %d, C_BALANCE %.2f -> %.2f; want 3, +%.2f", d, o.CarrierID, s.cust.Balance, c.Balance, s.sum)
 					}
@@ -267,7 +267,7 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 					if err != nil {
 						t.Fatalf("district %d: %v", d, err)
 					}
-					res, err := ours.stockLevel(ctx, StockLevelInput{WID: 1, DID: d, Threshold: 20})
+					res, err := ours.stockLevel(ctx, stockLevelInput{WID: 1, DID: d, Threshold: 20})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -338,11 +338,11 @@ func TestPyTPCCQueriesOnOurData(t *testing.T) {
 // whose item's stock in w is below threshold, duplicates included.
 func lowStockLines(t *testing.T, db *mongo.Database, w, d, threshold int) int {
 	t.Helper()
-	dist := findOne[District](t, db.Collection(CollDistrict), bson.D{{Key: "D_W_ID", Value: w}, {Key: "D_ID", Value: d}})
+	dist := findOne[districtDoc](t, db.Collection(collDistrict), bson.D{{Key: "D_W_ID", Value: w}, {Key: "D_ID", Value: d}})
 	n := 0
 	for oid := max(1, dist.NextOID-20); oid < dist.NextOID; oid++ {
 		for _, l := range findOrder(t, db, Denormalized, w, d, oid).Lines {
-			if s := findOne[Stock](t, db.Collection(CollStock), bson.D{{Key: "S_W_ID", Value: w}, {Key: "S_I_ID", Value: l.IID}}); s.Quantity < threshold {
+			if s := findOne[stockDoc](t, db.Collection(collStock), bson.D{{Key: "S_W_ID", Value: w}, {Key: "S_I_ID", Value: l.IID}}); s.Quantity < threshold {
 				n++
 			}
 		}

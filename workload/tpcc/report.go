@@ -123,7 +123,7 @@ func (g *Generator) BeginRun(ctx context.Context, env workload.Env) error {
 		return fmt.Errorf("%w: database %q holds %d warehouses (%s, %s), the run asks for %d (%s, %s): run with --reset or match the load",
 			ErrMismatch, env.DB.Name(), info.Warehouses, scaleName(info.Scale), info.Schema, g.cfg.Warehouses, scaleName(g.cfg.Scale), g.cfg.Schema)
 	}
-	g.consts = NewConstants(info.Seed)
+	g.consts = newNURandConstants(info.Seed)
 	return nil
 }
 
@@ -174,7 +174,7 @@ func (g *Generator) EndRun(ctx context.Context, env workload.Env, st workload.Ru
 // report turns the runner's measurements into a RunReport.
 func (g *Generator) report(st workload.RunStats) RunReport {
 	r := RunReport{MeasuredS: st.MeasuredS, Transactions: map[string]TxnReport{}, Settings: g.settings()}
-	for _, t := range TxnTypes {
+	for _, t := range txnTypes {
 		o, ok := st.Ops[t.String()]
 		if !ok {
 			continue
@@ -190,7 +190,7 @@ func (g *Generator) report(st workload.RunStats) RunReport {
 		r.Aborts += o.RolledBack
 	}
 	if st.MeasuredS > 0 {
-		r.TpmC = round3(float64(r.Transactions[NewOrderTxn.String()].Total) * 60 / st.MeasuredS)
+		r.TpmC = round3(float64(r.Transactions[txnNewOrder.String()].Total) * 60 / st.MeasuredS)
 	}
 	if r.Total > 0 {
 		r.ClientCPUMSPerTxn = round3(1000 * st.ClientCPUS / float64(r.Total))

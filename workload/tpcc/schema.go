@@ -12,27 +12,27 @@ import (
 // Collection names: the TPC-C tables, upper case, as in the reference
 // implementation of seed 002 (py-tpcc's MongoDB driver).
 const (
-	CollItem      = "ITEM"
-	CollWarehouse = "WAREHOUSE"
-	CollDistrict  = "DISTRICT"
-	CollCustomer  = "CUSTOMER"
-	CollStock     = "STOCK"
-	CollOrders    = "ORDERS"
-	CollNewOrder  = "NEW_ORDER"
-	CollHistory   = "HISTORY"
-	// CollOrderLine exists only in the normalized schema; the denormalized
-	// schema embeds the lines in ORDERS under the field FieldOrderLines.
-	CollOrderLine = "ORDER_LINE"
-	// FieldOrderLines is the array of order lines embedded in an ORDERS
+	collItem      = "ITEM"
+	collWarehouse = "WAREHOUSE"
+	collDistrict  = "DISTRICT"
+	collCustomer  = "CUSTOMER"
+	collStock     = "STOCK"
+	collOrders    = "ORDERS"
+	collNewOrder  = "NEW_ORDER"
+	collHistory   = "HISTORY"
+	// collOrderLine exists only in the normalized schema; the denormalized
+	// schema embeds the lines in ORDERS under the field fieldOrderLines.
+	collOrderLine = "ORDER_LINE"
+	// fieldOrderLines is the array of order lines embedded in an ORDERS
 	// document in the denormalized schema.
-	FieldOrderLines = "ORDER_LINE"
+	fieldOrderLines = "ORDER_LINE"
 )
 
-// Collections returns the collections a schema uses, in load order.
-func Collections(s Schema) []string {
-	c := []string{CollItem, CollWarehouse, CollDistrict, CollCustomer, CollHistory, CollStock, CollOrders, CollNewOrder}
+// schemaCollections returns the collections a schema uses, in load order.
+func schemaCollections(s Schema) []string {
+	c := []string{collItem, collWarehouse, collDistrict, collCustomer, collHistory, collStock, collOrders, collNewOrder}
 	if s == Normalized {
-		c = append(c, CollOrderLine)
+		c = append(c, collOrderLine)
 	}
 	return c
 }
@@ -109,8 +109,8 @@ func (s Scale) Validate() error {
 // Document types. Field names are the TPC-C column names in upper case;
 // money is a float64 (as py-tpcc), dates are BSON dates.
 
-// Item is a row of ITEM (clause 1.3.1) with py-tpcc's extra I_W_ID.
-type Item struct {
+// itemDoc is a row of ITEM (clause 1.3.1) with py-tpcc's extra I_W_ID.
+type itemDoc struct {
 	ID    int     `bson:"I_ID"`
 	ImID  int     `bson:"I_IM_ID"`
 	Name  string  `bson:"I_NAME"`
@@ -123,8 +123,8 @@ type Item struct {
 	WID int `bson:"I_W_ID"`
 }
 
-// Warehouse is a row of WAREHOUSE (clause 1.3.1).
-type Warehouse struct {
+// warehouseDoc is a row of WAREHOUSE (clause 1.3.1).
+type warehouseDoc struct {
 	ID      int     `bson:"W_ID"`
 	Name    string  `bson:"W_NAME"`
 	Street1 string  `bson:"W_STREET_1"`
@@ -136,8 +136,8 @@ type Warehouse struct {
 	YTD     float64 `bson:"W_YTD"`
 }
 
-// District is a row of DISTRICT.
-type District struct {
+// districtDoc is a row of DISTRICT.
+type districtDoc struct {
 	ID      int     `bson:"D_ID"`
 	WID     int     `bson:"D_W_ID"`
 	Name    string  `bson:"D_NAME"`
@@ -151,8 +151,8 @@ type District struct {
 	NextOID int     `bson:"D_NEXT_O_ID"`
 }
 
-// Customer is a row of CUSTOMER.
-type Customer struct {
+// customerDoc is a row of CUSTOMER.
+type customerDoc struct {
 	ID          int       `bson:"C_ID"`
 	DID         int       `bson:"C_D_ID"`
 	WID         int       `bson:"C_W_ID"`
@@ -176,8 +176,8 @@ type Customer struct {
 	Data        string    `bson:"C_DATA"`
 }
 
-// History is a row of HISTORY.
-type History struct {
+// historyDoc is a row of HISTORY.
+type historyDoc struct {
 	CID    int       `bson:"H_C_ID"`
 	CDID   int       `bson:"H_C_D_ID"`
 	CWID   int       `bson:"H_C_W_ID"`
@@ -188,8 +188,8 @@ type History struct {
 	Data   string    `bson:"H_DATA"`
 }
 
-// Stock is a row of STOCK. Dist holds S_DIST_01 … S_DIST_10.
-type Stock struct {
+// stockDoc is a row of STOCK. Dist holds S_DIST_01 … S_DIST_10.
+type stockDoc struct {
 	IID       int    `bson:"S_I_ID"`
 	WID       int    `bson:"S_W_ID"`
 	Quantity  int    `bson:"S_QUANTITY"`
@@ -209,15 +209,15 @@ type Stock struct {
 	Data      string `bson:"S_DATA"`
 }
 
-// DistField returns the name of the S_DIST_xx field for district d (1-based),
+// distField returns the name of the S_DIST_xx field for district d (1-based),
 // e.g. "S_DIST_03". Districts above 10 (only in non-standard scales) reuse
 // the ten fields cyclically.
-func DistField(d int) string { return fmt.Sprintf("S_DIST_%02d", (d-1)%10+1) }
+func distField(d int) string { return fmt.Sprintf("S_DIST_%02d", (d-1)%10+1) }
 
-// Order is a row of ORDERS. In the denormalized schema Lines holds the
+// orderDoc is a row of ORDERS. In the denormalized schema Lines holds the
 // order's lines; in the normalized schema it is empty and the lines are
 // ORDER_LINE documents.
-type Order struct {
+type orderDoc struct {
 	ID     int       `bson:"O_ID"`
 	CID    int       `bson:"O_C_ID"`
 	DID    int       `bson:"O_D_ID"`
@@ -225,16 +225,16 @@ type Order struct {
 	EntryD time.Time `bson:"O_ENTRY_D"`
 	// CarrierID is 0 while the order is undelivered (py-tpcc's
 	// NULL_CARRIER_ID), 1..10 once delivered.
-	CarrierID int         `bson:"O_CARRIER_ID"`
-	OLCnt     int         `bson:"O_OL_CNT"`
-	AllLocal  int         `bson:"O_ALL_LOCAL"`
-	Lines     []OrderLine `bson:"ORDER_LINE,omitempty"`
+	CarrierID int            `bson:"O_CARRIER_ID"`
+	OLCnt     int            `bson:"O_OL_CNT"`
+	AllLocal  int            `bson:"O_ALL_LOCAL"`
+	Lines     []orderLineDoc `bson:"ORDER_LINE,omitempty"`
 }
 
-// OrderLine is a row of ORDER_LINE or an element of ORDERS.ORDER_LINE.
+// orderLineDoc is a row of ORDER_LINE or an element of ORDERS.ORDER_LINE.
 // Embedded lines omit OL_O_ID, OL_D_ID and OL_W_ID: their order holds them
 // (which is why seed 002 found the denormalized database smaller).
-type OrderLine struct {
+type orderLineDoc struct {
 	OID       int `bson:"OL_O_ID,omitempty"`
 	DID       int `bson:"OL_D_ID,omitempty"`
 	WID       int `bson:"OL_W_ID,omitempty"`
@@ -248,18 +248,18 @@ type OrderLine struct {
 	DistInfo  string     `bson:"OL_DIST_INFO"`
 }
 
-// NewOrder is a row of NEW_ORDER.
-type NewOrder struct {
+// newOrderDoc is a row of NEW_ORDER.
+type newOrderDoc struct {
 	OID int `bson:"NO_O_ID"`
 	DID int `bson:"NO_D_ID"`
 	WID int `bson:"NO_W_ID"`
 }
 
-// Indexes returns the indexes of seed 002 appendix B for each collection of
+// schemaIndexes returns the indexes of seed 002 appendix B for each collection of
 // the schema (its O_ENTRY_ID typo corrected to O_ENTRY_D). The first index
 // of ITEM, WAREHOUSE, DISTRICT, CUSTOMER, STOCK, ORDERS and NEW_ORDER is
 // unique: it is the table's primary key.
-func Indexes(s Schema) map[string][]mongo.IndexModel {
+func schemaIndexes(s Schema) map[string][]mongo.IndexModel {
 	unique := func(keys bson.D) mongo.IndexModel {
 		return mongo.IndexModel{Keys: keys, Options: options.Index().SetUnique(true)}
 	}
@@ -272,17 +272,17 @@ func Indexes(s Schema) map[string][]mongo.IndexModel {
 		return d
 	}
 	m := map[string][]mongo.IndexModel{
-		CollItem:      {unique(k("I_ID"))},
-		CollWarehouse: {unique(k("W_ID", "W_TAX"))},
-		CollDistrict:  {unique(k("D_W_ID", "D_ID", "D_NEXT_O_ID", "D_TAX"))},
-		CollCustomer:  {unique(k("C_W_ID", "C_D_ID", "C_ID")), plain(k("C_W_ID", "C_D_ID", "C_LAST"))},
-		CollStock:     {unique(k("S_W_ID", "S_I_ID", "S_QUANTITY"))},
-		CollNewOrder:  {unique(k("NO_W_ID", "NO_D_ID", "NO_O_ID"))},
-		CollOrders: {unique(k("O_W_ID", "O_D_ID", "O_ID", "O_C_ID")),
+		collItem:      {unique(k("I_ID"))},
+		collWarehouse: {unique(k("W_ID", "W_TAX"))},
+		collDistrict:  {unique(k("D_W_ID", "D_ID", "D_NEXT_O_ID", "D_TAX"))},
+		collCustomer:  {unique(k("C_W_ID", "C_D_ID", "C_ID")), plain(k("C_W_ID", "C_D_ID", "C_LAST"))},
+		collStock:     {unique(k("S_W_ID", "S_I_ID", "S_QUANTITY"))},
+		collNewOrder:  {unique(k("NO_W_ID", "NO_D_ID", "NO_O_ID"))},
+		collOrders: {unique(k("O_W_ID", "O_D_ID", "O_ID", "O_C_ID")),
 			plain(k("O_W_ID", "O_D_ID", "O_C_ID", "O_ID", "O_CARRIER_ID", "O_ENTRY_D"))},
 	}
 	if s == Normalized {
-		m[CollOrderLine] = []mongo.IndexModel{
+		m[collOrderLine] = []mongo.IndexModel{
 			unique(k("OL_O_ID", "OL_D_ID", "OL_W_ID", "OL_NUMBER")),
 			plain(k("OL_O_ID", "OL_D_ID", "OL_W_ID", "OL_I_ID", "OL_AMOUNT")),
 		}

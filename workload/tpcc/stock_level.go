@@ -8,22 +8,22 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// StockLevelInput is the input of a Stock-Level (clause 2.8.1): the
+// stockLevelInput is the input of a Stock-Level (clause 2.8.1): the
 // terminal's fixed warehouse and district and a threshold in 10..20.
-type StockLevelInput struct {
+type stockLevelInput struct {
 	WID, DID  int
 	Threshold int
 }
 
-// StockLevelResult is the number of distinct items of the district's last
+// stockLevelResult is the number of distinct items of the district's last
 // 20 orders whose stock is below the threshold, and where the read ran.
-type StockLevelResult struct {
+type stockLevelResult struct {
 	LowStock  int64
 	Secondary bool
 }
 
-func (w *worker) stockLevelInput() StockLevelInput {
-	return StockLevelInput{WID: w.wID, DID: w.dID, Threshold: w.rnd.Int(10, 20)}
+func (w *worker) drawStockLevel() stockLevelInput {
+	return stockLevelInput{WID: w.wID, DID: w.dID, Threshold: w.rnd.Int(10, 20)}
 }
 
 // stockLevel runs a Stock-Level (clause 2.8.2) outside a transaction, as
@@ -32,7 +32,7 @@ func (w *worker) stockLevelInput() StockLevelInput {
 // read with read concern majority in the worker's causally consistent
 // session; with StockLevelLocal, with read concern local outside it (in
 // the driver's implicit session, which is not causally consistent).
-func (w *worker) stockLevel(ctx context.Context, in StockLevelInput) (StockLevelResult, error) {
+func (w *worker) stockLevel(ctx context.Context, in stockLevelInput) (stockLevelResult, error) {
 	u := w.env.Reads.Begin(ctx)
 	rctx, copts := u.Ctx, w.local
 	if w.cfg.StockLevelReadConcern == StockLevelMajority {
@@ -44,12 +44,12 @@ func (w *worker) stockLevel(ctx context.Context, in StockLevelInput) (StockLevel
 	return res, err
 }
 
-func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, copts *options.CollectionOptionsBuilder, in StockLevelInput) (StockLevelResult, error) {
-	var res StockLevelResult
+func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, copts *options.CollectionOptionsBuilder, in stockLevelInput) (stockLevelResult, error) {
+	var res stockLevelResult
 	var d struct {
 		NextOID int `bson:"D_NEXT_O_ID"`
 	}
-	err := db.Collection(CollDistrict, copts).FindOne(ctx, bson.D{{Key: "D_W_ID", Value: in.WID}, {Key: "D_ID", Value: in.DID}},
+	err := db.Collection(collDistrict, copts).FindOne(ctx, bson.D{{Key: "D_W_ID", Value: in.WID}, {Key: "D_ID", Value: in.DID}},
 		options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "D_NEXT_O_ID", Value: 1}})).Decode(&d)
 	if err != nil {
 		return res, found(err, "district W_ID=%d D_ID=%d", in.WID, in.DID)
@@ -64,9 +64,9 @@ func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, copts *op
 		}
 	}
 	if w.cfg.Schema == Denormalized {
-		cur, err := db.Collection(CollOrders, copts).Find(ctx,
+		cur, err := db.Collection(collOrders, copts).Find(ctx,
 			bson.D{{Key: "O_W_ID", Value: in.WID}, {Key: "O_D_ID", Value: in.DID}, {Key: "O_ID", Value: oidRange}},
-			options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: FieldOrderLines + ".OL_I_ID", Value: 1}}))
+			options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: fieldOrderLines + ".OL_I_ID", Value: 1}}))
 		if err != nil {
 			return res, err
 		}
@@ -84,7 +84,7 @@ func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, copts *op
 			}
 		}
 	} else {
-		cur, err := db.Collection(CollOrderLine, copts).Find(ctx,
+		cur, err := db.Collection(collOrderLine, copts).Find(ctx,
 			bson.D{{Key: "OL_O_ID", Value: oidRange}, {Key: "OL_D_ID", Value: in.DID}, {Key: "OL_W_ID", Value: in.WID}},
 			options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "OL_I_ID", Value: 1}}))
 		if err != nil {
@@ -103,7 +103,7 @@ func (w *worker) stockLevelOn(ctx context.Context, db *mongo.Database, copts *op
 	if len(items) == 0 {
 		return res, nil
 	}
-	n, err := db.Collection(CollStock, copts).CountDocuments(ctx, bson.D{{Key: "S_W_ID", Value: in.WID},
+	n, err := db.Collection(collStock, copts).CountDocuments(ctx, bson.D{{Key: "S_W_ID", Value: in.WID},
 		{Key: "S_I_ID", Value: bson.D{{Key: "$in", Value: items}}}, {Key: "S_QUANTITY", Value: bson.D{{Key: "$lt", Value: in.Threshold}}}})
 	res.LowStock = n
 	return res, err

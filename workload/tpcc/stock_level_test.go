@@ -38,12 +38,12 @@ func TestStockLevelReadConcernSent(t *testing.T) {
 					w := testWorker(t, db, cfg, 0)
 					// A transaction first, so the terminal's session has an
 					// operation time for a causally consistent read to wait for.
-					if _, _, err := w.newOrderTxn(ctx, NewOrderInput{WID: 1, DID: 1, CID: 1, EntryD: time.Now().UTC(),
-						Lines: []NewOrderLine{{IID: 1, SupplyWID: 1, Quantity: 1}}}); err != nil {
+					if _, _, err := w.newOrderTxn(ctx, newOrderInput{WID: 1, DID: 1, CID: 1, EntryD: time.Now().UTC(),
+						Lines: []newOrderLine{{IID: 1, SupplyWID: 1, Quantity: 1}}}); err != nil {
 						t.Fatal(err)
 					}
 					log.take()
-					if _, err := w.stockLevel(ctx, StockLevelInput{WID: 1, DID: 1, Threshold: 20}); err != nil {
+					if _, err := w.stockLevel(ctx, stockLevelInput{WID: 1, DID: 1, Threshold: 20}); err != nil {
 						t.Fatal(err)
 					}
 					sess := w.sess.ID().Lookup("id")
@@ -69,11 +69,11 @@ func TestStockLevelReadConcernSent(t *testing.T) {
 							t.Errorf("%s %s: in the terminal's session %v, want %v", c.Name, colls[len(colls)-1], inSession, tt.causal)
 						}
 					}
-					lines := CollOrders
+					lines := collOrders
 					if schema == Normalized {
-						lines = CollOrderLine
+						lines = collOrderLine
 					}
-					if want := []string{CollDistrict, lines, CollStock}; !slices.Equal(colls, want) {
+					if want := []string{collDistrict, lines, collStock}; !slices.Equal(colls, want) {
 						t.Errorf("Stock-Level read %v, want %v", colls, want)
 					}
 				})

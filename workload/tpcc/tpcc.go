@@ -87,7 +87,7 @@ func New(opts map[string]string) (workload.Generator, error) {
 // concurrent use; the workers it hands out are not.
 type Generator struct {
 	cfg    Config
-	consts Constants
+	consts nurandConstants
 	wc     *writeconcern.WriteConcern
 
 	// Reset makes Load drop an existing TPC-C database first.
@@ -171,7 +171,7 @@ func (g *Generator) newWorker(env workload.Env, id int) (*worker, error) {
 	g.mu.Unlock()
 	w := &worker{
 		g: g, cfg: &g.cfg, env: env, sess: sess, mix: mix,
-		rnd:      NewRand(g.cfg.Seed, 1<<32|uint64(id), consts),
+		rnd:      newRandom(g.cfg.Seed, 1<<32|uint64(id), consts),
 		wID:      id%g.cfg.Warehouses + 1,
 		dID:      id/g.cfg.Warehouses%g.cfg.Scale.Districts + 1,
 		txn:      newTxnRunner(sess, g.wc, g.cfg.MaxRetries, g.cfg.RetryBackoff, g.cfg.Seed<<16^uint64(id)),
@@ -179,9 +179,9 @@ func (g *Generator) newWorker(env workload.Env, id int) (*worker, error) {
 		local:    options.Collection().SetReadConcern(readconcern.Local()),
 	}
 	db := env.DB
-	w.item, w.warehouse, w.district = db.Collection(CollItem), db.Collection(CollWarehouse), db.Collection(CollDistrict)
-	w.customer, w.history, w.stock = db.Collection(CollCustomer), db.Collection(CollHistory), db.Collection(CollStock)
-	w.orders, w.newOrders, w.orderLine = db.Collection(CollOrders), db.Collection(CollNewOrder), db.Collection(CollOrderLine)
+	w.item, w.warehouse, w.district = db.Collection(collItem), db.Collection(collWarehouse), db.Collection(collDistrict)
+	w.customer, w.history, w.stock = db.Collection(collCustomer), db.Collection(collHistory), db.Collection(collStock)
+	w.orders, w.newOrders, w.orderLine = db.Collection(collOrders), db.Collection(collNewOrder), db.Collection(collOrderLine)
 	return w, nil
 }
 
@@ -193,7 +193,7 @@ type worker struct {
 	env  workload.Env
 	sess *mongo.Session
 	txn  *txnRunner
-	rnd  *Rand
+	rnd  *random
 	mix  Weights
 	wID  int
 	dID  int
@@ -201,8 +201,8 @@ type worker struct {
 	item, warehouse, district, customer, history, stock, orders, newOrders, orderLine *mongo.Collection
 	majority, local                                                                   *options.CollectionOptionsBuilder
 
-	next TxnType // chosen by Delay, run by Do
-	prev TxnType // for the think time after it
+	next txnType // chosen by Delay, run by Do
+	prev txnType // for the think time after it
 }
 
 var _ workload.Pacer = (*worker)(nil)
@@ -211,7 +211,7 @@ var _ workload.Pacer = (*worker)(nil)
 func (w *worker) Close() { w.sess.EndSession(context.Background()) }
 
 // choose picks the next transaction by the mix.
-func (w *worker) choose() TxnType { return w.mix.pick(w.rnd.Int(0, 99)) }
+func (w *worker) choose() txnType { return w.mix.pick(w.rnd.Int(0, 99)) }
 
 // Delay returns the pause before the next transaction: the think time of
 // the previous one and the keying time of the next (clause 5.2.5.7), each
@@ -233,10 +233,10 @@ func (w *worker) Delay() time.Duration {
 
 // Keying and mean think times of clause 5.2.5.7.
 var (
-	keyingTime = map[TxnType]time.Duration{NewOrderTxn: 18 * time.Second, PaymentTxn: 3 * time.Second,
-		OrderStatusTxn: 2 * time.Second, DeliveryTxn: 2 * time.Second, StockLevelTxn: 2 * time.Second}
-	thinkTime = map[TxnType]time.Duration{NewOrderTxn: 12 * time.Second, PaymentTxn: 12 * time.Second,
-		OrderStatusTxn: 10 * time.Second, DeliveryTxn: 5 * time.Second, StockLevelTxn: 5 * time.Second}
+	keyingTime = map[txnType]time.Duration{txnNewOrder: 18 * time.Second, txnPayment: 3 * time.Second,
+		txnOrderStatus: 2 * time.Second, txnDelivery: 2 * time.Second, txnStockLevel: 2 * time.Second}
+	thinkTime = map[txnType]time.Duration{txnNewOrder: 12 * time.Second, txnPayment: 12 * time.Second,
+		txnOrderStatus: 10 * time.Second, txnDelivery: 5 * time.Second, txnStockLevel: 5 * time.Second}
 )
 
 // Do runs one transaction: the one Delay picked, or a fresh pick.
@@ -249,22 +249,22 @@ func (w *worker) Do(ctx context.Context) (workload.Op, error) {
 	op := workload.Op{Name: t.String(), Class: workload.Write}
 	var err error
 	switch t {
-	case NewOrderTxn:
-		var r NewOrderResult
-		r, op.Retries, err = w.newOrderTxn(ctx, w.newOrderInput())
+	case txnNewOrder:
+		var r newOrderResult
+		r, op.Retries, err = w.newOrderTxn(ctx, w.drawNewOrder())
 		op.RolledBack = r.RolledBack
-	case PaymentTxn:
-		_, op.Retries, err = w.paymentTxn(ctx, w.paymentInput())
-	case OrderStatusTxn:
+	case txnPayment:
+		_, op.Retries, err = w.paymentTxn(ctx, w.drawPayment())
+	case txnOrderStatus:
 		if w.cfg.RouteOrderStatus {
 			op.Class = workload.Read
 		}
-		_, op.Retries, err = w.orderStatusTxn(ctx, w.orderStatusInput())
-	case DeliveryTxn:
-		_, op.Retries, err = w.deliveryTxn(ctx, w.deliveryInput())
-	case StockLevelTxn:
+		_, op.Retries, err = w.orderStatusTxn(ctx, w.drawOrderStatus())
+	case txnDelivery:
+		_, op.Retries, err = w.deliveryTxn(ctx, w.drawDelivery())
+	case txnStockLevel:
 		op.Class = workload.Read
-		_, err = w.stockLevel(ctx, w.stockLevelInput())
+		_, err = w.stockLevel(ctx, w.drawStockLevel())
 	}
 	return op, err
 }

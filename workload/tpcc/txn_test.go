@@ -103,15 +103,15 @@ func TestTransactions(t *testing.T) {
 func testNewOrder(t *testing.T, db *mongo.Database, w *worker) {
 	ctx := context.Background()
 	dKey := bson.D{{Key: "D_W_ID", Value: 1}, {Key: "D_ID", Value: 3}}
-	before := findOne[District](t, db.Collection(CollDistrict), dKey)
+	before := findOne[districtDoc](t, db.Collection(collDistrict), dKey)
 	// Item 7 twice (the second line sees the first's quantity), item 8
 	// supplied by the remote warehouse 2.
-	in := NewOrderInput{WID: 1, DID: 3, CID: 5, EntryD: time.Now().UTC().Truncate(time.Millisecond), Lines: []NewOrderLine{
+	in := newOrderInput{WID: 1, DID: 3, CID: 5, EntryD: time.Now().UTC().Truncate(time.Millisecond), Lines: []newOrderLine{
 		{IID: 7, SupplyWID: 1, Quantity: 4}, {IID: 7, SupplyWID: 1, Quantity: 10}, {IID: 8, SupplyWID: 2, Quantity: 1}}}
-	s7 := findOne[Stock](t, db.Collection(CollStock), bson.D{{Key: "S_W_ID", Value: 1}, {Key: "S_I_ID", Value: 7}})
-	s8 := findOne[Stock](t, db.Collection(CollStock), bson.D{{Key: "S_W_ID", Value: 2}, {Key: "S_I_ID", Value: 8}})
-	i7 := findOne[Item](t, db.Collection(CollItem), bson.D{{Key: "I_ID", Value: 7}})
-	i8 := findOne[Item](t, db.Collection(CollItem), bson.D{{Key: "I_ID", Value: 8}})
+	s7 := findOne[stockDoc](t, db.Collection(collStock), bson.D{{Key: "S_W_ID", Value: 1}, {Key: "S_I_ID", Value: 7}})
+	s8 := findOne[stockDoc](t, db.Collection(collStock), bson.D{{Key: "S_W_ID", Value: 2}, {Key: "S_I_ID", Value: 8}})
+	i7 := findOne[itemDoc](t, db.Collection(collItem), bson.D{{Key: "I_ID", Value: 7}})
+	i8 := findOne[itemDoc](t, db.Collection(collItem), bson.D{{Key: "I_ID", Value: 8}})
 
 	res, retries, err := w.newOrderTxn(ctx, in)
 	if err != nil || res.RolledBack || retries != 0 {
@@ -120,16 +120,16 @@ func testNewOrder(t *testing.T, db *mongo.Database, w *worker) {
 	if res.OID != before.NextOID {
 		t.Errorf("O_ID %d, want D_NEXT_O_ID before %d", res.OID, before.NextOID)
 	}
-	after := findOne[District](t, db.Collection(CollDistrict), dKey)
+	after := findOne[districtDoc](t, db.Collection(collDistrict), dKey)
 	if after.NextOID != before.NextOID+1 {
 		t.Errorf("D_NEXT_O_ID %d -> %d, want +1", before.NextOID, after.NextOID)
 	}
-	o := findOne[Order](t, db.Collection(CollOrders), bson.D{{Key: "O_W_ID", Value: 1}, {Key: "O_D_ID", Value: 3}, {Key: "O_ID", Value: res.OID}})
+	o := findOne[orderDoc](t, db.Collection(collOrders), bson.D{{Key: "O_W_ID", Value: 1}, {Key: "O_D_ID", Value: 3}, {Key: "O_ID", Value: res.OID}})
 	if w.cfg.Schema == Normalized {
 		if len(o.Lines) != 0 {
 			t.Errorf("normalized order embeds %d lines", len(o.Lines))
 		}
-		cur, err := db.Collection(CollOrderLine).Find(ctx, bson.D{{Key: "OL_W_ID", Value: 1}, {Key: "OL_D_ID", Value: 3}, {Key: "OL_O_ID", Value: res.OID}},
+		cur, err := db.Collection(collOrderLine).Find(ctx, bson.D{{Key: "OL_W_ID", Value: 1}, {Key: "OL_D_ID", Value: 3}, {Key: "OL_O_ID", Value: res.OID}},
 			options.Find().SetSort(bson.D{{Key: "OL_NUMBER", Value: 1}}))
 		if err != nil {
 			t.Fatal(err)
@@ -151,7 +151,7 @@ func testNewOrder(t *testing.T, db *mongo.Database, w *worker) {
 	if o.Lines[0].DistInfo != s7.Dist03 {
 		t.Errorf("OL_DIST_INFO %q, want S_DIST_03 %q", o.Lines[0].DistInfo, s7.Dist03)
 	}
-	if n := countDocs(t, db.Collection(CollNewOrder), bson.D{{Key: "NO_W_ID", Value: 1}, {Key: "NO_D_ID", Value: 3}, {Key: "NO_O_ID", Value: res.OID}}); n != 1 {
+	if n := countDocs(t, db.Collection(collNewOrder), bson.D{{Key: "NO_W_ID", Value: 1}, {Key: "NO_D_ID", Value: 3}, {Key: "NO_O_ID", Value: res.OID}}); n != 1 {
 		t.Errorf("NEW_ORDER rows for the order: %d", n)
 	}
 	// Clause 2.4.2.2: S_QUANTITY - qty if >= qty+10, else +91.
@@ -163,12 +163,12 @@ func testNewOrder(t *testing.T, db *mongo.Database, w *worker) {
 			q = q - n + 91
 		}
 	}
-	a7 := findOne[Stock](t, db.Collection(CollStock), bson.D{{Key: "S_W_ID", Value: 1}, {Key: "S_I_ID", Value: 7}})
+	a7 := findOne[stockDoc](t, db.Collection(collStock), bson.D{{Key: "S_W_ID", Value: 1}, {Key: "S_I_ID", Value: 7}})
 	if a7.Quantity != q || a7.YTD != s7.YTD+14 || a7.OrderCnt != s7.OrderCnt+2 || a7.RemoteCnt != s7.RemoteCnt {
 		t.Errorf("stock 1/7 after: qty %d ytd %d orders %d remote %d; want %d %d %d %d",
 			a7.Quantity, a7.YTD, a7.OrderCnt, a7.RemoteCnt, q, s7.YTD+14, s7.OrderCnt+2, s7.RemoteCnt)
 	}
-	a8 := findOne[Stock](t, db.Collection(CollStock), bson.D{{Key: "S_W_ID", Value: 2}, {Key: "S_I_ID", Value: 8}})
+	a8 := findOne[stockDoc](t, db.Collection(collStock), bson.D{{Key: "S_W_ID", Value: 2}, {Key: "S_I_ID", Value: 8}})
 	if a8.RemoteCnt != s8.RemoteCnt+1 || a8.YTD != s8.YTD+1 {
 		t.Errorf("remote stock 2/8: remote %d ytd %d, want %d %d", a8.RemoteCnt, a8.YTD, s8.RemoteCnt+1, s8.YTD+1)
 	}
@@ -183,27 +183,27 @@ func testNewOrder(t *testing.T, db *mongo.Database, w *worker) {
 func testNewOrderRollback(t *testing.T, db *mongo.Database, w *worker) {
 	ctx := context.Background()
 	dKey := bson.D{{Key: "D_W_ID", Value: 2}, {Key: "D_ID", Value: 4}}
-	before := findOne[District](t, db.Collection(CollDistrict), dKey)
-	orders := countDocs(t, db.Collection(CollOrders), bson.D{})
-	newOrders := countDocs(t, db.Collection(CollNewOrder), bson.D{})
-	s := findOne[Stock](t, db.Collection(CollStock), bson.D{{Key: "S_W_ID", Value: 2}, {Key: "S_I_ID", Value: 9}})
-	in := NewOrderInput{WID: 2, DID: 4, CID: 1, EntryD: time.Now().UTC(), Lines: []NewOrderLine{
+	before := findOne[districtDoc](t, db.Collection(collDistrict), dKey)
+	orders := countDocs(t, db.Collection(collOrders), bson.D{})
+	newOrders := countDocs(t, db.Collection(collNewOrder), bson.D{})
+	s := findOne[stockDoc](t, db.Collection(collStock), bson.D{{Key: "S_W_ID", Value: 2}, {Key: "S_I_ID", Value: 9}})
+	in := newOrderInput{WID: 2, DID: 4, CID: 1, EntryD: time.Now().UTC(), Lines: []newOrderLine{
 		{IID: 9, SupplyWID: 2, Quantity: 5}, {IID: w.cfg.Scale.Items + 1, SupplyWID: 2, Quantity: 5}}}
 	res, _, err := w.newOrderTxn(ctx, in)
 	if err != nil || !res.RolledBack {
 		t.Fatalf("new order with unused item: %+v %v, want a rollback", res, err)
 	}
-	after := findOne[District](t, db.Collection(CollDistrict), dKey)
+	after := findOne[districtDoc](t, db.Collection(collDistrict), dKey)
 	if after.NextOID != before.NextOID {
 		t.Errorf("D_NEXT_O_ID %d -> %d after rollback", before.NextOID, after.NextOID)
 	}
-	if n := countDocs(t, db.Collection(CollOrders), bson.D{}); n != orders {
+	if n := countDocs(t, db.Collection(collOrders), bson.D{}); n != orders {
 		t.Errorf("ORDERS %d -> %d after rollback", orders, n)
 	}
-	if n := countDocs(t, db.Collection(CollNewOrder), bson.D{}); n != newOrders {
+	if n := countDocs(t, db.Collection(collNewOrder), bson.D{}); n != newOrders {
 		t.Errorf("NEW_ORDER %d -> %d after rollback", newOrders, n)
 	}
-	if a := findOne[Stock](t, db.Collection(CollStock), bson.D{{Key: "S_W_ID", Value: 2}, {Key: "S_I_ID", Value: 9}}); a != s {
+	if a := findOne[stockDoc](t, db.Collection(collStock), bson.D{{Key: "S_W_ID", Value: 2}, {Key: "S_I_ID", Value: 9}}); a != s {
 		t.Errorf("stock changed by a rolled-back order: %+v -> %+v", s, a)
 	}
 }
@@ -213,18 +213,18 @@ func testPayment(t *testing.T, db *mongo.Database, w *worker, byName bool) {
 	cKey := func(id int) bson.D {
 		return bson.D{{Key: "C_W_ID", Value: 2}, {Key: "C_D_ID", Value: 6}, {Key: "C_ID", Value: id}}
 	}
-	in := PaymentInput{WID: 1, DID: 2, CWID: 2, CDID: 6, Amount: 123.45, Date: time.Now().UTC()}
+	in := paymentInput{WID: 1, DID: 2, CWID: 2, CDID: 6, Amount: 123.45, Date: time.Now().UTC()}
 	wantID := 11
 	if byName {
 		// Customers with the last name of customer 11, sorted by C_FIRST:
 		// Payment takes the one at ceil(n/2).
-		c11 := findOne[Customer](t, db.Collection(CollCustomer), cKey(11))
+		c11 := findOne[customerDoc](t, db.Collection(collCustomer), cKey(11))
 		in.CLast = c11.Last
-		cur, err := db.Collection(CollCustomer).Find(ctx, bson.D{{Key: "C_W_ID", Value: 2}, {Key: "C_D_ID", Value: 6}, {Key: "C_LAST", Value: c11.Last}})
+		cur, err := db.Collection(collCustomer).Find(ctx, bson.D{{Key: "C_W_ID", Value: 2}, {Key: "C_D_ID", Value: 6}, {Key: "C_LAST", Value: c11.Last}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var cs []Customer
+		var cs []customerDoc
 		if err := cur.All(ctx, &cs); err != nil {
 			t.Fatal(err)
 		}
@@ -234,13 +234,13 @@ func testPayment(t *testing.T, db *mongo.Database, w *worker, byName bool) {
 		in.CID = wantID
 	}
 	// Make the customer bad-credit so C_DATA is rewritten (clause 2.5.2.2).
-	if _, err := db.Collection(CollCustomer).UpdateOne(ctx, cKey(wantID), bson.D{{Key: "$set", Value: bson.D{{Key: "C_CREDIT", Value: "BC"}}}}); err != nil {
+	if _, err := db.Collection(collCustomer).UpdateOne(ctx, cKey(wantID), bson.D{{Key: "$set", Value: bson.D{{Key: "C_CREDIT", Value: "BC"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	wb := findOne[Warehouse](t, db.Collection(CollWarehouse), bson.D{{Key: "W_ID", Value: 1}})
-	db0 := findOne[District](t, db.Collection(CollDistrict), bson.D{{Key: "D_W_ID", Value: 1}, {Key: "D_ID", Value: 2}})
-	cb := findOne[Customer](t, db.Collection(CollCustomer), cKey(wantID))
-	hist := countDocs(t, db.Collection(CollHistory), bson.D{})
+	wb := findOne[warehouseDoc](t, db.Collection(collWarehouse), bson.D{{Key: "W_ID", Value: 1}})
+	db0 := findOne[districtDoc](t, db.Collection(collDistrict), bson.D{{Key: "D_W_ID", Value: 1}, {Key: "D_ID", Value: 2}})
+	cb := findOne[customerDoc](t, db.Collection(collCustomer), cKey(wantID))
+	hist := countDocs(t, db.Collection(collHistory), bson.D{})
 
 	res, _, err := w.paymentTxn(ctx, in)
 	if err != nil {
@@ -249,9 +249,9 @@ func testPayment(t *testing.T, db *mongo.Database, w *worker, byName bool) {
 	if res.CID != wantID {
 		t.Errorf("paid customer %d, want %d", res.CID, wantID)
 	}
-	wa := findOne[Warehouse](t, db.Collection(CollWarehouse), bson.D{{Key: "W_ID", Value: 1}})
-	da := findOne[District](t, db.Collection(CollDistrict), bson.D{{Key: "D_W_ID", Value: 1}, {Key: "D_ID", Value: 2}})
-	ca := findOne[Customer](t, db.Collection(CollCustomer), cKey(wantID))
+	wa := findOne[warehouseDoc](t, db.Collection(collWarehouse), bson.D{{Key: "W_ID", Value: 1}})
+	da := findOne[districtDoc](t, db.Collection(collDistrict), bson.D{{Key: "D_W_ID", Value: 1}, {Key: "D_ID", Value: 2}})
+	ca := findOne[customerDoc](t, db.Collection(collCustomer), cKey(wantID))
 	if !near(wa.YTD, wb.YTD+123.45) || !near(da.YTD, db0.YTD+123.45) {
 		t.Errorf("W_YTD %.2f -> %.2f, D_YTD %.2f -> %.2f; want +123.45", wb.YTD, wa.YTD, db0.YTD, da.YTD)
 	}
@@ -263,10 +263,10 @@ func testPayment(t *testing.T, db *mongo.Database, w *worker, byName bool) {
 	if ca.Data != wantData {
 		t.Errorf("bad-credit C_DATA = %.60q…, want %.60q…", ca.Data, wantData)
 	}
-	if n := countDocs(t, db.Collection(CollHistory), bson.D{}); n != hist+1 {
+	if n := countDocs(t, db.Collection(collHistory), bson.D{}); n != hist+1 {
 		t.Errorf("HISTORY %d -> %d", hist, n)
 	}
-	h := findOne[History](t, db.Collection(CollHistory), bson.D{{Key: "H_C_ID", Value: wantID}, {Key: "H_C_W_ID", Value: 2}, {Key: "H_C_D_ID", Value: 6}, {Key: "H_AMOUNT", Value: 123.45}})
+	h := findOne[historyDoc](t, db.Collection(collHistory), bson.D{{Key: "H_C_ID", Value: wantID}, {Key: "H_C_W_ID", Value: 2}, {Key: "H_C_D_ID", Value: 6}, {Key: "H_AMOUNT", Value: 123.45}})
 	if h.WID != 1 || h.DID != 2 || h.Data != wa.Name+"    "+da.Name {
 		t.Errorf("history %+v", h)
 	}
@@ -275,14 +275,14 @@ func testPayment(t *testing.T, db *mongo.Database, w *worker, byName bool) {
 func testOrderStatus(t *testing.T, db *mongo.Database, w *worker) {
 	ctx := context.Background()
 	// A fresh order for customer 17 of 1/5 is its most recent one.
-	no, _, err := w.newOrderTxn(ctx, NewOrderInput{WID: 1, DID: 5, CID: 17, EntryD: time.Now().UTC(),
-		Lines: []NewOrderLine{{IID: 1, SupplyWID: 1, Quantity: 1}, {IID: 2, SupplyWID: 1, Quantity: 2}, {IID: 3, SupplyWID: 1, Quantity: 3},
+	no, _, err := w.newOrderTxn(ctx, newOrderInput{WID: 1, DID: 5, CID: 17, EntryD: time.Now().UTC(),
+		Lines: []newOrderLine{{IID: 1, SupplyWID: 1, Quantity: 1}, {IID: 2, SupplyWID: 1, Quantity: 2}, {IID: 3, SupplyWID: 1, Quantity: 3},
 			{IID: 4, SupplyWID: 1, Quantity: 4}, {IID: 5, SupplyWID: 1, Quantity: 5}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := findOne[Customer](t, db.Collection(CollCustomer), bson.D{{Key: "C_W_ID", Value: 1}, {Key: "C_D_ID", Value: 5}, {Key: "C_ID", Value: 17}})
-	for _, in := range []OrderStatusInput{{WID: 1, DID: 5, CID: 17}} {
+	c := findOne[customerDoc](t, db.Collection(collCustomer), bson.D{{Key: "C_W_ID", Value: 1}, {Key: "C_D_ID", Value: 5}, {Key: "C_ID", Value: 17}})
+	for _, in := range []orderStatusInput{{WID: 1, DID: 5, CID: 17}} {
 		res, _, err := w.orderStatusTxn(ctx, in)
 		if err != nil {
 			t.Fatal(err)
@@ -294,11 +294,11 @@ func testOrderStatus(t *testing.T, db *mongo.Database, w *worker) {
 	}
 	// By last name: the customer found must carry that name and its order
 	// must be its own.
-	res, _, err := w.orderStatusTxn(ctx, OrderStatusInput{WID: 1, DID: 5, CLast: c.Last})
+	res, _, err := w.orderStatusTxn(ctx, orderStatusInput{WID: 1, DID: 5, CLast: c.Last})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := findOne[Customer](t, db.Collection(CollCustomer), bson.D{{Key: "C_W_ID", Value: 1}, {Key: "C_D_ID", Value: 5}, {Key: "C_ID", Value: res.CID}})
+	got := findOne[customerDoc](t, db.Collection(collCustomer), bson.D{{Key: "C_W_ID", Value: 1}, {Key: "C_D_ID", Value: 5}, {Key: "C_ID", Value: res.CID}})
 	if got.Last != c.Last || res.Order.CID != res.CID {
 		t.Errorf("by last name %s: customer %d (%s), order of customer %d", c.Last, res.CID, got.Last, res.Order.CID)
 	}
@@ -308,14 +308,14 @@ func testDelivery(t *testing.T, db *mongo.Database, w *worker) {
 	ctx := context.Background()
 	type snap struct {
 		oid  int
-		cust Customer
+		cust customerDoc
 		sum  float64
 	}
 	districts := w.cfg.Scale.Districts
 	want := make([]snap, districts)
 	for d := 1; d <= districts; d++ {
-		var no NewOrder
-		err := db.Collection(CollNewOrder).FindOne(ctx, bson.D{{Key: "NO_W_ID", Value: 2}, {Key: "NO_D_ID", Value: d}},
+		var no newOrderDoc
+		err := db.Collection(collNewOrder).FindOne(ctx, bson.D{{Key: "NO_W_ID", Value: 2}, {Key: "NO_D_ID", Value: d}},
 			options.FindOne().SetSort(bson.D{{Key: "NO_O_ID", Value: 1}})).Decode(&no)
 		if err != nil {
 			t.Fatal(err)
@@ -325,11 +325,11 @@ func testDelivery(t *testing.T, db *mongo.Database, w *worker) {
 		for _, l := range o.Lines {
 			sum += l.Amount
 		}
-		c := findOne[Customer](t, db.Collection(CollCustomer), bson.D{{Key: "C_W_ID", Value: 2}, {Key: "C_D_ID", Value: d}, {Key: "C_ID", Value: o.CID}})
+		c := findOne[customerDoc](t, db.Collection(collCustomer), bson.D{{Key: "C_W_ID", Value: 2}, {Key: "C_D_ID", Value: d}, {Key: "C_ID", Value: o.CID}})
 		want[d-1] = snap{no.OID, c, sum}
 	}
 	date := time.Now().UTC().Truncate(time.Millisecond)
-	res, _, err := w.deliveryTxn(ctx, DeliveryInput{WID: 2, CarrierID: 7, Date: date})
+	res, _, err := w.deliveryTxn(ctx, deliveryInput{WID: 2, CarrierID: 7, Date: date})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func testDelivery(t *testing.T, db *mongo.Database, w *worker) {
 		if res.Delivered[d-1] != s.oid {
 			t.Errorf("district %d: delivered %d, want oldest new order %d", d, res.Delivered[d-1], s.oid)
 		}
-		if n := countDocs(t, db.Collection(CollNewOrder), bson.D{{Key: "NO_W_ID", Value: 2}, {Key: "NO_D_ID", Value: d}, {Key: "NO_O_ID", Value: s.oid}}); n != 0 {
+		if n := countDocs(t, db.Collection(collNewOrder), bson.D{{Key: "NO_W_ID", Value: 2}, {Key: "NO_D_ID", Value: d}, {Key: "NO_O_ID", Value: s.oid}}); n != 0 {
 			t.Errorf("district %d: NEW_ORDER %d not deleted", d, s.oid)
 		}
 		o := findOrder(t, db, w.cfg.Schema, 2, d, s.oid)
@@ -353,7 +353,7 @@ func testDelivery(t *testing.T, db *mongo.Database, w *worker) {
 				t.Errorf("district %d line %d: OL_DELIVERY_D %v, want %v", d, l.Number, l.DeliveryD, date)
 			}
 		}
-		c := findOne[Customer](t, db.Collection(CollCustomer), bson.D{{Key: "C_W_ID", Value: 2}, {Key: "C_D_ID", Value: d}, {Key: "C_ID", Value: s.cust.ID}})
+		c := findOne[customerDoc](t, db.Collection(collCustomer), bson.D{{Key: "C_W_ID", Value: 2}, {Key: "C_D_ID", Value: d}, {Key: "C_ID", Value: s.cust.ID}})
 		if !near(c.Balance, s.cust.Balance+s.sum) || c.DeliveryCnt != s.cust.DeliveryCnt+1 {
 			t.Errorf("district %d customer %d: balance %.2f -> %.2f (+%.2f expected), deliveries %d -> %d",
 				d, c.ID, s.cust.Balance, c.Balance, s.sum, s.cust.DeliveryCnt, c.DeliveryCnt)
@@ -362,12 +362,12 @@ func testDelivery(t *testing.T, db *mongo.Database, w *worker) {
 }
 
 // findOrder reads an order with its lines in either schema.
-func findOrder(t *testing.T, db *mongo.Database, schema Schema, wID, dID, oID int) Order {
+func findOrder(t *testing.T, db *mongo.Database, schema Schema, wID, dID, oID int) orderDoc {
 	t.Helper()
-	o := findOne[Order](t, db.Collection(CollOrders), bson.D{{Key: "O_W_ID", Value: wID}, {Key: "O_D_ID", Value: dID}, {Key: "O_ID", Value: oID}})
+	o := findOne[orderDoc](t, db.Collection(collOrders), bson.D{{Key: "O_W_ID", Value: wID}, {Key: "O_D_ID", Value: dID}, {Key: "O_ID", Value: oID}})
 	if schema == Normalized {
 		ctx := context.Background()
-		cur, err := db.Collection(CollOrderLine).Find(ctx, bson.D{{Key: "OL_W_ID", Value: wID}, {Key: "OL_D_ID", Value: dID}, {Key: "OL_O_ID", Value: oID}})
+		cur, err := db.Collection(collOrderLine).Find(ctx, bson.D{{Key: "OL_W_ID", Value: wID}, {Key: "OL_D_ID", Value: dID}, {Key: "OL_O_ID", Value: oID}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -382,7 +382,7 @@ func testStockLevel(t *testing.T, db *mongo.Database, w *worker) {
 	ctx := context.Background()
 	// Brute force: the distinct items of the last 20 orders of 1/3 with
 	// stock below the threshold.
-	d := findOne[District](t, db.Collection(CollDistrict), bson.D{{Key: "D_W_ID", Value: 1}, {Key: "D_ID", Value: 3}})
+	d := findOne[districtDoc](t, db.Collection(collDistrict), bson.D{{Key: "D_W_ID", Value: 1}, {Key: "D_ID", Value: 3}})
 	items := map[int]bool{}
 	for oid := d.NextOID - 20; oid < d.NextOID; oid++ {
 		if oid < 1 {
@@ -401,12 +401,12 @@ func testStockLevel(t *testing.T, db *mongo.Database, w *worker) {
 			q, low = 12, low+1
 		}
 		i++
-		if _, err := db.Collection(CollStock).UpdateOne(ctx, bson.D{{Key: "S_W_ID", Value: 1}, {Key: "S_I_ID", Value: id}},
+		if _, err := db.Collection(collStock).UpdateOne(ctx, bson.D{{Key: "S_W_ID", Value: 1}, {Key: "S_I_ID", Value: id}},
 			bson.D{{Key: "$set", Value: bson.D{{Key: "S_QUANTITY", Value: q}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	res, err := w.stockLevel(ctx, StockLevelInput{WID: 1, DID: 3, Threshold: 15})
+	res, err := w.stockLevel(ctx, stockLevelInput{WID: 1, DID: 3, Threshold: 15})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,9 +434,9 @@ func testTransientRetry(t *testing.T, uri string, db *mongo.Database, w *worker)
 	t.Cleanup(func() {
 		rs.SetFailPoint(context.Background(), p.Name, bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "off"}})
 	})
-	before := findOne[District](t, db.Collection(CollDistrict), bson.D{{Key: "D_W_ID", Value: 1}, {Key: "D_ID", Value: 9}})
-	res, retries, err := w.newOrderTxn(ctx, NewOrderInput{WID: 1, DID: 9, CID: 2, EntryD: time.Now().UTC(),
-		Lines: []NewOrderLine{{IID: 1, SupplyWID: 1, Quantity: 1}, {IID: 2, SupplyWID: 1, Quantity: 1}, {IID: 3, SupplyWID: 1, Quantity: 1},
+	before := findOne[districtDoc](t, db.Collection(collDistrict), bson.D{{Key: "D_W_ID", Value: 1}, {Key: "D_ID", Value: 9}})
+	res, retries, err := w.newOrderTxn(ctx, newOrderInput{WID: 1, DID: 9, CID: 2, EntryD: time.Now().UTC(),
+		Lines: []newOrderLine{{IID: 1, SupplyWID: 1, Quantity: 1}, {IID: 2, SupplyWID: 1, Quantity: 1}, {IID: 3, SupplyWID: 1, Quantity: 1},
 			{IID: 4, SupplyWID: 1, Quantity: 1}, {IID: 5, SupplyWID: 1, Quantity: 1}}})
 	if err != nil {
 		t.Fatal(err)
@@ -444,11 +444,11 @@ func testTransientRetry(t *testing.T, uri string, db *mongo.Database, w *worker)
 	if retries != 1 {
 		t.Errorf("retries %d, want 1 (one injected TransientTransactionError)", retries)
 	}
-	after := findOne[District](t, db.Collection(CollDistrict), bson.D{{Key: "D_W_ID", Value: 1}, {Key: "D_ID", Value: 9}})
+	after := findOne[districtDoc](t, db.Collection(collDistrict), bson.D{{Key: "D_W_ID", Value: 1}, {Key: "D_ID", Value: 9}})
 	if after.NextOID != before.NextOID+1 || res.OID != before.NextOID {
 		t.Errorf("D_NEXT_O_ID %d -> %d for order %d: the failed attempt must leave no trace", before.NextOID, after.NextOID, res.OID)
 	}
-	if n := countDocs(t, db.Collection(CollOrders), bson.D{{Key: "O_W_ID", Value: 1}, {Key: "O_D_ID", Value: 9}, {Key: "O_ID", Value: res.OID}}); n != 1 {
+	if n := countDocs(t, db.Collection(collOrders), bson.D{{Key: "O_W_ID", Value: 1}, {Key: "O_D_ID", Value: 9}, {Key: "O_ID", Value: res.OID}}); n != 1 {
 		t.Errorf("order %d stored %d times", res.OID, n)
 	}
 
@@ -457,8 +457,8 @@ func testTransientRetry(t *testing.T, uri string, db *mongo.Database, w *worker)
 	if err := rs.SetFailPoint(ctx, p.Name, fp); err != nil {
 		t.Fatal(err)
 	}
-	_, retries, err = w.newOrderTxn(ctx, NewOrderInput{WID: 1, DID: 9, CID: 2, EntryD: time.Now().UTC(),
-		Lines: []NewOrderLine{{IID: 1, SupplyWID: 1, Quantity: 1}}})
+	_, retries, err = w.newOrderTxn(ctx, newOrderInput{WID: 1, DID: 9, CID: 2, EntryD: time.Now().UTC(),
+		Lines: []newOrderLine{{IID: 1, SupplyWID: 1, Quantity: 1}}})
 	var ce mongo.CommandError
 	if err == nil || retries != 0 || (errors.As(err, &ce) && ce.Code != 2) {
 		t.Errorf("non-transient error: retries %d err %v, want the error and no retry", retries, err)
@@ -470,14 +470,14 @@ func testTransientRetry(t *testing.T, uri string, db *mongo.Database, w *worker)
 func testItemsWithoutIWID(t *testing.T, db *mongo.Database, w *worker) {
 	ctx := context.Background()
 	ids := bson.D{{Key: "I_ID", Value: bson.D{{Key: "$in", Value: bson.A{41, 42, 43, 44, 45}}}}}
-	if r, err := db.Collection(CollItem).UpdateMany(ctx, ids, bson.D{{Key: "$unset", Value: bson.D{{Key: "I_W_ID", Value: ""}}}}); err != nil || r.ModifiedCount != 5 {
+	if r, err := db.Collection(collItem).UpdateMany(ctx, ids, bson.D{{Key: "$unset", Value: bson.D{{Key: "I_W_ID", Value: ""}}}}); err != nil || r.ModifiedCount != 5 {
 		t.Fatalf("unset I_W_ID: %+v %v", r, err)
 	}
-	var lines []NewOrderLine
+	var lines []newOrderLine
 	for id := 41; id <= 45; id++ {
-		lines = append(lines, NewOrderLine{IID: id, SupplyWID: 1, Quantity: 1})
+		lines = append(lines, newOrderLine{IID: id, SupplyWID: 1, Quantity: 1})
 	}
-	res, _, err := w.newOrderTxn(ctx, NewOrderInput{WID: 1, DID: 8, CID: 3, EntryD: time.Now().UTC(), Lines: lines})
+	res, _, err := w.newOrderTxn(ctx, newOrderInput{WID: 1, DID: 8, CID: 3, EntryD: time.Now().UTC(), Lines: lines})
 	if err != nil || res.RolledBack {
 		t.Errorf("new order on items without I_W_ID: %+v %v, want it placed", res, err)
 	}
