@@ -40,7 +40,7 @@ func withSettings(t *testing.T, o *bench.Options, mutate func(*balancer.Settings
 
 func options(t *testing.T, uri string, policies ...string) bench.Options {
 	t.Helper()
-	gen, err := workload.New("ycsb", map[string]string{"workload": "b", "records": "500"})
+	gen, err := workload.Configure("ycsb", workload.Shared{Seed: 1}, "--workload", "b", "--records", "500")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +391,7 @@ func TestFailoverRejoinAndPauseKeepTheBound(t *testing.T) {
 }
 
 func TestBadOptions(t *testing.T) {
-	gen, _ := workload.New("ycsb", nil)
+	gen, _ := workload.Configure("ycsb", workload.Shared{Seed: 1})
 	primary, _ := balancer.ParseSpec("primary", balancer.DefaultSettings())
 	sub := balancer.DefaultSettings()
 	sub.Decongestant.Bound = balancer.Bound{Max: 500 * time.Millisecond}

@@ -21,19 +21,20 @@ import (
 	"github.com/decongestant/decongestant/router"
 	"github.com/decongestant/decongestant/workload"
 	"github.com/decongestant/decongestant/workload/sprobe"
+	_ "github.com/decongestant/decongestant/workload/tpcc" // registers "tpcc"
 	_ "github.com/decongestant/decongestant/workload/ycsb" // registers "ycsb"
 )
 
-// benchFlags are the flags shared by `bench ycsb` and `demo`.
+// benchFlags are the runner's flags, shared by every `bench <workload>` and
+// `demo`; each workload adds its own (workload.Flagser).
 type benchFlags struct {
-	uri, workload, policies, maxStaleness, phases, out, db, dist string
-	records                                                      int64
-	clients, repeat, loadParallel, fields, fieldLength           int
-	seed                                                         int64
-	duration, period, warmup                                     time.Duration
-	sprobe, skipLoad                                             bool
-	writeConcern, headroom, latency, lagEstimate                 string
-	probeInterval                                                time.Duration
+	uri, policies, maxStaleness, phases, out, db string
+	clients, repeat, loadParallel                int
+	seed                                         int64
+	duration, period, warmup                     time.Duration
+	sprobe, skipLoad                             bool
+	writeConcern, headroom, latency, lagEstimate string
+	probeInterval                                time.Duration
 	// balancer constants
 	balPeriod, rpmPeriod, rttInterval, lagInterval, connectTimeout time.Duration
 	delta, lowBal, highBal, lowRatio, highRatio                    float64
@@ -41,27 +42,20 @@ type benchFlags struct {
 	rpmExploration, rpmThreshold, rttQuantile                      float64
 }
 
-// benchDefaults are the defaults that differ between `bench ycsb`, `bench
-// tpcc` and `demo`.
+// benchDefaults are the runner's defaults that differ between workloads
+// and the demo.
 type benchDefaults struct {
-	records                     int64
 	duration, warmup, balPeriod time.Duration
 	sprobe                      bool
 	out, db, writeConcern       string
 	clients                     int
 }
 
-var benchCmdDefaults = benchDefaults{records: 100000, duration: 120 * time.Second, out: "results.json",
-	balPeriod: balancer.DefaultConfig().Interval, db: "ycsb", writeConcern: "1", clients: 64}
-
-// register adds the YCSB flags and the common ones.
-func (b *benchFlags) register(fs *flag.FlagSet, def benchDefaults) {
-	fs.StringVar(&b.workload, "workload", "b", "YCSB core workload: a, b, c, d, e or f")
-	fs.Int64Var(&b.records, "records", def.records, "YCSB record count")
-	fs.IntVar(&b.fields, "fields", 10, "YCSB fields per record")
-	fs.IntVar(&b.fieldLength, "fieldlength", 100, "YCSB bytes per field")
-	fs.StringVar(&b.dist, "distribution", "", "override the request distribution: zipfian, uniform or latest")
-	b.registerCommon(fs, def)
+// defaultsFor returns `bench <workload>`'s defaults: the workload's own
+// clients and write concern, its name as the database.
+func defaultsFor(m workload.Meta) benchDefaults {
+	return benchDefaults{duration: 120 * time.Second, out: "results.json", balPeriod: balancer.DefaultConfig().Interval,
+		db: m.Name, writeConcern: m.WriteConcern, clients: m.Clients}
 }
 
 // registerCommon adds the flags every bench workload shares: connection,
@@ -105,30 +99,18 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.StringVar(&b.lagEstimate, "lag-estimate", "since-applied", "secondary staleness estimate: since-applied (primary's clock minus the last applied write's time when a write is missing) or applied-diff (seed 000: primary's minus secondary's lastAppliedWallTime)")
 }
 
-// options validates the flags and builds the runner's options for YCSB.
-func (b *benchFlags) options(progress io.Writer) (bench.Options, error) {
+// options validates the runner's flags and the workload's, and builds the
+// runner's options.
+func (b *benchFlags) options(w workload.Flagser, progress io.Writer) (bench.Options, error) {
 	o, err := b.common(progress)
 	if err != nil {
 		return o, err
 	}
-	if b.records < 1 {
-		return o, fmt.Errorf("--records %d must be at least 1", b.records)
-	}
-	wopts := map[string]string{"workload": b.workload, "records": strconv.FormatInt(b.records, 10),
-		"fields": strconv.Itoa(b.fields), "fieldlength": strconv.Itoa(b.fieldLength),
-		"seed": strconv.FormatInt(b.seed, 10)}
-	if b.dist != "" {
-		wopts["distribution"] = b.dist
-	}
-	gen, err := workload.New("ycsb", wopts)
+	gen, err := w.Configure(workload.Shared{Seed: b.seed, WriteConcern: b.writeConcern})
 	if err != nil {
 		return o, err
 	}
-	if err := setGenerator(&o, gen, b.workload); err != nil {
-		return o, err
-	}
-	o.Records = b.records
-	return o, nil
+	return o, setGenerator(&o, gen, gen.Mix())
 }
 
 // setGenerator checks every phase's mix against the generator, then sets
@@ -148,52 +130,88 @@ func setGenerator(o *bench.Options, gen workload.Generator, mix string) error {
 	return nil
 }
 
-// common validates the shared flags and builds the runner's options
+// common validates the runner's flags and builds the runner's options
 // without a workload.
 func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
-	var o bench.Options
+	if err := b.checkDurations(); err != nil {
+		return bench.Options{}, err
+	}
+	s, err := b.settings()
+	if err != nil {
+		return bench.Options{}, err
+	}
+	specs, err := balancer.ParseSpecs(b.policies, s)
+	if err != nil {
+		return bench.Options{}, fmt.Errorf("--policies: %w", err)
+	}
+	mon, err := b.monitorConfig(specs, s.Decongestant.Bound)
+	if err != nil {
+		return bench.Options{}, err
+	}
+	latency, err := router.ParseLatencySource(b.latency)
+	if err != nil {
+		return bench.Options{}, fmt.Errorf("--latency-source: %w", err)
+	}
+	phases, err := bench.ParsePhases(b.phases)
+	if err != nil {
+		return bench.Options{}, fmt.Errorf("--phases: %w", err)
+	}
+	wc, err := parseWriteConcern(b.writeConcern)
+	if err != nil {
+		return bench.Options{}, err
+	}
+	return bench.Options{
+		URI: b.uri, Database: b.db, Clients: b.clients,
+		Duration: b.duration, Period: b.period, Warmup: b.warmup, Repeat: b.repeat,
+		Policies: specs, Settings: s, SProbe: b.sprobe, Phases: phases, SkipLoad: b.skipLoad,
+		LoadParallel: b.loadParallel, Progress: progress, Out: b.out, WriteConcern: wc,
+		ConnectTimeout: b.connectTimeout, RTTQuantile: b.rttQuantile, Latency: latency, Monitor: mon,
+		Probe: sprobe.Config{ProbeInterval: b.probeInterval},
+	}, nil
+}
+
+// checkDurations checks the URI and the flags that must be positive or in
+// a range.
+func (b *benchFlags) checkDurations() error {
 	if b.uri == "" {
-		return o, errors.New("--uri is required (a replica set connection string; `decongestant cluster up` prints one)")
+		return errors.New("--uri is required (a replica set connection string; `decongestant cluster up` prints one)")
 	}
 	if _, err := connstring.ParseAndValidate(b.uri); err != nil {
-		return o, fmt.Errorf("invalid --uri %s: %v", redact.URI(b.uri), err)
+		return fmt.Errorf("invalid --uri %s: %v", redact.URI(b.uri), err)
 	}
 	if b.lagInterval < 0 || b.rttInterval <= 0 {
-		return o, errors.New("--lag-interval must not be negative and --rtt-interval must be positive")
+		return errors.New("--lag-interval must not be negative and --rtt-interval must be positive")
 	}
 	if b.probeInterval <= 0 {
-		return o, fmt.Errorf("--sprobe-interval must be positive")
+		return fmt.Errorf("--sprobe-interval must be positive")
 	}
 	for name, d := range map[string]time.Duration{"duration": b.duration, "period": b.period,
 		"warmup": b.warmup, "balancer-period": b.balPeriod, "rpm-period": b.rpmPeriod,
 		"rtt-interval": b.rttInterval, "lag-interval": b.lagInterval, "sprobe-interval": b.probeInterval,
 		"connect-timeout": b.connectTimeout} {
 		if d < 0 {
-			return o, fmt.Errorf("--%s %v must not be negative", name, d)
+			return fmt.Errorf("--%s %v must not be negative", name, d)
 		}
 	}
 	if b.rttQuantile < 0 || b.rttQuantile > 1 {
-		return o, fmt.Errorf("--rtt-quantile %v must be in [0, 1]", b.rttQuantile)
+		return fmt.Errorf("--rtt-quantile %v must be in [0, 1]", b.rttQuantile)
 	}
+	return nil
+}
+
+// settings builds and validates the policies' constants.
+func (b *benchFlags) settings() (balancer.Settings, error) {
+	s := balancer.DefaultSettings()
 	bound, err := balancer.ParseBound(b.maxStaleness)
 	if err != nil {
-		return o, fmt.Errorf("--max-staleness: %w", err)
+		return s, fmt.Errorf("--max-staleness: %w", err)
 	}
 	headroom := balancer.AutoHeadroom
 	if b.headroom != "auto" {
 		if headroom, err = time.ParseDuration(b.headroom); err != nil || headroom < 0 {
-			return o, fmt.Errorf("--lag-headroom %q: want auto or a duration that is not negative, e.g. 0 or 200ms", b.headroom)
+			return s, fmt.Errorf("--lag-headroom %q: want auto or a duration that is not negative, e.g. 0 or 200ms", b.headroom)
 		}
 	}
-	latency, err := router.ParseLatencySource(b.latency)
-	if err != nil {
-		return o, fmt.Errorf("--latency-source: %w", err)
-	}
-	estimate, err := monitor.ParseLagEstimate(b.lagEstimate)
-	if err != nil {
-		return o, fmt.Errorf("--lag-estimate: %w", err)
-	}
-	s := balancer.DefaultSettings()
 	s.Decongestant = balancer.Config{Interval: b.balPeriod, Delta: b.delta, LowBal: b.lowBal,
 		HighBal: b.highBal, LowRatio: b.lowRatio, HighRatio: b.highRatio, History: b.history,
 		MinSamples: b.minSamples, LatencyFloor: s.Decongestant.LatencyFloor, Bound: bound,
@@ -201,15 +219,18 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 	s.RPM = balancer.RPMConfig{Interval: b.rpmPeriod, Exploration: b.rpmExploration,
 		Threshold: b.rpmThreshold, MinSamples: b.minSamples}
 	if err := s.Decongestant.Validate(); err != nil {
-		return o, fmt.Errorf("--max-staleness/--lag-headroom: %w", err)
+		return s, fmt.Errorf("--max-staleness/--lag-headroom: %w", err)
 	}
+	return s, s.RPM.Validate()
+}
 
-	if err := s.RPM.Validate(); err != nil {
-		return o, err
-	}
-	specs, err := balancer.ParseSpecs(b.policies, s)
+// monitorConfig returns the RTT and lag polling: the lag interval is
+// derived from the bound unless given, and must let every bounded policy
+// allow secondary reads.
+func (b *benchFlags) monitorConfig(specs []balancer.Spec, bound balancer.Bound) (monitor.Config, error) {
+	estimate, err := monitor.ParseLagEstimate(b.lagEstimate)
 	if err != nil {
-		return o, fmt.Errorf("--policies: %w", err)
+		return monitor.Config{}, fmt.Errorf("--lag-estimate: %w", err)
 	}
 	lagInterval := b.lagInterval
 	if lagInterval == 0 {
@@ -218,52 +239,48 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 	for _, sp := range specs {
 		if bp, ok := sp.New().(balancer.Bounded); ok {
 			if err := bp.CheckLagInterval(lagInterval); err != nil {
-				return o, fmt.Errorf("--max-staleness %s with --lag-interval %v: %w", b.maxStaleness, lagInterval, err)
+				return monitor.Config{}, fmt.Errorf("--max-staleness %s with --lag-interval %v: %w", b.maxStaleness, lagInterval, err)
 			}
 		}
 	}
-	phases, err := bench.ParsePhases(b.phases)
-	if err != nil {
-		return o, fmt.Errorf("--phases: %w", err)
-	}
-	wc, err := parseWriteConcern(b.writeConcern)
-	if err != nil {
-		return o, err
-	}
-	return bench.Options{
-		URI: b.uri, Database: b.db, Clients: b.clients,
-		Duration: b.duration, Period: b.period, Warmup: b.warmup, Repeat: b.repeat,
-		Policies: specs, Settings: s, SProbe: b.sprobe, Phases: phases, SkipLoad: b.skipLoad,
-		LoadParallel: b.loadParallel, Progress: progress, Out: b.out, WriteConcern: wc,
-		ConnectTimeout: b.connectTimeout, RTTQuantile: b.rttQuantile, Latency: latency,
-		Monitor: monitor.Config{RTTInterval: b.rttInterval, LagInterval: lagInterval, LagEstimate: estimate},
-		Probe:   sprobe.Config{ProbeInterval: b.probeInterval},
-	}, nil
+	return monitor.Config{RTTInterval: b.rttInterval, LagInterval: lagInterval, LagEstimate: estimate}, nil
 }
 
+// runBench runs `bench <workload> [flags]`, built from the registry: the
+// runner's flags and the workload's own.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return errors.New("usage: decongestant bench ycsb|tpcc --uri URI [flags] (workloads: ycsb, tpcc)")
-	}
-	switch args[0] {
-	case "ycsb":
-	case "tpcc":
-		return runBenchTPCC(ctx, args[1:], stdout, stderr)
-	default:
-		return fmt.Errorf("unknown workload %q for bench (known: ycsb, tpcc)", args[0])
-	}
-	fs := flag.NewFlagSet("bench ycsb", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var b benchFlags
-	b.register(fs, benchCmdDefaults)
-	if help, err := parseFlags(fs, args[1:]); help || err != nil {
-		return err
-	}
-	o, err := b.options(stderr)
-	if err != nil {
+	o, help, err := benchOptions(args, stderr)
+	if help || err != nil {
 		return err
 	}
 	return execute(ctx, o, stdout, stderr)
+}
+
+// benchOptions parses `bench <workload> [flags]` into the runner's options.
+func benchOptions(args []string, stderr io.Writer) (o bench.Options, help bool, err error) {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return o, false, fmt.Errorf("usage: decongestant bench %s --uri URI [flags]", strings.Join(workload.Names(), "|"))
+	}
+	meta, err := workload.Lookup(args[0])
+	if err != nil {
+		return o, false, fmt.Errorf("bench: %w", err)
+	}
+	fs := flag.NewFlagSet("bench "+meta.Name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var b benchFlags
+	b.registerCommon(fs, defaultsFor(meta))
+	w := meta.New()
+	addFlags(fs, w.Flags())
+	if help, err := parseFlags(fs, args[1:]); help || err != nil {
+		return o, help, err
+	}
+	o, err = b.options(w, stderr)
+	return o, false, err
+}
+
+// addFlags adds src's flags to dst (a workload's flags to a command's).
+func addFlags(dst, src *flag.FlagSet) {
+	src.VisitAll(func(f *flag.Flag) { dst.Var(f.Value, f.Name, f.Usage) })
 }
 
 // execute runs the bench and prints the comparison table.

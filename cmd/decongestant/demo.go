@@ -12,6 +12,8 @@ import (
 
 	"github.com/decongestant/decongestant/bench"
 	"github.com/decongestant/decongestant/cluster"
+	"github.com/decongestant/decongestant/workload"
+	"github.com/decongestant/decongestant/workload/ycsb"
 )
 
 // runDemo starts a capped 3-member replica set, runs YCSB-B under primary,
@@ -23,8 +25,10 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var b benchFlags
 	// A 5 s balancing period (seed 000: 10 s) lets decongestant climb from
 	// 10% to 90% in 40 s, so three policies fit in the demo's ten minutes.
-	b.register(fs, benchDefaults{records: 100000, duration: 140 * time.Second, warmup: 50 * time.Second,
+	b.registerCommon(fs, benchDefaults{duration: 140 * time.Second, warmup: 50 * time.Second,
 		balPeriod: 5 * time.Second, sprobe: true, out: "", db: "ycsb", writeConcern: "1", clients: 64})
+	w := ycsb.NewFlags() // YCSB-B over 100 000 records
+	addFlags(fs, w.Flags())
 	outDir := fs.String("out-dir", "demo-out", "directory for results.json, report.html and the plots")
 	cpu := fs.Float64("cpu", 0.35, "CPU cap per member, in cores (0 = no cap)")
 	members := fs.Int("members", 3, "replica set members")
@@ -76,13 +80,13 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}()
 	}
 	b.uri = c.URI()
-	o, err := b.options(stderr)
+	o, err := b.options(w, stderr)
 	if err != nil {
 		return err
 	}
 	o.Probe.ProbeInterval = b.probeInterval
-	fmt.Fprintf(stderr, "demo: YCSB-%s, %d records, %d clients, %v per policy (first %v excluded as warm-up), policies %v, max staleness %s, balancing period %v\n",
-		b.workload, b.records, b.clients, b.duration, b.warmup, o.Policies, b.maxStaleness, b.balPeriod)
+	fmt.Fprintf(stderr, "demo: YCSB-%s, %d records, %d clients, %v per policy (first %v excluded as warm-up), policies %s, max staleness %s, balancing period %v\n",
+		o.Generator.Mix(), o.Generator.(workload.Sized).Records(), b.clients, b.duration, b.warmup, b.policies, b.maxStaleness, b.balPeriod)
 	res, runErr := bench.Execute(ctx, o)
 	if res == nil || len(res.Runs) == 0 {
 		return runErr

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -41,7 +40,7 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 	}{
 		{"no command", []string{}, "usage"},
 		{"unknown command", []string{"fly"}, `unknown command "fly"`},
-		{"bench without workload", []string{"bench"}, "usage: decongestant bench ycsb|tpcc"},
+		{"bench without workload", []string{"bench"}, "usage: decongestant bench tpcc|ycsb"},
 		{"unknown bench workload", []string{"bench", "tpcx"}, `unknown workload "tpcx"`},
 		{"missing uri", []string{"bench", "ycsb"}, "--uri is required"},
 		{"malformed uri", []string{"bench", "ycsb", "--uri", "mongodb://"}, "invalid --uri"},
@@ -160,13 +159,7 @@ func TestSubSecondBoundPollsFaster(t *testing.T) {
 		{[]string{"--max-staleness", "2s", "--lag-interval", "250ms", "--lag-headroom", "0"}, 250 * time.Millisecond, 0},
 	}
 	for _, tt := range tests {
-		fs := flag.NewFlagSet("bench ycsb", flag.ContinueOnError)
-		var b benchFlags
-		b.register(fs, benchCmdDefaults)
-		if err := fs.Parse(append([]string{"--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0"}, tt.args...)); err != nil {
-			t.Fatal(err)
-		}
-		o, err := b.options(io.Discard)
+		o, _, err := benchOptions(append([]string{"ycsb", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0"}, tt.args...), io.Discard)
 		if err != nil {
 			t.Fatalf("%v: %v", tt.args, err)
 		}

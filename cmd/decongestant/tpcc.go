@@ -21,102 +21,6 @@ import (
 	"github.com/decongestant/decongestant/workload/tpcc"
 )
 
-var tpccBenchDefaults = benchDefaults{duration: 120 * time.Second, out: "results.json",
-	balPeriod: benchCmdDefaults.balPeriod, db: "tpcc", writeConcern: "majority", clients: 16}
-
-// tpccFlags are the TPC-C workload's flags.
-type tpccFlags struct {
-	warehouses, maxRetries                               int
-	mix, schema, scale, stockLevelReadConcern            string
-	findAndModify, batchWrites, routeOrderStatus, keying bool
-	thinkTime, reset, check                              bool
-	retryBackoff                                         time.Duration
-}
-
-func (t *tpccFlags) register(fs *flag.FlagSet) {
-	d := tpcc.DefaultConfig()
-	fs.IntVar(&t.warehouses, "warehouses", d.Warehouses, "TPC-C warehouses (scale factor)")
-	fs.StringVar(&t.mix, "mix", "standard", "transaction mix: standard (45/43/4/4/4), readwrite (seed 000: Stock-Level 50%) or weights no=,pay=,os=,del=,sl= summing to 100")
-	fs.StringVar(&t.schema, "schema", d.Schema.String(), "denormalized (order lines embedded in ORDERS, seed 002) or normalized")
-	fs.StringVar(&t.scale, "scale", "standard", "database size: standard (TPC-C 4.3.3.1) or small (1000 items, 30 customers per district; for quick tries)")
-	fs.BoolVar(&t.findAndModify, "find-and-modify", d.FindAndModify, "use findAndModify where a read is followed by an update of the same document (seed 002 §4.5.5)")
-	fs.BoolVar(&t.batchWrites, "batch-writes", d.BatchWrites, "batch New-Order's stock updates into one bulk write (seed 002 §4.5.6)")
-	fs.BoolVar(&t.routeOrderStatus, "route-order-status", false, "route Order-Status through the balancer like Stock-Level (outside a transaction)")
-	fs.StringVar(&t.stockLevelReadConcern, "stock-level-read-concern", "", "Stock-Level's read concern: local (no causal session, as seed 000) or majority (in the terminal's causally consistent session, as seed 002); default local for --mix readwrite, majority for standard and custom weights")
-	fs.BoolVar(&t.keying, "keying", false, "add TPC-C keying times (clause 5.2.5.7)")
-	fs.BoolVar(&t.thinkTime, "think-time", false, "add TPC-C think times (clause 5.2.5.7)")
-	fs.IntVar(&t.maxRetries, "max-retries", 0, "retries of one transaction on TransientTransactionError (0 = unbounded, as seed 002)")
-	fs.DurationVar(&t.retryBackoff, "retry-backoff", d.RetryBackoff, "cap of the random pause before retrying a conflicted transaction (0 = retry at once, as seed 002)")
-	fs.BoolVar(&t.reset, "reset", false, "drop an existing TPC-C database and load again")
-	fs.BoolVar(&t.check, "check", true, "run the twelve consistency checks after every run (bench) or after loading (load)")
-}
-
-// config validates the flags into a tpcc.Config.
-func (t *tpccFlags) config(seed int64, writeConcern string) (tpcc.Config, error) {
-	c := tpcc.DefaultConfig()
-	if t.warehouses < 1 {
-		return c, fmt.Errorf("--warehouses %d must be at least 1", t.warehouses)
-	}
-	var err error
-	if c.Mix, err = tpcc.ParseMix(t.mix); err != nil {
-		return c, fmt.Errorf("--mix: %w", err)
-	}
-	if c.Schema, err = tpcc.ParseSchema(t.schema); err != nil {
-		return c, fmt.Errorf("--schema: %w", err)
-	}
-	if t.stockLevelReadConcern != "" {
-		if c.StockLevelReadConcern, err = tpcc.ParseStockLevelReadConcern(t.stockLevelReadConcern); err != nil {
-			return c, fmt.Errorf("--stock-level-read-concern: %w", err)
-		}
-	}
-	switch t.scale {
-	case "standard":
-	case "small":
-		c.Scale = tpcc.SmallScale()
-	default:
-		return c, fmt.Errorf("--scale %q: want standard or small", t.scale)
-	}
-	if seed < 0 {
-		return c, fmt.Errorf("--seed %d must not be negative", seed)
-	}
-	c.Warehouses, c.Seed, c.WriteConcern, c.MaxRetries = t.warehouses, uint64(seed), writeConcern, t.maxRetries
-	c.FindAndModify, c.BatchWrites, c.RouteOrderStatus = t.findAndModify, t.batchWrites, t.routeOrderStatus
-	c.Keying, c.ThinkTime, c.RetryBackoff = t.keying, t.thinkTime, t.retryBackoff
-	return c, c.Validate()
-}
-
-func runBenchTPCC(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench tpcc", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var b benchFlags
-	var t tpccFlags
-	b.registerCommon(fs, tpccBenchDefaults)
-	t.register(fs)
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	if t.warehouses < 1 {
-		return fmt.Errorf("--warehouses %d must be at least 1", t.warehouses)
-	}
-	o, err := b.common(stderr)
-	if err != nil {
-		return err
-	}
-	cfg, err := t.config(b.seed, b.writeConcern)
-	if err != nil {
-		return err
-	}
-	gen, err := tpcc.NewGenerator(cfg)
-	if err != nil {
-		return err
-	}
-	gen.Reset, gen.CheckAfterRun = t.reset, t.check
-	if err := setGenerator(&o, gen, t.mix); err != nil {
-		return err
-	}
-	return execute(ctx, o, stdout, stderr)
-}
-
 // runTPCC runs the `tpcc` command: load and check outside a bench.
 func runTPCC(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	const use = "usage: decongestant tpcc load|check --uri URI [flags]"
@@ -153,12 +57,12 @@ func runTPCCLoad(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	db := fs.String("db", "tpcc", "database")
 	seed := fs.Int64("seed", 1, "random seed of the data")
 	parallel := fs.Int("load-parallel", 0, "loader goroutines (default 2 x CPUs)")
-	var t tpccFlags
-	t.register(fs)
+	t := tpcc.NewFlags()
+	addFlags(fs, t.Flags())
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	cfg, err := t.config(*seed, "majority")
+	cfg, err := t.Config(workload.Shared{Seed: *seed, WriteConcern: "majority"})
 	if err != nil {
 		return err
 	}
@@ -168,11 +72,11 @@ func runTPCCLoad(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	defer client.Disconnect(context.Background())
 	start := time.Now()
-	if err := tpcc.Load(ctx, d, cfg, tpcc.LoadOptions{Parallel: *parallel, Progress: workload.PrintProgress(stderr), Reset: t.reset}); err != nil {
+	if err := tpcc.Load(ctx, d, cfg, tpcc.LoadOptions{Parallel: *parallel, Progress: workload.PrintProgress(stderr), Reset: t.Reset}); err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
 	fmt.Fprintf(stdout, "loaded %d warehouses into %s in %.1fs (count check passed)\n", cfg.Warehouses, *db, time.Since(start).Seconds())
-	if !t.check {
+	if !t.Check {
 		return nil
 	}
 	fmt.Fprintf(stderr, "checking the twelve consistency conditions…\n")

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/decongestant/decongestant/workload"
 )
 
 func TestParseMix(t *testing.T) {
@@ -126,11 +128,14 @@ func TestConfigValidate(t *testing.T) {
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Errorf("default config: %v", err)
 	}
-	if _, err := New(map[string]string{"warehouses": "x"}); err == nil || !strings.Contains(err.Error(), "warehouses") {
-		t.Errorf("New with warehouses=x: %v", err)
+	if _, err := workload.Configure(Name, workload.Shared{Seed: 1}, "--warehouses", "x"); err == nil || !strings.Contains(err.Error(), "warehouses") {
+		t.Errorf("--warehouses x: %v", err)
 	}
-	if _, err := New(map[string]string{"speed": "1"}); err == nil || !strings.Contains(err.Error(), `unknown option "speed"`) {
-		t.Errorf("New with an unknown option: %v", err)
+	if _, err := workload.Configure(Name, workload.Shared{Seed: 1}, "--speed", "1"); err == nil || !strings.Contains(err.Error(), "speed") {
+		t.Errorf("an unknown flag: %v", err)
+	}
+	if _, err := workload.Configure(Name, workload.Shared{Seed: -1}); !errors.Is(err, ErrConfig) {
+		t.Errorf("a negative seed: %v, want ErrConfig", err)
 	}
 }
 
@@ -192,17 +197,17 @@ func TestStockLevelReadConcernDefault(t *testing.T) {
 		if got := g.settings()["stock_level_read_concern"]; got != tt.want.String() {
 			t.Errorf("%s: settings record %v, want %q", tt.name, got, tt.want.String())
 		}
-		// The string options of the registry say the same.
-		opts := map[string]string{"mix": tt.mix.String()}
+		// The registered workload's flags say the same.
+		args := []string{"--mix", tt.mix.String()}
 		if tt.explicit != 0 {
-			opts["stock_level_read_concern"] = tt.explicit.String()
+			args = append(args, "--stock-level-read-concern", tt.explicit.String())
 		}
-		wg, err := New(opts)
+		wg, err := workload.Configure(Name, workload.Shared{Seed: 1}, args...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := wg.(*Generator).Config().StockLevelReadConcern; got != tt.want {
-			t.Errorf("%s: New(%v) reads %v, want %v", tt.name, opts, got, tt.want)
+			t.Errorf("%s: flags %v read %v, want %v", tt.name, args, got, tt.want)
 		}
 	}
 	// Switching the mix later (phases) keeps the configured read concern.
@@ -214,7 +219,7 @@ func TestStockLevelReadConcernDefault(t *testing.T) {
 	if err := g.SetMix("readwrite"); err != nil || g.Config().StockLevelReadConcern != StockLevelMajority {
 		t.Errorf("after SetMix(readwrite): %v, %v; want majority kept", g.Config().StockLevelReadConcern, err)
 	}
-	if _, err := New(map[string]string{"stock_level_read_concern": "snapshot"}); err == nil || !errors.Is(err, ErrConfig) {
-		t.Errorf("New with stock_level_read_concern=snapshot: %v, want ErrConfig", err)
+	if _, err := workload.Configure(Name, workload.Shared{Seed: 1}, "--stock-level-read-concern", "snapshot"); !errors.Is(err, ErrConfig) {
+		t.Errorf("--stock-level-read-concern snapshot: %v, want ErrConfig", err)
 	}
 }

@@ -18,7 +18,8 @@
 // they implement, and each consistency check is named by its clause
 // (check3321 is 3.3.2.1).
 //
-//	tpcc.go          New, the Generator and its terminals (worker): mix, keying and think times
+//	flags.go         Flags: the settings as flags, declared once (the registered workload)
+//	tpcc.go          the Generator and its terminals (worker): mix, keying and think times
 //	config.go        Config, the mixes (Weights), Stock-Level's read concern
 //	schema.go        collections, document types, indexes (seed 002 appendix B), Scale
 //	random.go        the random source of clauses 2.1.6 and 4.3.2 (NURand, last names)
@@ -40,8 +41,8 @@
 //
 // # Exported API
 //
-// What stays exported is what a caller configures, runs and reads: New and
-// Name (the registry), Config with its field types and their parsers
+// What stays exported is what a caller configures, runs and reads: Name and
+// Flags (the registry), Config with its field types and their parsers
 // (Scale, Schema, Weights, StockLevelReadConcern), NewGenerator and
 // Generator, Load with LoadOptions and Loaded with LoadInfo, Check with
 // CheckOptions, CheckResult, CheckStatus and CheckClauses, the report types

@@ -46,18 +46,20 @@ func ExampleNewGenerator() {
 	// true tpcc: warehouses 0 must be at least 1
 }
 
-// The registry builds the generator from string options, as the runner does.
-func ExampleNew() {
-	g, err := workload.New(tpcc.Name, map[string]string{"warehouses": "2", "mix": "readwrite", "schema": "normalized"})
+// The registered workload declares its settings as flags, the same ones
+// `decongestant bench tpcc` takes.
+func ExampleFlags() {
+	g, err := workload.Configure(tpcc.Name, workload.Shared{Seed: 1, WriteConcern: "majority"},
+		"--warehouses", "2", "--mix", "readwrite", "--schema", "normalized")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(g.Name(), g.Mix(), g.(*tpcc.Generator).Config().Schema)
 
-	_, err = workload.New(tpcc.Name, map[string]string{"warehouse": "2"})
+	_, err = workload.Configure(tpcc.Name, workload.Shared{Seed: 1}, "--warehouses", "0")
 	fmt.Println(err)
 	// Output:
 	// tpcc readwrite normalized
-	// tpcc: unknown option "warehouse"
+	// tpcc: --warehouses 0 must be at least 1
 }

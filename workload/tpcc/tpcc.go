@@ -19,69 +19,8 @@ import (
 // Name is the workload's registry name.
 const Name = "tpcc"
 
-func init() { workload.Register(Name, New) }
-
 // abortTimeout bounds an abort sent after a failed transaction body.
 const abortTimeout = 5 * time.Second
-
-// New builds a Generator from string options; it is the registered
-// workload.Factory. Keys: warehouses, mix, schema, seed, find_and_modify,
-// batch_writes, route_order_status, stock_level_read_concern, keying,
-// think_time, write_concern, max_retries, retry_backoff, reset, check (run
-// the consistency checks after every run).
-func New(opts map[string]string) (workload.Generator, error) {
-	cfg := DefaultConfig()
-	var reset, check bool
-	for k, v := range opts {
-		var err error
-		switch k {
-		case "warehouses":
-			cfg.Warehouses, err = strconv.Atoi(v)
-		case "mix":
-			cfg.Mix, err = ParseMix(v)
-		case "schema":
-			cfg.Schema, err = ParseSchema(v)
-		case "seed":
-			cfg.Seed, err = strconv.ParseUint(v, 10, 64)
-		case "find_and_modify":
-			cfg.FindAndModify, err = strconv.ParseBool(v)
-		case "batch_writes":
-			cfg.BatchWrites, err = strconv.ParseBool(v)
-		case "route_order_status":
-			cfg.RouteOrderStatus, err = strconv.ParseBool(v)
-		case "stock_level_read_concern":
-			cfg.StockLevelReadConcern, err = ParseStockLevelReadConcern(v)
-		case "keying":
-			cfg.Keying, err = strconv.ParseBool(v)
-		case "think_time":
-			cfg.ThinkTime, err = strconv.ParseBool(v)
-		case "write_concern":
-			cfg.WriteConcern = v
-		case "max_retries":
-			cfg.MaxRetries, err = strconv.Atoi(v)
-		case "retry_backoff":
-			cfg.RetryBackoff, err = time.ParseDuration(v)
-		case "reset":
-			reset, err = strconv.ParseBool(v)
-		case "check":
-			check, err = strconv.ParseBool(v)
-		default:
-			return nil, fmt.Errorf("%w: unknown option %q", ErrConfig, k)
-		}
-		if err != nil {
-			if _, ok := err.(*strconv.NumError); ok {
-				return nil, fmt.Errorf("%w: option %s=%q: %v", ErrConfig, k, v, err.(*strconv.NumError).Err)
-			}
-			return nil, err
-		}
-	}
-	g, err := NewGenerator(cfg)
-	if err != nil {
-		return nil, err
-	}
-	g.Reset, g.CheckAfterRun = reset, check
-	return g, nil
-}
 
 // Generator is a configured TPC-C workload. Its methods are safe for
 // concurrent use; the workers it hands out are not.
