@@ -1,0 +1,130 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// scatterPoint is one labelled point of a scatter plot, with optional error
+// bars (0 for none).
+type scatterPoint struct {
+	x, y       float64
+	xErr, yErr float64
+	label, tip string
+	color      string
+	shape      markerShape
+}
+
+// scatterChart is a scatter plot of labelled points.
+type scatterChart struct {
+	id             string
+	title          string
+	xTitle, yTitle string
+	points         []scatterPoint
+	legend         []legendItem
+	// bounds are labelled dashed vertical lines (staleness bounds).
+	bounds []vline
+}
+
+// axes computes the axes of a scatter plot: both start at 0 (throughput and
+// staleness are non-negative) and cover the error bars.
+func (c *scatterChart) axes() (axis, axis, bool) {
+	xs, ys := []float64{0}, []float64{0}
+	hasData := false
+	for _, p := range c.points {
+		if !finite(p.x) || !finite(p.y) {
+			continue
+		}
+		hasData = true
+		xs = append(xs, p.x, p.x+errOrZero(p.xErr), p.x-errOrZero(p.xErr))
+		ys = append(ys, p.y, p.y+errOrZero(p.yErr), p.y-errOrZero(p.yErr))
+	}
+	for _, v := range c.bounds {
+		xs = append(xs, v.x)
+	}
+	xlo, xhi, _ := dataRange(xs)
+	ylo, yhi, _ := dataRange(ys)
+	// Leave headroom so a point at the maximum is not on the frame.
+	return niceAxis(xlo, xhi*1.05, 8), niceAxis(ylo, yhi*1.05, 6), hasData
+}
+
+func errOrZero(e float64) float64 {
+	if !finite(e) || e < 0 {
+		return 0
+	}
+	return e
+}
+
+func (c *scatterChart) height() float64 {
+	x, y, _ := c.axes()
+	return newFrame(x, y, c.legend).h
+}
+
+// render writes the scatter plot as an <svg> element at (x, y). Labels go to
+// the right of their point (left near the right edge) and are nudged down
+// when they would overlap an earlier label.
+func (c *scatterChart) render(b *strings.Builder, x, y float64, standalone bool) {
+	xa, ya, hasData := c.axes()
+	f := newFrame(xa, ya, c.legend)
+	f.open(b, c.id, c.title, x, y, standalone)
+	f.grid(b, c.xTitle, c.yTitle)
+	for i, v := range c.bounds {
+		if !finite(v.x) || v.x < xa.lo || v.x > xa.hi {
+			continue
+		}
+		px := f.px(v.x)
+		fmt.Fprintf(b, `<line class="bound" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c00000" stroke-width="1.2" stroke-dasharray="8 4"/>`+"\n",
+			num(px), num(f.top), num(px), num(f.bottom))
+		fmt.Fprintf(b, `<text x="%s" y="%s" font-size="%s" fill="#c00000"%s>%s</text>`+"\n",
+			num(px+4), num(f.top+11+float64(i)*12), num(smallFont), halo, esc(v.label))
+	}
+	type box struct{ x0, y0, x1, y1 float64 }
+	var placed []box
+	overlaps := func(n box) bool {
+		for _, o := range placed {
+			if n.x0 < o.x1 && o.x0 < n.x1 && n.y0 < o.y1 && o.y0 < n.y1 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range c.points {
+		px, py, ok := f.project(point{p.x, p.y})
+		if !ok {
+			continue
+		}
+		b.WriteString(`<g class="point">`)
+		fmt.Fprintf(b, "<title>%s</title>", esc(p.tip))
+		if e := errOrZero(p.yErr); e > 0 {
+			fmt.Fprintf(b, `<path d="M%s %sV%sM%s %sH%sM%s %sH%s" stroke="%s" stroke-width="1.2" fill="none"/>`,
+				num(px), num(f.py(p.y-e)), num(f.py(p.y+e)),
+				num(px-4), num(f.py(p.y-e)), num(px+4), num(px-4), num(f.py(p.y+e)), num(px+4), esc(p.color))
+		}
+		if e := errOrZero(p.xErr); e > 0 {
+			fmt.Fprintf(b, `<path d="M%s %sH%sM%s %sV%sM%s %sV%s" stroke="%s" stroke-width="1.2" fill="none"/>`,
+				num(f.px(p.x-e)), num(py), num(f.px(p.x+e)),
+				num(f.px(p.x-e)), num(py-4), num(py+4), num(f.px(p.x+e)), num(py-4), num(py+4), esc(p.color))
+		}
+		writeMarker(b, p.shape, px, py, 6, p.color, "")
+		w := textWidth(p.label, fontSize)
+		lx, anchor := px+10, "start"
+		if lx+w > f.right {
+			lx, anchor = px-10, "end"
+		}
+		bx := box{lx, py - 8, lx + w, py + 5}
+		if anchor == "end" {
+			bx.x0, bx.x1 = lx-w, lx
+		}
+		for i := 0; i < 6 && overlaps(bx); i++ {
+			bx.y0, bx.y1 = bx.y0+14, bx.y1+14
+		}
+		placed = append(placed, bx)
+		fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="%s" fill="#222"%s>%s</text>`, num(lx), num(bx.y1-1), anchor, halo, esc(p.label))
+		b.WriteString("</g>\n")
+	}
+	if !hasData {
+		f.noData(b)
+	}
+	f.legend(b, c.legend)
+	b.WriteString("</svg>\n")
+}
