@@ -83,52 +83,22 @@ func (c *lineChart) height() float64 {
 	return newFrame(x, y, c.legend).h
 }
 
-// render writes the chart as an <svg> element at (x, y).
+// render writes the chart as an <svg> element at (x, y): bands first, so
+// the grid and the lines draw over them, then the grid, the phase switches,
+// the bounds, the series and the legend.
 func (c *lineChart) render(b *strings.Builder, x, y float64, standalone bool) {
 	xa, ya, hasData := c.axes()
 	f := newFrame(xa, ya, c.legend)
 	f.open(b, c.id, c.title, x, y, standalone)
-
-	// Bands first, so grid and lines draw over them.
 	for _, bd := range c.bands {
-		x0, x1 := math.Max(bd.x0, xa.lo), math.Min(bd.x1, xa.hi)
-		if !finite(x0) || !finite(x1) || x1 <= x0 {
-			continue
-		}
-		fmt.Fprintf(b, `<rect class="band" x="%s" y="%s" width="%s" height="%s" fill="#000000" fill-opacity="0.06"/>`+"\n",
-			num(f.px(x0)), num(f.top), num(f.px(x1)-f.px(x0)), num(plotHeight))
-		fmt.Fprintf(b, `<text x="%s" y="%s" font-size="%s" fill="#777">%s</text>`+"\n",
-			num(f.px(x0)+4), num(f.bottom-6), num(smallFont), esc(bd.label))
+		writeBand(b, f, bd)
 	}
 	f.grid(b, c.xTitle, c.yTitle)
 	for _, v := range c.vlines {
-		if !finite(v.x) || v.x <= xa.lo || v.x > xa.hi {
-			continue
-		}
-		px := f.px(v.x)
-		fmt.Fprintf(b, `<line class="phase" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#555" stroke-width="1.2" stroke-dasharray="5 4"/>`+"\n",
-			num(px), num(f.top), num(px), num(f.bottom))
-		anchor, lx := "start", px+4
-		if px+textWidth(v.label, smallFont)+4 > f.right {
-			anchor, lx = "end", px-4
-		}
-		fmt.Fprintf(b, `<text x="%s" y="%s" font-size="%s" fill="#555" text-anchor="%s"%s>%s</text>`+"\n",
-			num(lx), num(f.top+11), num(smallFont), anchor, halo, esc(v.label))
+		writePhase(b, f, v)
 	}
 	for _, h := range c.hlines {
-		if !finite(h.y) {
-			continue
-		}
-		py := f.py(h.y)
-		if py < f.top {
-			fmt.Fprintf(b, `<text class="bound" x="%s" y="%s" font-size="%s" fill="#c00000" text-anchor="end"%s>%s (above the plot)</text>`+"\n",
-				num(f.right-4), num(f.top+11), num(smallFont), halo, esc(h.label))
-			continue
-		}
-		fmt.Fprintf(b, `<line class="bound" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c00000" stroke-width="1.2" stroke-dasharray="8 4"/>`+"\n",
-			num(f.left), num(py), num(f.right), num(py))
-		fmt.Fprintf(b, `<text x="%s" y="%s" font-size="%s" fill="#c00000" text-anchor="end"%s>%s</text>`+"\n",
-			num(f.right-4), num(py-4), num(smallFont), halo, esc(h.label))
+		writeHBound(b, f, h)
 	}
 	for _, s := range c.series {
 		writeSeries(b, f, s)
@@ -138,6 +108,56 @@ func (c *lineChart) render(b *strings.Builder, x, y float64, standalone bool) {
 	}
 	f.legend(b, c.legend)
 	b.WriteString("</svg>\n")
+}
+
+// writeBand shades the part of band bd inside the x axis, with its label at
+// the bottom left.
+func writeBand(b *strings.Builder, f *frame, bd band) {
+	x0, x1 := math.Max(bd.x0, f.x.lo), math.Min(bd.x1, f.x.hi)
+	if !finite(x0) || !finite(x1) || x1 <= x0 {
+		return
+	}
+	fmt.Fprintf(b, `<rect class="band" x="%s" y="%s" width="%s" height="%s" fill="#000000" fill-opacity="0.06"/>`+"\n",
+		num(f.px(x0)), num(f.top), num(f.px(x1)-f.px(x0)), num(plotHeight))
+	fmt.Fprintf(b, `<text x="%s" y="%s" font-size="%s" fill="#777">%s</text>`+"\n",
+		num(f.px(x0)+4), num(f.bottom-6), num(smallFont), esc(bd.label))
+}
+
+// writePhase draws a phase switch as a dashed vertical line labelled at the
+// top: to its right, or to its left near the right edge. A switch at the
+// start of the axis (or outside it) is not drawn.
+func writePhase(b *strings.Builder, f *frame, v vline) {
+	if !finite(v.x) || v.x <= f.x.lo || v.x > f.x.hi {
+		return
+	}
+	px := f.px(v.x)
+	fmt.Fprintf(b, `<line class="phase" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#555" stroke-width="1.2" stroke-dasharray="5 4"/>`+"\n",
+		num(px), num(f.top), num(px), num(f.bottom))
+	anchor, lx := "start", px+4
+	if px+textWidth(v.label, smallFont)+4 > f.right {
+		anchor, lx = "end", px-4
+	}
+	fmt.Fprintf(b, `<text x="%s" y="%s" font-size="%s" fill="#555" text-anchor="%s"%s>%s</text>`+"\n",
+		num(lx), num(f.top+11), num(smallFont), anchor, halo, esc(v.label))
+}
+
+// writeHBound draws a bound as a red dashed horizontal line labelled at the
+// right; a bound above the y axis (left out of its range by axes) gets only
+// a label saying so.
+func writeHBound(b *strings.Builder, f *frame, h hline) {
+	if !finite(h.y) {
+		return
+	}
+	py := f.py(h.y)
+	if py < f.top {
+		fmt.Fprintf(b, `<text class="bound" x="%s" y="%s" font-size="%s" fill="#c00000" text-anchor="end"%s>%s (above the plot)</text>`+"\n",
+			num(f.right-4), num(f.top+11), num(smallFont), halo, esc(h.label))
+		return
+	}
+	fmt.Fprintf(b, `<line class="bound" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c00000" stroke-width="1.2" stroke-dasharray="8 4"/>`+"\n",
+		num(f.left), num(py), num(f.right), num(py))
+	fmt.Fprintf(b, `<text x="%s" y="%s" font-size="%s" fill="#c00000" text-anchor="end"%s>%s</text>`+"\n",
+		num(f.right-4), num(py-4), num(smallFont), halo, esc(h.label))
 }
 
 // writeSeries draws one series as a single <path>; a non-finite value breaks
