@@ -80,26 +80,15 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 }
 
+// start makes one attempt at Start with mongod, in order: prepare dir, choose ports, create the
+// cgroups, write the state file, spawn the members, record their pids, wait until every member
+// listens, then initiate the set. On failure it takes down whatever it started.
 func start(ctx context.Context, cfg Config, dir, mongod string) (_ *Cluster, err error) {
 	created, err := prepareDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{
-		dir:           dir,
-		progress:      cfg.Progress,
-		dieWithParent: cfg.DieWithParent,
-		children:      map[int]*child{},
-		st: state{
-			Version:     stateVersion,
-			ReplSet:     cfg.ReplSet,
-			Mongod:      mongod,
-			CacheSizeGB: cfg.CacheSizeGB,
-			CPU:         cfg.CPU,
-			CreatedDir:  created,
-			StartedAt:   time.Now().UTC(),
-		},
-	}
+	c := newCluster(cfg, dir, mongod, created)
 	defer func() {
 		if err == nil {
 			return
@@ -116,9 +105,56 @@ func start(ctx context.Context, cfg Config, dir, mongod string) (_ *Cluster, err
 	if err != nil {
 		return nil, err
 	}
+	c.st.Members = plannedMembers(dir, ports)
+	if cfg.CPU > 0 { // before any mongod runs, so a missing cgroup fails fast
+		if err := c.createCgroups(cfg.CPU); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.writeState(); err != nil {
+		return nil, err
+	}
+	if err := c.spawnMembers(); err != nil {
+		return nil, err
+	}
+	if err := c.writeState(); err != nil {
+		return nil, err
+	}
+	if err := c.waitAllListening(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.initiateSet(ctx); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(c.progress, "replica set %s is healthy: %s\n", c.st.ReplSet, c.URI())
+	return c, nil
+}
+
+// newCluster returns the handle of a cluster about to be started in dir, with no members yet.
+func newCluster(cfg Config, dir, mongod string, createdDir bool) *Cluster {
+	return &Cluster{
+		dir:           dir,
+		progress:      cfg.Progress,
+		dieWithParent: cfg.DieWithParent,
+		children:      map[int]*child{},
+		st: state{
+			Version:     stateVersion,
+			ReplSet:     cfg.ReplSet,
+			Mongod:      mongod,
+			CacheSizeGB: cfg.CacheSizeGB,
+			CPU:         cfg.CPU,
+			CreatedDir:  createdDir,
+			StartedAt:   time.Now().UTC(),
+		},
+	}
+}
+
+// plannedMembers names a member per port, n1 first, with its dbpath and log in dir.
+func plannedMembers(dir string, ports []int) []Member {
+	var members []Member
 	for i, port := range ports {
 		name := "n" + strconv.Itoa(i+1)
-		c.st.Members = append(c.st.Members, Member{
+		members = append(members, Member{
 			Name:    name,
 			Host:    "127.0.0.1:" + strconv.Itoa(port),
 			Port:    port,
@@ -126,22 +162,29 @@ func start(ctx context.Context, cfg Config, dir, mongod string) (_ *Cluster, err
 			LogPath: filepath.Join(dir, name+".log"),
 		})
 	}
-	if cfg.CPU > 0 { // before any mongod runs, so a missing cgroup fails fast
-		for i := range c.st.Members {
-			m := &c.st.Members[i]
-			if m.Cgroup, err = cgroupCreate(cgroupName(m.Port, m.Name), cfg.CPU); err != nil {
-				return nil, fmt.Errorf("member %s: %w", m.Name, err)
-			}
+	return members
+}
+
+// createCgroups gives each member a cpu cgroup capped at cpu cores.
+func (c *Cluster) createCgroups(cpu float64) error {
+	for i := range c.st.Members {
+		m := &c.st.Members[i]
+		var err error
+		if m.Cgroup, err = cgroupCreate(cgroupName(m.Port, m.Name), cpu); err != nil {
+			return fmt.Errorf("member %s: %w", m.Name, err)
 		}
 	}
-	if err := c.writeState(); err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+// spawnMembers starts every member's mongod and records its pid. A member spawned before a
+// failure keeps its pid, so that Down stops it.
+func (c *Cluster) spawnMembers() error {
 	for i := range c.st.Members {
 		m := &c.st.Members[i]
 		pid, ch, err := spawn(&c.st, *m, c.dieWithParent)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.mu.Lock()
 		m.PID = pid
@@ -149,33 +192,33 @@ func start(ctx context.Context, cfg Config, dir, mongod string) (_ *Cluster, err
 		c.mu.Unlock()
 		fmt.Fprintf(c.progress, "started %s (pid %d) on %s, log %s\n", m.Name, pid, m.Host, m.LogPath)
 	}
-	if err := c.writeState(); err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+// waitAllListening waits, in parallel, until every member accepts connections; it returns the
+// errors of all the members that did not.
+func (c *Cluster) waitAllListening(ctx context.Context) error {
 	errs := make([]error, len(c.st.Members))
 	var wg sync.WaitGroup
 	for i, m := range c.st.Members {
 		wg.Go(func() { errs[i] = c.waitListening(ctx, m) })
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
+	return errors.Join(errs...)
+}
 
+// initiateSet initiates the replica set, makes n1 its first primary and waits until it is healthy.
+func (c *Cluster) initiateSet(ctx context.Context) error {
 	cs := newConns()
 	defer cs.close()
 	fmt.Fprintf(c.progress, "initiating replica set %s\n", c.st.ReplSet)
 	if err := c.initiate(ctx, cs); err != nil {
-		return nil, err
+		return err
 	}
 	if err := c.electFirst(ctx, cs); err != nil {
-		return nil, err
+		return err
 	}
-	if err := c.waitHealthy(ctx, cs); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(c.progress, "replica set %s is healthy: %s\n", c.st.ReplSet, c.URI())
-	return c, nil
+	return c.waitHealthy(ctx, cs)
 }
 
 // Open re-attaches to a cluster started earlier, possibly by another process, from dir's state
