@@ -22,6 +22,15 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 
+// needsMongod skips t under -short: it starts real mongod processes itself. (Tests that get their
+// set from internal/testutil are skipped there.)
+func needsMongod(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts real mongod processes; skipped with -short")
+	}
+}
+
 func ctxFor(t *testing.T, d time.Duration) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
@@ -49,6 +58,7 @@ func states(t *testing.T, c *cluster.Cluster) map[string]string {
 }
 
 func TestStartAndDown(t *testing.T) {
+	needsMongod(t)
 	ctx := ctxFor(t, 2*time.Minute)
 	dir := filepath.Join(t.TempDir(), "rs")
 	c, err := cluster.Start(ctx, cluster.Config{Dir: dir, Members: 3, DieWithParent: true})
@@ -81,6 +91,15 @@ func TestStartAndDown(t *testing.T) {
 	want := map[string]string{"n1": "PRIMARY", "n2": "SECONDARY", "n3": "SECONDARY"}
 	if got := states(t, c); !mapsEqual(got, want) {
 		t.Errorf("states: got %v, want %v", got, want)
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		t.Fatalf("status: %v", err)
+	}
+	for _, s := range st {
+		if !s.Alive {
+			t.Errorf("member %s: not alive after Start", s.Name)
+		}
 	}
 	p, err := c.Primary(ctx)
 	if err != nil || p.Name != "n1" {
@@ -199,6 +218,7 @@ func mongodsIn(dir string) []int {
 }
 
 func TestStartCancelledCleansUp(t *testing.T) {
+	needsMongod(t)
 	dir := filepath.Join(t.TempDir(), "rs")
 	ctx := ctxFor(t, 300*time.Millisecond)
 	_, err := cluster.Start(ctx, cluster.Config{Dir: dir, Members: 2, DieWithParent: true})
@@ -245,6 +265,7 @@ func TestDirInUse(t *testing.T) {
 
 // TestStaleStateIsReplaced starts over a dir whose cluster died without Down.
 func TestStaleStateIsReplaced(t *testing.T) {
+	needsMongod(t)
 	ctx := ctxFor(t, 2*time.Minute)
 	dir := filepath.Join(t.TempDir(), "rs")
 	cfg := cluster.Config{Dir: dir, Members: 1, DieWithParent: true}
@@ -275,6 +296,8 @@ func TestStaleStateIsReplaced(t *testing.T) {
 	}
 }
 
+// TestPortInUse starts on a busy base port with the fake mongod: the port is refused before any
+// member is spawned (the fake would fail differently), and nothing is left behind.
 func TestPortInUse(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -283,7 +306,7 @@ func TestPortInUse(t *testing.T) {
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
 	dir := filepath.Join(t.TempDir(), "rs")
-	_, err = cluster.Start(ctxFor(t, time.Minute), cluster.Config{Dir: dir, Members: 1, BasePort: port, DieWithParent: true})
+	_, err = cluster.Start(ctxFor(t, time.Minute), cluster.Config{Dir: dir, Members: 1, BasePort: port, Mongod: fakeMongod(t, t.TempDir())})
 	if !errors.Is(err, cluster.ErrPortInUse) || !strings.Contains(err.Error(), "port "+strconv.Itoa(port)) {
 		t.Fatalf("start on a busy port: %v, want ErrPortInUse naming port %d", err, port)
 	}
