@@ -66,80 +66,9 @@ func TestStartAndDown(t *testing.T) {
 		t.Fatalf("start: %v", err)
 	}
 	t.Cleanup(func() { _ = c.Down(context.Background()) })
-	members := c.Members()
-	if len(members) != 3 {
-		t.Fatalf("members: got %d, want 3", len(members))
-	}
-	var hosts []string
-	for i, m := range members {
-		if want := fmt.Sprintf("n%d", i+1); m.Name != want {
-			t.Errorf("member %d: name %q, want %q", i, m.Name, want)
-		}
-		if want := "127.0.0.1:" + strconv.Itoa(m.Port); m.Host != want {
-			t.Errorf("member %s: host %q, want %q", m.Name, m.Host, want)
-		}
-		if m.DBPath != filepath.Join(dir, m.Name) || m.Cgroup != "" {
-			t.Errorf("member %s: dbpath %q cgroup %q", m.Name, m.DBPath, m.Cgroup)
-		}
-		hosts = append(hosts, m.Host)
-	}
-	if want := "mongodb://" + strings.Join(hosts, ",") + "/?replicaSet=rs0"; c.URI() != want {
-		t.Errorf("URI: got %q, want %q", c.URI(), want)
-	}
-
-	// n1 is the first primary; the others are secondaries.
-	want := map[string]string{"n1": "PRIMARY", "n2": "SECONDARY", "n3": "SECONDARY"}
-	if got := states(t, c); !mapsEqual(got, want) {
-		t.Errorf("states: got %v, want %v", got, want)
-	}
-	st, err := c.Status(ctx)
-	if err != nil {
-		t.Fatalf("status: %v", err)
-	}
-	for _, s := range st {
-		if !s.Alive {
-			t.Errorf("member %s: not alive after Start", s.Name)
-		}
-	}
-	p, err := c.Primary(ctx)
-	if err != nil || p.Name != "n1" {
-		t.Errorf("primary: got %q, %v; want n1", p.Name, err)
-	}
-
-	// Tags {node: nK}, and the set works through the URI.
-	client := testutil.Connect(t, c.URI())
-	var cfg struct {
-		Config struct {
-			Members []struct {
-				Host string            `bson:"host"`
-				Tags map[string]string `bson:"tags"`
-			} `bson:"members"`
-			Settings struct {
-				ChainingAllowed bool `bson:"chainingAllowed"`
-			} `bson:"settings"`
-		} `bson:"config"`
-	}
-	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "replSetGetConfig", Value: 1}}).Decode(&cfg); err != nil {
-		t.Fatalf("replSetGetConfig: %v", err)
-	}
-	if len(cfg.Config.Members) != 3 {
-		t.Fatalf("config members: %d, want 3", len(cfg.Config.Members))
-	}
-	if cfg.Config.Settings.ChainingAllowed {
-		t.Error("config: chainingAllowed is true, want false")
-	}
-	for i, m := range cfg.Config.Members {
-		if m.Host != members[i].Host || m.Tags["node"] != members[i].Name {
-			t.Errorf("config member %d: host %s tags %v; want %s {node: %s}", i, m.Host, m.Tags, members[i].Host, members[i].Name)
-		}
-	}
-	if _, err := client.Database("t").Collection("c").InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
-		t.Fatalf("insert via URI: %v", err)
-	}
-
-	if err := client.Disconnect(ctx); err != nil {
-		t.Fatal(err)
-	}
+	members := checkLayout(t, c, dir, 3)
+	checkFirstRoles(t, ctx, c)
+	checkSetConfig(t, ctx, c, members)
 
 	// Another process would re-attach with Open and see the same members.
 	opened, err := cluster.Open(dir)
@@ -167,6 +96,94 @@ func TestStartAndDown(t *testing.T) {
 	}
 	if _, err := cluster.Open(dir); !errors.Is(err, cluster.ErrNotRunning) {
 		t.Errorf("open after down: %v, want ErrNotRunning", err)
+	}
+}
+
+// checkLayout checks that c has n members n1..nN on 127.0.0.1 with their data in dir and no
+// cgroup, and a URI naming them all; it returns the members.
+func checkLayout(t *testing.T, c *cluster.Cluster, dir string, n int) []cluster.Member {
+	t.Helper()
+	members := c.Members()
+	if len(members) != n {
+		t.Fatalf("members: got %d, want %d", len(members), n)
+	}
+	var hosts []string
+	for i, m := range members {
+		if want := fmt.Sprintf("n%d", i+1); m.Name != want {
+			t.Errorf("member %d: name %q, want %q", i, m.Name, want)
+		}
+		if want := "127.0.0.1:" + strconv.Itoa(m.Port); m.Host != want {
+			t.Errorf("member %s: host %q, want %q", m.Name, m.Host, want)
+		}
+		if m.DBPath != filepath.Join(dir, m.Name) || m.Cgroup != "" {
+			t.Errorf("member %s: dbpath %q cgroup %q", m.Name, m.DBPath, m.Cgroup)
+		}
+		hosts = append(hosts, m.Host)
+	}
+	if want := "mongodb://" + strings.Join(hosts, ",") + "/?replicaSet=rs0"; c.URI() != want {
+		t.Errorf("URI: got %q, want %q", c.URI(), want)
+	}
+	return members
+}
+
+// checkFirstRoles checks that a freshly started 3-member set has n1 as primary, the others as
+// secondaries, and every member alive.
+func checkFirstRoles(t *testing.T, ctx context.Context, c *cluster.Cluster) {
+	t.Helper()
+	want := map[string]string{"n1": "PRIMARY", "n2": "SECONDARY", "n3": "SECONDARY"}
+	if got := states(t, c); !mapsEqual(got, want) {
+		t.Errorf("states: got %v, want %v", got, want)
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		t.Fatalf("status: %v", err)
+	}
+	for _, s := range st {
+		if !s.Alive {
+			t.Errorf("member %s: not alive after Start", s.Name)
+		}
+	}
+	p, err := c.Primary(ctx)
+	if err != nil || p.Name != "n1" {
+		t.Errorf("primary: got %q, %v; want n1", p.Name, err)
+	}
+}
+
+// checkSetConfig checks the replica set config (tags {node: nK}, chaining off) and that the set
+// takes a write through the URI; it disconnects before returning.
+func checkSetConfig(t *testing.T, ctx context.Context, c *cluster.Cluster, members []cluster.Member) {
+	t.Helper()
+	client := testutil.Connect(t, c.URI())
+	var cfg struct {
+		Config struct {
+			Members []struct {
+				Host string            `bson:"host"`
+				Tags map[string]string `bson:"tags"`
+			} `bson:"members"`
+			Settings struct {
+				ChainingAllowed bool `bson:"chainingAllowed"`
+			} `bson:"settings"`
+		} `bson:"config"`
+	}
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "replSetGetConfig", Value: 1}}).Decode(&cfg); err != nil {
+		t.Fatalf("replSetGetConfig: %v", err)
+	}
+	if len(cfg.Config.Members) != len(members) {
+		t.Fatalf("config members: %d, want %d", len(cfg.Config.Members), len(members))
+	}
+	if cfg.Config.Settings.ChainingAllowed {
+		t.Error("config: chainingAllowed is true, want false")
+	}
+	for i, m := range cfg.Config.Members {
+		if m.Host != members[i].Host || m.Tags["node"] != members[i].Name {
+			t.Errorf("config member %d: host %s tags %v; want %s {node: %s}", i, m.Host, m.Tags, members[i].Host, members[i].Name)
+		}
+	}
+	if _, err := client.Database("t").Collection("c").InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatalf("insert via URI: %v", err)
+	}
+	if err := client.Disconnect(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 
