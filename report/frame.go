@@ -110,6 +110,16 @@ func (f *frame) grid(b *strings.Builder, xTitle, yTitle string) {
 		num(cy), num(cy), esc(yTitle))
 }
 
+// close ends the <svg> element open started: the "no data" note when there
+// is no data, then the legend over everything.
+func (f *frame) close(b *strings.Builder, hasData bool, legend []legendItem) {
+	if !hasData {
+		f.noData(b)
+	}
+	f.legend(b, legend)
+	b.WriteString("</svg>\n")
+}
+
 // noData writes a centred "no data" note over an empty plot.
 func (f *frame) noData(b *strings.Builder) {
 	fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="middle" fill="#888" font-size="14">no data</text>`+"\n",

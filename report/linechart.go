@@ -103,11 +103,7 @@ func (c *lineChart) render(b *strings.Builder, x, y float64, standalone bool) {
 	for _, s := range c.series {
 		writeSeries(b, f, s)
 	}
-	if !hasData {
-		f.noData(b)
-	}
-	f.legend(b, c.legend)
-	b.WriteString("</svg>\n")
+	f.close(b, hasData, c.legend)
 }
 
 // writeBand shades the part of band bd inside the x axis, with its label at

@@ -74,11 +74,7 @@ func (c *scatterChart) render(b *strings.Builder, x, y float64, standalone bool)
 	for _, p := range c.points {
 		writePoint(b, f, p, &labels)
 	}
-	if !hasData {
-		f.noData(b)
-	}
-	f.legend(b, c.legend)
-	b.WriteString("</svg>\n")
+	f.close(b, hasData, c.legend)
 }
 
 // writeVBound draws the i-th bound as a red dashed vertical line; its label
