@@ -77,7 +77,7 @@ func pointsY(pts []point) []float64 {
 // repetition as a solid line and the other repetitions as lighter lines,
 // the warm-up band, the phase switches and, for staleness, the bound.
 func buildTimeSeries(ts timeSeries, x Input, pal palette, several bool) *lineChart {
-	r := x.Results
+	cfg := x.Results.Config
 	c := &lineChart{
 		id:       ts.id,
 		title:    ts.title,
@@ -89,77 +89,116 @@ func buildTimeSeries(ts timeSeries, x Input, pal palette, several bool) *lineCha
 	if several {
 		c.title += " — " + x.Name
 	}
-	if w := r.Config.WarmupS; finite(w) && w > 0 {
-		c.bands = append(c.bands, band{x0: 0, x1: w, label: "warm-up"})
-	}
-	for i, p := range r.Config.Phases {
-		label := fmt.Sprintf("phase %d", i+1)
-		if d := phaseDetail(p); d != "" {
-			label += ": " + d
-		}
-		c.vlines = append(c.vlines, vline{x: p.AtS, label: label})
-	}
+	c.bands, c.vlines = runMarks(cfg, 1)
 	staleness := ts.id == plotStaleness.id
-	sprobe := !staleness || r.Config.SProbe
-	if staleness {
-		if b := r.Config.MaxStalenessMS; b != nil && finite(*b) {
-			c.hlines = append(c.hlines, hline{y: *b, label: fmt.Sprintf("bound %g ms", *b)})
-		}
+	sprobe := !staleness || cfg.SProbe
+	if b := cfg.MaxStalenessMS; staleness && b != nil && finite(*b) {
+		c.hlines = append(c.hlines, hline{y: *b, label: boundLabel(*b)})
 	}
 	anyAux := false
-	for _, g := range groupRuns(r) {
+	for _, g := range groupRuns(x.Results) {
 		color := pal.color(g.policy)
-		label := g.policy
-		if len(g.runs) > 1 {
-			label += fmt.Sprintf(" (%d reps)", len(g.runs))
-		}
+		label := policyLabel(g)
 		if len(g.runs[0].Periods) == 0 {
 			label += " (no periods)"
 		}
 		c.legend = append(c.legend, legendItem{label: label, color: color, shape: noMarker})
 		for k, run := range g.runs {
-			main := k == 0
-			tip := fmt.Sprintf("%s, repetition %d", g.policy, run.Repetition)
-			s := series{class: classMain, tip: tip, color: color, width: 2, opacity: 1}
-			if !main {
-				s.class, s.width, s.opacity = classRep, 1.2, 0.35
-			}
-			if sprobe {
-				s.pts = periodSeries(run, ts.value)
-				c.series = append(c.series, s)
-			}
-			if staleness {
-				lag := s
-				lag.class, lag.style = classLag, dashed
-				if !main {
-					lag.class = classRep
-				}
-				lag.tip += ", monitor max lag"
-				lag.pts = periodSeries(run, func(p results.Period) float64 { return p.MaxLagMS })
-				c.series = append(c.series, lag)
-			}
-			bf := func(p results.Period) float64 { return p.BalanceFraction * 100 }
-			if ts.id == plotSecondary.id && main && varies(run, bf) {
-				anyAux = true
-				c.series = append(c.series, series{class: classAux, tip: tip + ", balance fraction × 100",
-					color: color, style: dotted, width: 1.3, opacity: 1, pts: periodSeries(run, bf)})
-			}
+			lines, aux := ts.runLines(run, repSeries(g.policy, run, color, k == 0), k == 0, sprobe)
+			c.series = append(c.series, lines...)
+			anyAux = anyAux || aux
 		}
 	}
-	key := func(label string, style lineStyle) {
-		c.legend = append(c.legend, legendItem{label: label, color: "#666666", style: style, shape: noMarker})
+	c.legend = append(c.legend, styleKeys(staleness, sprobe, anyAux)...)
+	return c
+}
+
+// runLines returns the lines plot ts draws for one repetition, styled like
+// s: the plotted value (on the staleness plot only when the S-probe ran),
+// the monitor's max lag on the staleness plot (dashed), and on the secondary
+// plot the main repetition's balance fraction × 100 when it varies (dotted;
+// aux is true then).
+func (ts timeSeries) runLines(run *results.Run, s series, main, sprobe bool) (lines []series, aux bool) {
+	if sprobe {
+		s.pts = periodSeries(run, ts.value)
+		lines = append(lines, s)
+	}
+	if ts.id == plotStaleness.id {
+		lag := s
+		lag.class, lag.style = classLag, dashed
+		if !main {
+			lag.class = classRep
+		}
+		lag.tip += ", monitor max lag"
+		lag.pts = periodSeries(run, func(p results.Period) float64 { return p.MaxLagMS })
+		lines = append(lines, lag)
+	}
+	bf := func(p results.Period) float64 { return p.BalanceFraction * 100 }
+	if ts.id == plotSecondary.id && main && varies(run, bf) {
+		aux = true
+		lines = append(lines, series{class: classAux, tip: s.tip + ", balance fraction × 100",
+			color: s.color, style: dotted, width: 1.3, opacity: 1, pts: periodSeries(run, bf)})
+	}
+	return lines, aux
+}
+
+// styleKeys are the grey legend entries that explain line styles rather
+// than name a policy.
+func styleKeys(staleness, sprobe, aux bool) []legendItem {
+	key := func(label string, style lineStyle) legendItem {
+		return legendItem{label: label, color: "#666666", style: style, shape: noMarker}
 	}
 	switch {
 	case staleness && sprobe:
-		key("S-probe P80", solid)
-		key("monitor max lag", dashed)
+		return []legendItem{key("S-probe P80", solid), key("monitor max lag", dashed)}
 	case staleness:
-		key("monitor max lag (S-probe off)", dashed)
-	case anyAux:
-		key("balance fraction × 100", dotted)
+		return []legendItem{key("monitor max lag (S-probe off)", dashed)}
+	case aux:
+		return []legendItem{key("balance fraction × 100", dotted)}
 	}
-	return c
+	return nil
 }
+
+// runMarks returns cfg's warm-up as a shaded band and its phase switches as
+// labelled vertical lines, with times in seconds divided by unit (1 for
+// seconds, 60 for minutes).
+func runMarks(cfg results.Config, unit float64) ([]band, []vline) {
+	var bands []band
+	if w := cfg.WarmupS; finite(w) && w > 0 {
+		bands = append(bands, band{x0: 0, x1: w / unit, label: "warm-up"})
+	}
+	var vlines []vline
+	for i, p := range cfg.Phases {
+		label := fmt.Sprintf("phase %d", i+1)
+		if d := phaseDetail(p); d != "" {
+			label += ": " + d
+		}
+		vlines = append(vlines, vline{x: p.AtS / unit, label: label})
+	}
+	return bands, vlines
+}
+
+// policyLabel is a policy's legend label: its name, with the number of
+// repetitions when it has several.
+func policyLabel(g policyRuns) string {
+	if len(g.runs) > 1 {
+		return fmt.Sprintf("%s (%d reps)", g.policy, len(g.runs))
+	}
+	return g.policy
+}
+
+// repSeries styles the line of one repetition of policy: the main
+// repetition solid, the others thinner and lighter.
+func repSeries(policy string, run *results.Run, color string, main bool) series {
+	s := series{class: classMain, tip: fmt.Sprintf("%s, repetition %d", policy, run.Repetition), color: color, width: 2, opacity: 1}
+	if !main {
+		s.class, s.width, s.opacity = classRep, 1.2, 0.35
+	}
+	return s
+}
+
+// boundLabel labels a staleness bound line.
+func boundLabel(ms float64) string { return fmt.Sprintf("bound %g ms", ms) }
 
 // buildTradeoff makes the trade-off scatter: one point per (input, policy),
 // x = staleness P80 and y = read throughput from the summaries (mean over
@@ -177,7 +216,7 @@ func buildTradeoff(in []Input, rows []row, pal palette) *scatterChart {
 	for _, x := range in {
 		if b := x.Results.Config.MaxStalenessMS; b != nil && finite(*b) && !bounds[*b] {
 			bounds[*b] = true
-			c.bounds = append(c.bounds, vline{x: *b, label: fmt.Sprintf("bound %g ms", *b)})
+			c.bounds = append(c.bounds, vline{x: *b, label: boundLabel(*b)})
 		}
 	}
 	seen := map[string]bool{}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/decongestant/decongestant/results"
@@ -99,23 +98,11 @@ func buildTPCCChart(p tpccPlot, x Input, pal palette, several bool) *lineChart {
 		xInclude: []float64{0},
 		yInclude: []float64{0},
 	}
-	if w := r.Config.WarmupS; finite(w) && w > 0 {
-		c.bands = append(c.bands, band{x0: 0, x1: w / 60, label: "warm-up"})
-	}
-	for i, ph := range r.Config.Phases {
-		label := fmt.Sprintf("phase %d", i+1)
-		if d := phaseDetail(ph); d != "" {
-			label += ": " + d
-		}
-		c.vlines = append(c.vlines, vline{x: ph.AtS / 60, label: label})
-	}
+	c.bands, c.vlines = runMarks(r.Config, 60)
 	minutes, periods := 0, 0
 	for _, g := range groupRuns(r) {
 		color := pal.color(g.policy)
-		label := g.policy
-		if len(g.runs) > 1 {
-			label += fmt.Sprintf(" (%d reps)", len(g.runs))
-		}
+		label := policyLabel(g)
 		for k, run := range g.runs {
 			pts, perMin := tpccSeries(run, r.Config, p)
 			switch {
@@ -127,11 +114,8 @@ func buildTPCCChart(p tpccPlot, x Input, pal palette, several bool) *lineChart {
 			if k == 0 && len(pts) == 0 {
 				label += " (no data)"
 			}
-			s := series{class: classMain, tip: fmt.Sprintf("%s, repetition %d", g.policy, run.Repetition),
-				color: color, width: 2, opacity: 1, pts: pts}
-			if k > 0 {
-				s.class, s.width, s.opacity = classRep, 1.2, 0.35
-			}
+			s := repSeries(g.policy, run, color, k == 0)
+			s.pts = pts
 			if !perMin {
 				s.tip += ", per period"
 			}

@@ -1,0 +1,88 @@
+package cluster
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+const (
+	stateFile    = "cluster.json"
+	stateVersion = 1
+)
+
+// state is the content of Dir/cluster.json.
+type state struct {
+	Version     int       `json:"version"`
+	ReplSet     string    `json:"replSet"`
+	Mongod      string    `json:"mongod"`
+	CacheSizeGB float64   `json:"cacheSizeGB"`
+	CPU         float64   `json:"cpu"`
+	CreatedDir  bool      `json:"createdDir"` // Down removes Dir itself
+	StartedAt   time.Time `json:"startedAt"`
+	Members     []Member  `json:"members"`
+}
+
+var memberName = regexp.MustCompile(`^n[1-9][0-9]*$`)
+
+// readState reads and checks dir's state file. The paths in it must be the ones Start would have
+// chosen for dir, so a hand-edited or misplaced file cannot make Down remove anything else.
+func readState(dir string) (*state, error) {
+	path := filepath.Join(dir, stateFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var st state
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("state file %s: %w", path, err)
+	}
+	if st.Version != stateVersion {
+		return nil, fmt.Errorf("state file %s: version %d, want %d", path, st.Version, stateVersion)
+	}
+	for _, m := range st.Members {
+		switch {
+		case !memberName.MatchString(m.Name):
+			return nil, fmt.Errorf("state file %s: bad member name %q", path, m.Name)
+		case m.DBPath != filepath.Join(dir, m.Name) || m.LogPath != filepath.Join(dir, m.Name+".log"):
+			return nil, fmt.Errorf("state file %s: member %s paths %s, %s are not under %s", path, m.Name, m.DBPath, m.LogPath, dir)
+		case m.Cgroup != "" && (!strings.HasPrefix(m.Cgroup, cgroupRoot+"/") || !strings.HasPrefix(filepath.Base(m.Cgroup), "decongestant-")):
+			return nil, fmt.Errorf("state file %s: member %s has a foreign cgroup %s", path, m.Name, m.Cgroup)
+		}
+	}
+	return &st, nil
+}
+
+// writeState writes the state file atomically (temp file + rename).
+func (c *Cluster) writeState() error {
+	c.mu.Lock()
+	b, err := json.MarshalIndent(c.st, "", "  ")
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(c.dir, stateFile+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("write state: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write state: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	if err := os.Rename(f.Name(), filepath.Join(c.dir, stateFile)); err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	return nil
+}
