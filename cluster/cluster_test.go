@@ -22,15 +22,6 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 
-// needsMongod skips t under -short: it starts real mongod processes itself. (Tests that get their
-// set from internal/testutil are skipped there.)
-func needsMongod(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("starts real mongod processes; skipped with -short")
-	}
-}
-
 func ctxFor(t *testing.T, d time.Duration) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
@@ -58,7 +49,7 @@ func states(t *testing.T, c *cluster.Cluster) map[string]string {
 }
 
 func TestStartAndDown(t *testing.T) {
-	needsMongod(t)
+	testutil.SkipIfShort(t)
 	ctx := ctxFor(t, 2*time.Minute)
 	dir := filepath.Join(t.TempDir(), "rs")
 	c, err := cluster.Start(ctx, cluster.Config{Dir: dir, Members: 3, DieWithParent: true})
@@ -235,7 +226,7 @@ func mongodsIn(dir string) []int {
 }
 
 func TestStartCancelledCleansUp(t *testing.T) {
-	needsMongod(t)
+	testutil.SkipIfShort(t)
 	dir := filepath.Join(t.TempDir(), "rs")
 	ctx := ctxFor(t, 300*time.Millisecond)
 	_, err := cluster.Start(ctx, cluster.Config{Dir: dir, Members: 2, DieWithParent: true})
@@ -282,7 +273,7 @@ func TestDirInUse(t *testing.T) {
 
 // TestStaleStateIsReplaced starts over a dir whose cluster died without Down.
 func TestStaleStateIsReplaced(t *testing.T) {
-	needsMongod(t)
+	testutil.SkipIfShort(t)
 	ctx := ctxFor(t, 2*time.Minute)
 	dir := filepath.Join(t.TempDir(), "rs")
 	cfg := cluster.Config{Dir: dir, Members: 1, DieWithParent: true}

@@ -20,9 +20,6 @@ import (
 // acknowledged is in the database, exactly once, and the database is
 // consistent.
 func TestDurabilityPrimaryKilled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a replica set")
-	}
 	rs := testutil.NewReplicaSet(t, 3, 0)
 	client := testutil.Connect(t, rs.URI())
 	cfg := smallConfig(Denormalized)

@@ -14,9 +14,6 @@ import (
 // run with --skip-load on a py-tpcc database does: they must do what TPC-C
 // says, and py-tpcc's indexes must serve their queries.
 func TestOurTransactionsOnPyTPCCData(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a replica set")
-	}
 	rs := testutil.ReplicaSet(t)
 	plain := testutil.Connect(t, rs.URI())
 	ctx := context.Background()

@@ -54,9 +54,6 @@ func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m
 // it must, that our indexes serve every one of them, and which consistency
 // conditions its writes break.
 func TestPyTPCCQueriesOnOurData(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a replica set")
-	}
 	rs := testutil.ReplicaSet(t)
 	client := testutil.Connect(t, rs.URI())
 	ctx := context.Background()

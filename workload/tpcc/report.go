@@ -3,7 +3,6 @@ package tpcc
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -190,18 +189,18 @@ func (g *Generator) report(st workload.RunStats) RunReport {
 		r.Aborts += o.RolledBack
 	}
 	if st.MeasuredS > 0 {
-		r.TpmC = round3(float64(r.Transactions[txnNewOrder.String()].Total) * 60 / st.MeasuredS)
+		r.TpmC = metrics.Round3(float64(r.Transactions[txnNewOrder.String()].Total) * 60 / st.MeasuredS)
 	}
 	if r.Total > 0 {
-		r.ClientCPUMSPerTxn = round3(1000 * st.ClientCPUS / float64(r.Total))
+		r.ClientCPUMSPerTxn = metrics.Round3(1000 * st.ClientCPUS / float64(r.Total))
 	}
 	return r
 }
 
 func latencyReport(s *metrics.Snapshot) LatencyReport {
-	q := func(p float64) float64 { return round3(metrics.MS(s.Quantile(p))) }
+	q := func(p float64) float64 { return metrics.Round3(metrics.MS(s.Quantile(p))) }
 	return LatencyReport{Min: q(0), P50: q(0.5), P75: q(0.75), P90: q(0.9), P95: q(0.95), P99: q(0.99),
-		Max: round3(metrics.MS(s.Max()))}
+		Max: metrics.Round3(metrics.MS(s.Max()))}
 }
 
 // settings records the configuration a run used.
@@ -218,5 +217,3 @@ func (g *Generator) settings() map[string]any {
 		"stock_level_read_concern": c.StockLevelReadConcern.String(), "causal_consistency": true,
 		"max_retries": c.MaxRetries, "retry_backoff": c.RetryBackoff.String()}
 }
-
-func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

@@ -15,9 +15,6 @@ import (
 // level, whether they wait for the terminal's cluster time
 // (afterClusterTime) and which session they run in.
 func TestStockLevelReadConcernSent(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a replica set")
-	}
 	rs := testutil.ReplicaSet(t)
 	client, log := monitoredClient(t, rs.URI())
 	ctx := context.Background()

@@ -82,9 +82,6 @@ func countDocs(t *testing.T, coll *mongo.Collection, filter bson.D) int64 {
 func near(a, b float64) bool { return math.Abs(a-b) < 0.005 }
 
 func TestTransactions(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a replica set")
-	}
 	rs := testutil.ReplicaSet(t)
 	client := testutil.Connect(t, rs.URI())
 	for _, v := range txnVariants {
