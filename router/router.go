@@ -89,37 +89,12 @@ type Router struct {
 // Connect connects to the replica set at uri, checks that it is one, takes a
 // first lag measurement, and starts the monitor and the balancer.
 func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
-	cfg := config{connectTimeout: 10 * time.Second, latency: CommandLatency}
-	for _, o := range opts {
-		if err := o(&cfg); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.policy == nil {
-		p, err := balancer.NewDecongestant(balancer.DefaultConfig())
-		if err != nil {
-			return nil, err
-		}
-		cfg.policy = p
-	}
-	if err := monitor.CheckURI(uri); err != nil {
+	cfg, err := newConfig(uri, opts)
+	if err != nil {
 		return nil, err
 	}
-	mcfg := cfg.monitor
-	if mcfg.LagInterval == 0 {
-		mcfg.LagInterval = balancer.DefaultLagInterval
-		if b, ok := cfg.policy.(balancer.Bounded); ok {
-			mcfg.LagInterval = balancer.LagIntervalFor(b.Bound())
-		}
-	}
-	if b, ok := cfg.policy.(balancer.Bounded); ok {
-		if err := b.CheckLagInterval(mcfg.LagInterval); err != nil {
-			return nil, fmt.Errorf("router: %w", err)
-		}
-	}
-
 	r := &Router{policy: cfg.policy, sel: cfg.policy.Selection(), onEvent: cfg.onEvent,
-		rttQuantile: cfg.rttQuantile, latency: cfg.latency, lagInterval: mcfg.LagInterval}
+		rttQuantile: cfg.rttQuantile, latency: cfg.latency, lagInterval: cfg.monitor.LagInterval}
 	r.served = newServed(r.recheckLag)
 	for i := range r.lat {
 		r.lat[i] = newSideLatency()
@@ -128,10 +103,68 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 	if err := r.setPrefs(); err != nil {
 		return nil, err
 	}
+	if err := r.connectClient(uri, cfg.clientOpts); err != nil {
+		return nil, err
+	}
+	r.storeFraction(r.policy.Fraction())
+	if err := r.startMonitor(ctx, uri, cfg); err != nil {
+		_ = r.client.Disconnect(context.Background())
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	if iv := r.policy.Interval(); iv > 0 {
+		r.wg.Add(1)
+		go r.periodLoop(runCtx, iv)
+	}
+	return r, nil
+}
+
+// newConfig applies the options over the defaults, checks the URI, and
+// settles the lag poll interval: the policy's bound decides it unless the
+// monitor config gives one, and it must let a bounded policy read from
+// secondaries.
+func newConfig(uri string, opts []Option) (config, error) {
+	cfg := config{connectTimeout: 10 * time.Second, latency: CommandLatency}
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return cfg, err
+		}
+	}
+	if cfg.policy == nil {
+		p, err := balancer.NewDecongestant(balancer.DefaultConfig())
+		if err != nil {
+			return cfg, err
+		}
+		cfg.policy = p
+	}
+	if err := monitor.CheckURI(uri); err != nil {
+		return cfg, err
+	}
+	b, bounded := cfg.policy.(balancer.Bounded)
+	if cfg.monitor.LagInterval == 0 {
+		cfg.monitor.LagInterval = balancer.DefaultLagInterval
+		if bounded {
+			cfg.monitor.LagInterval = balancer.LagIntervalFor(b.Bound())
+		}
+	}
+	if bounded {
+		if err := b.CheckLagInterval(cfg.monitor.LagInterval); err != nil {
+			return cfg, fmt.Errorf("router: %w", err)
+		}
+	}
+	if cfg.monitor.Timeout == 0 {
+		cfg.monitor.Timeout = cfg.connectTimeout
+	}
+	return cfg, nil
+}
+
+// connectClient connects the routed client with the router's command and
+// server monitors in front of the user's own.
+func (r *Router) connectClient(uri string, clientOpts []*options.ClientOptions) error {
 	co := options.Client().ApplyURI(uri)
-	var userCmd = co.Monitor
-	var userSrv = co.ServerMonitor
-	for _, o := range cfg.clientOpts {
+	userCmd, userSrv := co.Monitor, co.ServerMonitor
+	for _, o := range clientOpts {
 		if o.Monitor != nil {
 			userCmd = o.Monitor
 		}
@@ -139,18 +172,23 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 			userSrv = o.ServerMonitor
 		}
 	}
-	all := append([]*options.ClientOptions{co}, cfg.clientOpts...)
+	all := append([]*options.ClientOptions{co}, clientOpts...)
 	all = append(all, options.Client().SetMonitor(r.served.commandMonitor(userCmd)).
 		SetServerMonitor(r.served.serverMonitor(userSrv)))
 	client, err := mongo.Connect(all...)
 	if err != nil {
-		return nil, fmt.Errorf("router: connect to %s: %w", redact.URI(uri), err)
+		return fmt.Errorf("router: connect to %s: %w", redact.URI(uri), err)
 	}
 	r.client = client
-	r.storeFraction(r.policy.Fraction())
+	return nil
+}
 
-	cctx, ccancel := context.WithTimeout(ctx, cfg.connectTimeout)
-	defer ccancel()
+// startMonitor starts RTT and lag polling within the connect timeout; every
+// lag poll reaches the policy, then the user's OnLag.
+func (r *Router) startMonitor(ctx context.Context, uri string, cfg config) error {
+	cctx, cancel := context.WithTimeout(ctx, cfg.connectTimeout)
+	defer cancel()
+	mcfg := cfg.monitor
 	mcfg.ClientOptions = append(mcfg.ClientOptions, cfg.clientOpts...)
 	userLag := mcfg.OnLag
 	mcfg.OnLag = func(s monitor.LagSample) {
@@ -159,22 +197,12 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 			userLag(s)
 		}
 	}
-	if mcfg.Timeout == 0 {
-		mcfg.Timeout = cfg.connectTimeout
-	}
 	mon, err := monitor.Start(cctx, uri, mcfg)
 	if err != nil {
-		_ = client.Disconnect(context.Background())
-		return nil, err
+		return err
 	}
 	r.mon = mon
-	runCtx, cancel := context.WithCancel(context.Background())
-	r.cancel = cancel
-	if iv := r.policy.Interval(); iv > 0 {
-		r.wg.Add(1)
-		go r.periodLoop(runCtx, iv)
-	}
-	return r, nil
+	return nil
 }
 
 func (r *Router) setPrefs() error {
@@ -203,8 +231,8 @@ func (r *Router) setPrefs() error {
 // Client returns the underlying client, for writes and unrouted reads.
 func (r *Router) Client() *mongo.Client { return r.client }
 
-// Policy returns the routing policy's name.
-func (r *Router) Policy() string { return r.policy.Name() }
+// PolicyName returns the routing policy's name, e.g. "decongestant".
+func (r *Router) PolicyName() string { return r.policy.Name() }
 
 // Fraction returns the balance fraction in force.
 func (r *Router) Fraction() float64 { return math.Float64frombits(r.frac.Load()) }
