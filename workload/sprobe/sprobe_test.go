@@ -27,6 +27,22 @@ func (p *policy) ReadPref(s balancer.Side) *readpref.ReadPref {
 	return readpref.Primary()
 }
 
+// collect drains the probe until it has n samples taken after since, or
+// fails the test after timeout.
+func collect(t *testing.T, p *sprobe.Probe, since time.Time, n int, timeout time.Duration) []sprobe.Sample {
+	t.Helper()
+	var got []sprobe.Sample
+	testutil.Eventually(t, timeout, func() bool {
+		for _, s := range p.Drain() {
+			if s.At.After(since) {
+				got = append(got, s)
+			}
+		}
+		return len(got) >= n
+	}, "the probe took too few samples")
+	return got
+}
+
 func TestProbeMeasuresPlantedStaleness(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	ctx := context.Background()
@@ -42,8 +58,8 @@ func TestProbeMeasuresPlantedStaleness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
-	for _, s := range p.Drain() {
+	// Healthy set, fraction 1: second reads on secondaries, fresh.
+	for _, s := range collect(t, p, time.Now(), 10, 10*time.Second) {
 		if !s.Secondary {
 			t.Fatal("fraction 1 but the second read went to the primary")
 		}
@@ -55,27 +71,29 @@ func TestProbeMeasuresPlantedStaleness(t *testing.T) {
 		}
 	}
 
-	testutil.PauseSecondaries(t, rs)
-	p.Drain()
-	time.Sleep(1500 * time.Millisecond)
+	// Replication paused: the staleness measured grows past a second.
+	pausing := time.Now()
+	resume := testutil.PauseSecondaries(t, rs)
+	paused := time.Now()
 	var worst time.Duration
-	for _, s := range p.Drain() {
-		worst = max(worst, s.Staleness)
+	testutil.Eventually(t, 20*time.Second, func() bool {
+		for _, s := range p.Drain() {
+			if s.At.After(paused) {
+				worst = max(worst, s.Staleness)
+			}
+		}
+		return worst >= time.Second
+	}, "replication paused but the probe never measured a second of staleness")
+	// A member cannot miss a write for longer than replication has been
+	// paused, give or take the lag it had before (tens of ms).
+	if since := time.Since(pausing); worst > since+200*time.Millisecond {
+		t.Fatalf("measured %v of staleness %v after the pause began", worst, since)
 	}
-	if worst < time.Second {
-		t.Fatalf("replication paused for 1.5s but the probe measured at most %v", worst)
-	}
+	resume()
 
 	// Fraction 0: the second read goes to the primary, which is never stale.
 	pol.f.Store(0)
-	time.Sleep(100 * time.Millisecond)
-	p.Drain()
-	time.Sleep(400 * time.Millisecond)
-	samples := p.Drain()
-	if len(samples) == 0 {
-		t.Fatal("no samples")
-	}
-	for _, s := range samples {
+	for _, s := range collect(t, p, time.Now(), 10, 10*time.Second) {
 		if s.Secondary || s.Staleness > 50*time.Millisecond || s.Host != prim.Host {
 			t.Fatalf("fraction 0: sample %+v, want a fresh read served by the primary %s", s, prim.Host)
 		}
