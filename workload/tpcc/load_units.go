@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/decongestant/decongestant/workload"
 )
@@ -137,50 +137,32 @@ func (l *loader) plan(info LoadInfo) ([]loadUnit, map[int]*atomic.Int64) {
 // run loads the units on parallel goroutines and records each completed
 // group in the metadata.
 func (l *loader) run(parent context.Context, units []loadUnit, remaining map[int]*atomic.Int64, parallel int) error {
-	ctx, cancel := context.WithCancel(parent)
-	defer cancel()
-	var (
-		next     atomic.Int64
-		errOnce  sync.Once
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	fail := func(err error) {
-		errOnce.Do(func() { firstErr = err })
-		cancel()
-	}
-	for range min(parallel, len(units)) {
-		wg.Go(func() {
-			b := &batcher{ctx: ctx, db: l.db, bufs: map[string][]any{}, inserted: l.inserted}
-			for {
-				n := next.Add(1) - 1
-				if n >= int64(len(units)) || ctx.Err() != nil {
-					return
-				}
-				u := units[n]
-				if err := l.generate(u, b.add); err != nil {
-					fail(fmt.Errorf("tpcc: load %s: %w", u, err))
-					return
-				}
-				if err := b.flushAll(); err != nil {
-					fail(fmt.Errorf("tpcc: load %s: %w", u, err))
-					return
-				}
-				if remaining[u.w].Add(-1) == 0 {
-					if err := l.markDone(ctx, u.w); err != nil {
-						fail(err)
-						return
-					}
-				}
+	eg, ctx := errgroup.WithContext(parent)
+	eg.SetLimit(parallel)
+	for _, u := range units {
+		eg.Go(func() error {
+			if ctx.Err() != nil {
+				return ctx.Err() // an earlier unit failed
 			}
+			b := &batcher{ctx: ctx, db: l.db, bufs: map[string][]any{}, inserted: l.inserted}
+			if err := l.generate(u, b.add); err != nil {
+				return fmt.Errorf("tpcc: load %s: %w", u, err)
+			}
+			if err := b.flushAll(); err != nil {
+				return fmt.Errorf("tpcc: load %s: %w", u, err)
+			}
+			if remaining[u.w].Add(-1) == 0 {
+				return l.markDone(ctx, u.w)
+			}
+			return nil
 		})
 	}
-	wg.Wait()
-	if err := parent.Err(); err != nil {
+	err := eg.Wait()
+	if perr := parent.Err(); perr != nil {
 		return fmt.Errorf("tpcc: load of database %q interrupted after %d of %d documents (load again to resume): %w",
-			l.db.Name(), l.done.Load(), l.total, err)
+			l.db.Name(), l.done.Load(), l.total, perr)
 	}
-	return firstErr
+	return err
 }
 
 func (l *loader) inserted(n int) {

@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/decongestant/decongestant/workload"
 )
@@ -123,48 +124,33 @@ func (g *Generator) Load(ctx context.Context, env workload.Env, parallel int, pr
 	size := g.batchSize()
 	batches := (total + size - 1) / size
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		nextBatch, done atomic.Int64
-		errOnce         sync.Once
-		firstErr        error
-		wg              sync.WaitGroup
-	)
-	fail := func(err error) {
-		errOnce.Do(func() { firstErr = err })
-		cancel()
-	}
+	var done atomic.Int64
 	insertOpts := options.InsertMany().SetOrdered(false)
-	for range min(int64(parallel), batches) {
-		wg.Go(func() {
-			buf := make([]byte, g.cfg.FieldLength)
-			docs := make([]any, 0, size)
-			for {
-				b := nextBatch.Add(1) - 1
-				if b >= batches || ctx.Err() != nil {
-					return
-				}
-				lo := start + b*size
-				hi := min(lo+size, start+total)
-				docs = docs[:0]
-				for k := lo; k < hi; k++ {
-					docs = append(docs, record(g.names, g.cfg.FieldLength, g.cfg.Seed, k, buf))
-				}
-				if _, err := coll.InsertMany(ctx, docs, insertOpts); err != nil {
-					fail(fmt.Errorf("ycsb: load batch %d, records [%d, %d): %w", b, lo, hi, err))
-					return
-				}
-				n := done.Add(hi - lo)
-				if progress != nil {
-					progress(n, total)
-				}
+	eg, ctx := errgroup.WithContext(ctx)
+	eg.SetLimit(parallel)
+	for b := range batches {
+		eg.Go(func() error {
+			if ctx.Err() != nil {
+				return ctx.Err() // an earlier unit failed
 			}
+			lo := start + b*size
+			hi := min(lo+size, start+total)
+			buf := make([]byte, g.cfg.FieldLength)
+			docs := make([]any, 0, hi-lo)
+			for k := lo; k < hi; k++ {
+				docs = append(docs, record(g.names, g.cfg.FieldLength, g.cfg.Seed, k, buf))
+			}
+			if _, err := coll.InsertMany(ctx, docs, insertOpts); err != nil {
+				return fmt.Errorf("ycsb: load batch %d, records [%d, %d): %w", b, lo, hi, err)
+			}
+			if n := done.Add(hi - lo); progress != nil {
+				progress(n, total)
+			}
+			return nil
 		})
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
+	if err := eg.Wait(); err != nil {
+		return err
 	}
 	g.inserts.Store(newAckCounter(start + total))
 	return nil
