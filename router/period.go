@@ -72,6 +72,15 @@ func (r *Router) periodLoop(ctx context.Context, iv time.Duration) {
 	}
 }
 
+// rttSource is where a period's RTT samples and the members' roles come
+// from: the monitor, or a fake in tests.
+type rttSource interface {
+	DrainRTT() map[string][]time.Duration
+	Roles() map[string]balancer.Side
+}
+
+var _ rttSource = (*monitor.Monitor)(nil)
+
 // endPeriod is the thin I/O wrapper around periodFrom and the policy.
 func (r *Router) endPeriod(now time.Time) {
 	r.mu.Lock()
@@ -79,7 +88,7 @@ func (r *Router) endPeriod(now time.Time) {
 	l := Latencies{Primary: sideStats(cur[balancer.Primary], r.lastSnap[balancer.Primary]),
 		Secondary: sideStats(cur[balancer.Secondary], r.lastSnap[balancer.Secondary])}
 	r.lastSnap = cur
-	p := periodFrom(l, r.latency, r.mon.DrainRTT(), r.mon.Roles(), r.rttQuantile)
+	p := periodFrom(l, r.latency, r.rtts.DrainRTT(), r.rtts.Roles(), r.rttQuantile)
 	prev := r.Fraction()
 	dec := r.policy.EndPeriod(p)
 	r.storeFraction(dec.Fraction)

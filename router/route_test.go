@@ -272,3 +272,69 @@ func BenchmarkRoute(b *testing.B) {
 		})
 	})
 }
+
+// fakeRTT is a period's pings and roles, without a monitor.
+type fakeRTT struct {
+	samples map[string][]time.Duration
+	roles   map[string]balancer.Side
+}
+
+func (f *fakeRTT) DrainRTT() map[string][]time.Duration {
+	s := f.samples
+	f.samples = nil
+	return s
+}
+
+func (f *fakeRTT) Roles() map[string]balancer.Side { return f.roles }
+
+// TestEndPeriod: a period's recorded reads and pings reach the policy as
+// one balancer.Period (wire time, minimum ping per role), its decision is
+// in force at once, and the next period starts from zero.
+func TestEndPeriod(t *testing.T) {
+	pol, err := balancer.NewDecongestant(balancer.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := time.Millisecond
+	r := offlineRouter(0.1, balancer.Split)
+	r.policy = pol
+	r.rtts = &fakeRTT{samples: map[string][]time.Duration{"p": {3 * ms, ms}, "s": {2 * ms, ms / 2}},
+		roles: map[string]balancer.Side{"p": balancer.Primary, "s": balancer.Secondary}}
+	for i := range r.lat {
+		r.lastSnap[i] = r.lat[i].snapshot()
+	}
+	var events []Event
+	r.onEvent = func(e Event) { events = append(events, e) }
+	read := func(s balancer.Side, wire, client time.Duration) {
+		rc := r.mark(context.Background(), s)
+		rc.addCommand(wire)
+		r.record(s, rc, client, nil)
+	}
+	for range 20 {
+		read(balancer.Primary, 9*ms, 30*ms) // a congested primary
+		read(balancer.Secondary, 3*ms, 4*ms)
+	}
+	r.endPeriod(time.Now())
+	if len(events) != 1 {
+		t.Fatalf("%d events, want 1", len(events))
+	}
+	e := events[0]
+	p := e.Period
+	if p.Primary.Count != 20 || p.PrimaryRTT != ms || p.SecondaryRTT != ms/2 {
+		t.Fatalf("period %+v: want 20 primary reads, RTTs 1ms and 0.5ms", p)
+	}
+	if p.Primary.P50 < 8700*time.Microsecond || p.Primary.P50 > 9300*time.Microsecond {
+		t.Fatalf("primary P50 %v, want the 9ms wire time", p.Primary.P50)
+	}
+	if e.Latencies.Primary.Client.P50 < 29*ms {
+		t.Fatalf("client P50 %v, want the 30ms client time in the event", e.Latencies.Primary.Client.P50)
+	}
+	// (9-1)/(3-0.5) = 3.2 > 1.3: primary congested, 0.1 -> 0.2, in force now.
+	if e.Decision.Reason != "primary-congested" || r.Fraction() != 0.2 {
+		t.Fatalf("decision %+v, fraction %v; want primary-congested and 0.2", e.Decision, r.Fraction())
+	}
+	r.endPeriod(time.Now())
+	if got := events[1].Period; got.Primary.Count != 0 || got.Secondary.Count != 0 || got.PrimaryRTT != 0 {
+		t.Fatalf("second period %+v, want nothing carried over", got)
+	}
+}

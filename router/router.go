@@ -63,6 +63,7 @@ type Router struct {
 	policy  balancer.Policy
 	sel     balancer.Selection
 	mon     *monitor.Monitor
+	rtts    rttSource // mon, outside tests
 	onEvent func(Event)
 	served  *served
 	// rttQuantile picks the RTT estimate from a period's pings.
@@ -201,7 +202,7 @@ func (r *Router) startMonitor(ctx context.Context, uri string, cfg config) error
 	if err != nil {
 		return err
 	}
-	r.mon = mon
+	r.mon, r.rtts = mon, mon
 	return nil
 }
 
