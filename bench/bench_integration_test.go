@@ -276,7 +276,9 @@ func TestPausedReplicationNoBoundViolations(t *testing.T) {
 // set elects another, the old primary restarts and rejoins far behind, then
 // replication is paused and resumed. No S-probe read may exceed the bound,
 // and from the first poll after the old primary rejoins (and the moment the
-// driver sees it as a secondary) the fraction must be 0 until it catches up.
+// driver sees it as a secondary) the fraction must be 0 until it catches up;
+// the test holds the rejoined member's replication for 3 s, so it is behind
+// the bound for several polls however fast it would catch up.
 func TestFailoverRejoinAndPauseKeepTheBound(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	const bound = 2 * time.Second
@@ -325,6 +327,16 @@ func TestFailoverRejoinAndPauseKeepTheBound(t *testing.T) {
 				return err
 			}
 			rejoined = time.Now()
+			// Keep the rejoined member behind for a while, so polls see it
+			// over the bound whether or not it caught up before the first
+			// one (a fast catch-up would leave nothing to check).
+			if err := rs.PauseReplication(ctx, old.Name); err != nil {
+				return err
+			}
+			time.Sleep(3 * time.Second)
+			if err := rs.ResumeReplication(ctx, old.Name); err != nil {
+				return err
+			}
 			client := testutil.Connect(t, rs.URI())
 			testutil.WaitReplicated(t, client)
 			caughtUp = time.Now()
