@@ -103,3 +103,18 @@ func PauseSecondaries(tb testing.TB, rs *cluster.Cluster) (resume func()) {
 	}
 	return resume
 }
+
+// DropAtCleanup drops db when the test ends. The drop waits for the primary
+// only (w:1): on a loaded machine a majority drop can outwait any timeout,
+// and the shared set goes away after the package's tests anyway.
+func DropAtCleanup(tb testing.TB, db *mongo.Database) {
+	tb.Helper()
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		w1 := db.Client().Database(db.Name(), options.Database().SetWriteConcern(&writeconcern.WriteConcern{W: 1}))
+		if err := w1.Drop(ctx); err != nil {
+			tb.Errorf("drop %s: %v", db.Name(), err)
+		}
+	})
+}

@@ -29,13 +29,7 @@ func chkDB(t *testing.T, name string) *mongo.Database {
 	t.Helper()
 	client := testutil.Connect(t, testutil.ReplicaSet(t).URI())
 	db := client.Database(fmt.Sprintf("chk_%s_%d", name, time.Now().UnixNano()%1e12))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := db.Drop(ctx); err != nil {
-			t.Errorf("drop %s: %v", db.Name(), err)
-		}
-	})
+	testutil.DropAtCleanup(t, db)
 	return db
 }
 

@@ -28,13 +28,7 @@ func newLoadDB(t *testing.T, name string) *mongo.Database {
 	if err := db.Drop(t.Context()); err != nil {
 		t.Fatalf("drop %s: %v", db.Name(), err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := db.Drop(ctx); err != nil {
-			t.Errorf("drop %s: %v", db.Name(), err)
-		}
-	})
+	testutil.DropAtCleanup(t, db)
 	return db
 }
 

@@ -26,7 +26,7 @@ func TestOurTransactionsOnPyTPCCData(t *testing.T) {
 			if err := db.Drop(ctx); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { db.Drop(context.Background()) })
+			testutil.DropAtCleanup(t, db)
 			pyLoad(t, ctx, db, v.schema, cfg.Warehouses, cfg.Scale, 7)
 
 			t.Run("our checks on its load", func(t *testing.T) {
