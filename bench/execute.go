@@ -28,6 +28,7 @@ import (
 	"github.com/decongestant/decongestant/metrics"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/results"
+	"github.com/decongestant/decongestant/workload"
 )
 
 // Execute loads the workload (unless SkipLoad) and runs it under every policy,
@@ -71,9 +72,13 @@ func Execute(ctx context.Context, o Options) (*results.Results, error) {
 
 // newResults records the invocation's settings (the URI redacted).
 func newResults(o *Options) *results.Results {
+	records := o.Records
+	if sized, ok := o.Generator.(workload.Sized); ok && records == 0 {
+		records = sized.Records()
+	}
 	res := &results.Results{Workload: o.Generator.Name(), Config: results.Config{
 		URI: redact.URI(o.URI), Workload: o.Generator.Name(), Mix: o.Generator.Mix(),
-		Records: o.Records, Clients: o.Clients, DurationS: o.Duration.Seconds(),
+		Records: records, Clients: o.Clients, DurationS: o.Duration.Seconds(),
 		PeriodS: o.Period.Seconds(), WarmupS: o.Warmup.Seconds(), Repeat: o.Repeat,
 		Policies: o.specNames(), SProbe: o.SProbe, WriteConcern: wcString(o.WriteConcern), StartedAt: time.Now().UTC().Format(time.RFC3339),
 		Balancer: balancerConfig(o),

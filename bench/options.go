@@ -31,7 +31,8 @@ type Options struct {
 	URI       string
 	Database  string
 	Generator workload.Generator
-	// Records is recorded in the results' config (the workload's size).
+	// Records is recorded in the results' config (the workload's size);
+	// 0 takes it from a workload.Sized generator.
 	Records  int64
 	Clients  int
 	Duration time.Duration
