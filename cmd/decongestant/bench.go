@@ -94,7 +94,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.DurationVar(&b.rttInterval, "rtt-interval", time.Second, "mean pause between RTT pings of each member (jittered ±50%)")
 	fs.Float64Var(&b.rttQuantile, "rtt-quantile", 0, "quantile of a period's pings used as the RTT to subtract (0 = minimum; seed 000 used the median, 0.5)")
 	fs.DurationVar(&b.lagInterval, "lag-interval", 0, "pause between lag polls of the primary (default: a fifth of --max-staleness, from 50ms to seed 000's 1s)")
-	fs.StringVar(&b.headroom, "lag-headroom", "auto", "decongestant: added to each lag poll before comparing with the bound: auto (the poll's horizon: interval + max(2 x poll round trip, interval/2)), or a duration (0 = seed 000's exact check)")
+	fs.StringVar(&b.headroom, "lag-headroom", "auto", "decongestant: added to each lag poll before comparing with the bound: auto (the poll's horizon: interval + max(interval/2, 2 x the poll's round trip, 1.25 x the slowest of the last 10 polls)), or a duration (0 = seed 000's exact check)")
 	fs.StringVar(&b.latency, "latency-source", "command", "latency the policies see: command (time on a checked-out connection) or client (seed 000: the whole call, including waits for a pooled connection)")
 	fs.StringVar(&b.lagEstimate, "lag-estimate", "since-applied", "secondary staleness estimate: since-applied (primary's clock minus the last applied write's time when a write is missing) or applied-diff (seed 000: primary's minus secondary's lastAppliedWallTime)")
 }
