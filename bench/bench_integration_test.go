@@ -221,7 +221,7 @@ func TestPausedReplicationNoBoundViolations(t *testing.T) {
 				s.Decongestant.Interval = time.Second
 				s.Decongestant.LowBal = 0.5 // plenty of secondary reads before the pause
 			})
-			o.Monitor.LagInterval = 0            // derived from the bound
+			o.Monitor.LagInterval = 0 // derived from the bound
 			var trace lagTrace
 			o.OnEvent = trace.on
 			var pausedAt time.Time
@@ -410,15 +410,15 @@ func TestBadOptions(t *testing.T) {
 	base := bench.Options{URI: "mongodb://x/?replicaSet=rs0", Generator: gen, Clients: 1, Duration: time.Second,
 		Period: time.Second, Policies: []balancer.Spec{primary}, Settings: balancer.DefaultSettings()}
 	tests := map[string]func(*bench.Options){
-		"no uri":          func(o *bench.Options) { o.URI = "" },
-		"no workload":     func(o *bench.Options) { o.Generator = nil },
-		"zero clients":    func(o *bench.Options) { o.Clients = 0 },
-		"negative period": func(o *bench.Options) { o.Period = -time.Second },
-		"warmup too long": func(o *bench.Options) { o.Warmup = time.Second },
-		"no policies":     func(o *bench.Options) { o.Policies = nil },
-		"unparsed policy": func(o *bench.Options) { o.Policies = []balancer.Spec{{}} },
-		"late phase":      func(o *bench.Options) { o.Phases = []bench.Phase{{At: 5 * time.Second, Clients: 2}} },
-		"period too long": func(o *bench.Options) { o.Period = time.Minute },
+		"no uri":                             func(o *bench.Options) { o.URI = "" },
+		"no workload":                        func(o *bench.Options) { o.Generator = nil },
+		"zero clients":                       func(o *bench.Options) { o.Clients = 0 },
+		"negative period":                    func(o *bench.Options) { o.Period = -time.Second },
+		"warmup too long":                    func(o *bench.Options) { o.Warmup = time.Second },
+		"no policies":                        func(o *bench.Options) { o.Policies = nil },
+		"unparsed policy":                    func(o *bench.Options) { o.Policies = []balancer.Spec{{}} },
+		"late phase":                         func(o *bench.Options) { o.Phases = []bench.Phase{{At: 5 * time.Second, Clients: 2}} },
+		"period too long":                    func(o *bench.Options) { o.Period = time.Minute },
 		"settings differ from the policies'": func(o *bench.Options) { o.Settings = sub },
 		"bound under the lag interval": func(o *bench.Options) {
 			o.Policies, o.Settings = []balancer.Spec{bounded}, sub
