@@ -128,6 +128,32 @@ func pyStr(m bson.M, key string) (string, error) {
 	return s, nil
 }
 
+// pyInts reads several integer fields, as the driver reads a row's columns.
+func pyInts(m bson.M, keys ...string) ([]int, error) {
+	out := make([]int, len(keys))
+	for i, k := range keys {
+		v, err := pyInt(m, k)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// pyStrs reads several string fields.
+func pyStrs(m bson.M, keys ...string) ([]string, error) {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		v, err := pyStr(m, k)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // pyDocs returns the array at key as documents.
 func pyDocs(m bson.M, key string) ([]bson.M, error) {
 	v, err := pyGet(m, key)
@@ -347,34 +373,19 @@ func (p *pyDriver) newOrder(ctx context.Context, in pyNewOrderIn) (pyNewOrderOut
 			if err != nil {
 				return err
 			}
-			for _, f := range []string{"I_NAME", "I_DATA"} {
-				if _, err := pyStr(it, f); err != nil {
-					return err
-				}
+			if _, err := pyStrs(it, "I_NAME", "I_DATA"); err != nil {
+				return err
 			}
-			q, err := pyInt(si, "S_QUANTITY")
+			n, err := pyInts(si, "S_QUANTITY", "S_YTD", "S_ORDER_CNT", "S_REMOTE_CNT")
 			if err != nil {
 				return err
 			}
-			ytd, err := pyInt(si, "S_YTD")
+			q, ytd, orders, remote := n[0], n[1], n[2], n[3]
+			strs, err := pyStrs(si, "S_DATA", sDistCol)
 			if err != nil {
 				return err
 			}
-			orders, err := pyInt(si, "S_ORDER_CNT")
-			if err != nil {
-				return err
-			}
-			remote, err := pyInt(si, "S_REMOTE_CNT")
-			if err != nil {
-				return err
-			}
-			if _, err := pyStr(si, "S_DATA"); err != nil {
-				return err
-			}
-			dist, err := pyStr(si, sDistCol)
-			if err != nil {
-				return err
-			}
+			dist := strs[1]
 			qty := in.iQtys[i]
 			ytd += qty
 			if q >= qty+10 {
