@@ -56,19 +56,26 @@ func (r *Router) recheckLag() {
 		return
 	}
 	r.mu.Lock()
-	if _, err := vouch(r.lastLag, r.served.selectable()); err == nil {
+	s := r.lastLag
+	s.At = time.Now() // the event is now, not the poll's send time
+	lag, err := vouch(s, r.served.selectable())
+	if err == nil {
 		r.mu.Unlock()
 		return
 	}
-	s := r.lastLag
-	s.At = time.Now() // the event is now, not the poll's send time
-	r.applyLagLocked(s)
+	r.applyLocked(s, lag, err)
 }
 
 // applyLagLocked is called with r.mu held and releases it.
 func (r *Router) applyLagLocked(s monitor.LagSample) {
-	prev := r.Fraction()
 	lag, err := vouch(s, r.served.selectable())
+	r.applyLocked(s, lag, err)
+}
+
+// applyLocked feeds a vouched-for lag to the policy and reports the event;
+// called with r.mu held, it releases it.
+func (r *Router) applyLocked(s monitor.LagSample, lag balancer.Lag, err error) {
+	prev := r.Fraction()
 	if err != nil {
 		s.Known, s.Err = false, err
 	}
