@@ -52,8 +52,11 @@ type PhaseSpec struct {
 
 // Run is one policy's run.
 type Run struct {
-	Policy     string   `json:"policy"`
-	Repetition int      `json:"repetition"`
+	Policy     string `json:"policy"`
+	Repetition int    `json:"repetition"`
+	// Clients is the run's client count in a client-count sweep
+	// (--clients 20,60,...); 0 when the invocation had one count.
+	Clients int      `json:"clients,omitempty"`
 	Periods    []Period `json:"periods"`
 	Summary    Summary  `json:"summary"`
 	// Minutes are the periods aggregated per minute.
@@ -99,6 +102,37 @@ type Period struct {
 	// Ops counts the period's successful operations by name (YCSB's READ,
 	// UPDATE…; TPC-C's NEW_ORDER, STOCK_LEVEL…).
 	Ops map[string]int64 `json:"ops,omitempty"`
+	// Members are the period's routed reads per replica-set member, by
+	// host, for every policy (the driver-selected ones too).
+	Members []Member `json:"members,omitempty"`
+}
+
+// Member is one replica-set member's routed reads in a period.
+type Member struct {
+	Host string `json:"host"`
+	// Name is the member's name in a cluster decongestant started (n1,
+	// n2...), "" otherwise.
+	Name string `json:"name,omitempty"`
+	// Role is the member's role at the period end: primary, secondary or
+	// other (down, recovering, removed).
+	Role string `json:"role"`
+	// Served counts the routed read commands the member answered.
+	Served int64 `json:"served"`
+	// ClientP50MS and ClientP80MS are the client-observed latency of the
+	// units it served; WireP50MS the time their commands spent on the wire
+	// (send to reply); RTTMinMS the period's minimum ping; ServerMS is
+	// WireP50MS - RTTMinMS, floored at 0 (the server-side latency).
+	ClientP50MS float64 `json:"client_p50_ms"`
+	ClientP80MS float64 `json:"client_p80_ms"`
+	WireP50MS   float64 `json:"wire_p50_ms"`
+	RTTMinMS    float64 `json:"rtt_min_ms"`
+	ServerMS    float64 `json:"server_ms"`
+	// LagMS is the member's staleness in the last lag poll of the period
+	// (0 for the primary); null when unknown (not SECONDARY, not polled).
+	LagMS *float64 `json:"lag_ms"`
+	// Weight is the share of reads the policy gave the member at the period
+	// end; null for policies that let the driver pick the secondary.
+	Weight *float64 `json:"weight"`
 }
 
 // Minute aggregates the periods of one wall-clock minute of a run (seed 000
