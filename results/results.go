@@ -57,8 +57,8 @@ type Run struct {
 	// Clients is the run's client count in a client-count sweep
 	// (--clients 20,60,...); 0 when the invocation had one count.
 	Clients int      `json:"clients,omitempty"`
-	Periods    []Period `json:"periods"`
-	Summary    Summary  `json:"summary"`
+	Periods []Period `json:"periods"`
+	Summary Summary  `json:"summary"`
 	// Minutes are the periods aggregated per minute.
 	Minutes []Minute `json:"minutes,omitempty"`
 	// Events are notable moments: phase switches, lag crossing the bound,
