@@ -53,6 +53,11 @@ type Period struct {
 	// default the period's minimum ping; seed 000 §3.3.1 used the median
 	// (router.WithRTTQuantile). Zero when unknown.
 	PrimaryRTT, SecondaryRTT time.Duration
+	// Length is the period's length; 0 when unknown.
+	Length time.Duration
+	// Members are the period's reads per member, by the member that
+	// served them (for every policy; Weighted policies use them).
+	Members []MemberStats
 }
 
 // Lag is one poll of the secondaries' staleness, as the primary sees it.
@@ -69,6 +74,10 @@ type Lag struct {
 	// the policy hears again, so AutoHeadroom adds it to Max. Zero when the
 	// observer does not know it.
 	Horizon time.Duration
+	// Members are the members of the poll. A member the router cannot
+	// vouch for (the driver sees it as a secondary, the primary does not
+	// report it as SECONDARY yet) has Role 0.
+	Members []MemberLag
 }
 
 // Lag polling. A bound is only as good as the polls that enforce it: a
@@ -131,6 +140,9 @@ const (
 	// MaxStaleness: every read uses the driver's secondary read preference
 	// with maxStalenessSeconds.
 	MaxStaleness
+	// PerMember: each read is sent to one member chosen with the policy's
+	// Weights (the policy implements Weighted).
+	PerMember
 )
 
 // String returns the mode's name.
@@ -144,6 +156,8 @@ func (m Mode) String() string {
 		return "nearest"
 	case MaxStaleness:
 		return "maxstaleness"
+	case PerMember:
+		return "per-member"
 	}
 	return fmt.Sprintf("mode(%d)", uint8(m))
 }

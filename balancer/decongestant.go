@@ -98,11 +98,15 @@ func (c Config) Validate() error {
 // a secondary read: with AutoHeadroom every observation adds at least d, so
 // a finite bound must be above d.
 func (c Config) CheckLagInterval(d time.Duration) error {
-	if c.Bound.Unbounded || c.Bound.Max == 0 || c.Headroom != AutoHeadroom || d < c.Bound.Max {
+	return checkLagInterval(c.Bound, c.Headroom, d)
+}
+
+func checkLagInterval(b Bound, headroom, d time.Duration) error {
+	if b.Unbounded || b.Max == 0 || headroom != AutoHeadroom || d < b.Max {
 		return nil
 	}
 	return fmt.Errorf("%w: staleness bound %v is not above the lag poll interval %v: a secondary's staleness can grow by a poll interval before the next poll reports it, so no secondary read would ever be allowed; raise the bound, or poll more often (e.g. every %v for a %v bound; each poll is a replSetGetStatus on the primary)",
-		ErrInvalidPolicy, c.Bound.Max, d, c.Bound.Max/PollsPerBound, c.Bound.Max)
+		ErrInvalidPolicy, b.Max, d, b.Max/PollsPerBound, b.Max)
 }
 
 // Decongestant is the Read Balancer of seed 000 (Algorithm 1).

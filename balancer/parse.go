@@ -14,15 +14,16 @@ const MinMaxStaleness = 90 * time.Second
 type Settings struct {
 	Decongestant Config
 	RPM          RPMConfig
+	Spillway     SpillwayConfig
 }
 
 // DefaultSettings returns the seeds' constants.
 func DefaultSettings() Settings {
-	return Settings{Decongestant: DefaultConfig(), RPM: DefaultRPMConfig()}
+	return Settings{Decongestant: DefaultConfig(), RPM: DefaultRPMConfig(), Spillway: DefaultSpillwayConfig()}
 }
 
 // Names lists the policy specs Parse accepts, for help texts.
-const Names = "decongestant, rpm, primary, secondary, secondarypreferred, nearest, maxstaleness:<dur>=90s, fixed:<fraction 0..1>"
+const Names = "spillway, decongestant, rpm, primary, secondary, secondarypreferred, nearest, maxstaleness:<dur>=90s, fixed:<fraction 0..1>, weights:<member>=<share>,... (members: primary, a name such as n2, or host:port)"
 
 // Spec is a parsed, validated policy spec. A policy is a state machine, so
 // every run needs its own: parse a spec once and call New for each.
@@ -43,13 +44,11 @@ func ParseSpec(spec string, s Settings) (Spec, error) {
 }
 
 // ParseSpecs parses a comma-separated list of specs; empty items are
-// skipped, an empty list is an error.
+// skipped, an empty list is an error. The member=share pairs after
+// "weights:" belong to that spec: "secondary,weights:primary=0.5,n2=0.5,spillway".
 func ParseSpecs(list string, s Settings) ([]Spec, error) {
 	var out []Spec
-	for _, item := range strings.Split(list, ",") {
-		if strings.TrimSpace(item) == "" {
-			continue
-		}
+	for _, item := range splitSpecs(list) {
 		sp, err := ParseSpec(item, s)
 		if err != nil {
 			return nil, err
@@ -60,6 +59,26 @@ func ParseSpecs(list string, s Settings) ([]Spec, error) {
 		return nil, fmt.Errorf("%w: empty policy list (known: %s)", ErrInvalidPolicy, Names)
 	}
 	return out, nil
+}
+
+// splitSpecs splits a policy list at commas, keeping the key=value items
+// that follow a "weights:" spec with it.
+func splitSpecs(list string) []string {
+	var out []string
+	weights := false
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		switch {
+		case item == "":
+			weights = false
+		case weights && strings.Contains(item, "=") && !strings.HasPrefix(strings.ToLower(item), "weights:"):
+			out[len(out)-1] += "," + item
+		default:
+			out = append(out, item)
+			weights = strings.HasPrefix(strings.ToLower(item), "weights:")
+		}
+	}
+	return out
 }
 
 // Settings returns the constants the spec was parsed with.
@@ -95,6 +114,13 @@ func parse(spec string, s Settings) (Policy, error) {
 		return noArg(NewDecongestant(s.Decongestant))
 	case "rpm":
 		return noArg(NewRPM(s.RPM))
+	case "spillway":
+		return noArg(NewSpillway(s.Spillway))
+	case "weights":
+		if !hasArg {
+			return nil, fmt.Errorf("%w %q: want weights:<member>=<share>,..., e.g. weights:primary=0.2,n2=0.4,n3=0.4", ErrInvalidPolicy, spec)
+		}
+		return ParseWeights(arg)
 	case "primary":
 		return noArg(&Static{name: "primary", sel: Selection{Mode: Split}, fraction: 0}, nil)
 	case "secondary":
