@@ -18,7 +18,7 @@ import (
 // driver may read from that the sample does not show as a SECONDARY makes
 // the lag unknown: nobody can vouch for its staleness.
 func vouch(s monitor.LagSample, selectable []string) (balancer.Lag, error) {
-	lag := balancer.Lag{Max: s.Max, Known: s.Known, Horizon: s.Horizon}
+	lag := balancer.Lag{Max: s.Max, Known: s.Known, Horizon: s.Horizon, Members: lagMembers(s, nil, nil)}
 	if !s.Known {
 		return lag, nil
 	}
@@ -38,6 +38,32 @@ func vouch(s monitor.LagSample, selectable []string) (balancer.Lag, error) {
 	return balancer.Lag{}, fmt.Errorf("the driver may read from %s, whose staleness the primary does not report yet", strings.Join(unvouched, ", "))
 }
 
+// lagMembers are the poll's members as a policy sees them: a member the
+// driver saw turn secondary after the poll was sent is not vouched for (Role
+// 0) until a later poll; name gives a member's "node" tag.
+func lagMembers(s monitor.LagSample, name func(string) string, turnedAfter func(string, time.Time) bool) []balancer.MemberLag {
+	out := make([]balancer.MemberLag, 0, len(s.Members))
+	for _, m := range s.Members {
+		ml := balancer.MemberLag{Host: m.Host, Role: m.Role, Lag: m.Lag}
+		if name != nil {
+			ml.Name = name(m.Host)
+		}
+		if turnedAfter != nil && m.Role == balancer.Secondary && turnedAfter(m.Host, s.At) {
+			ml.Role = 0
+		}
+		out = append(out, ml)
+	}
+	return out
+}
+
+// perMemberLag is the observation of a per-member policy: the poll's
+// members, each vouched for alone (an unvouched member does not make the
+// whole lag unknown: it just gets no reads).
+func (r *Router) perMemberLag(s monitor.LagSample) balancer.Lag {
+	return balancer.Lag{Max: s.Max, Known: s.Known, Horizon: s.Horizon,
+		Members: lagMembers(s, r.served.name, r.served.turnedAfter)}
+}
+
 // observeLag feeds one lag poll to the policy.
 func (r *Router) observeLag(s monitor.LagSample) {
 	if r.closed.Load() {
@@ -45,6 +71,11 @@ func (r *Router) observeLag(s monitor.LagSample) {
 	}
 	r.mu.Lock()
 	r.lastLag = s
+	r.pollAt.Store(s.At.UnixNano())
+	if r.pools != nil {
+		r.applyLocked(s, r.perMemberLag(s), nil)
+		return
+	}
 	r.applyLagLocked(s)
 }
 
@@ -53,6 +84,10 @@ func (r *Router) observeLag(s monitor.LagSample) {
 // driver can select it (the driver reports the change before it uses it).
 func (r *Router) recheckLag() {
 	if r.closed.Load() {
+		return
+	}
+	if r.pools != nil {
+		r.rebuild() // the turned member is unreadable until a later poll
 		return
 	}
 	r.mu.Lock()
@@ -81,8 +116,9 @@ func (r *Router) applyLocked(s monitor.LagSample, lag balancer.Lag, err error) {
 	}
 	f := r.policy.ObserveLag(lag)
 	r.storeFraction(f)
+	r.setWeights()
 	r.mu.Unlock()
 	if r.onEvent != nil {
-		r.onEvent(Event{At: s.At, Kind: EventLag, Fraction: f, Previous: prev, Lag: s})
+		r.onEvent(Event{At: s.At, Kind: EventLag, Fraction: f, Previous: prev, Lag: s, Weights: r.appliedWeights()})
 	}
 }

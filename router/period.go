@@ -58,7 +58,7 @@ func periodFrom(l Latencies, src LatencySource, rtt map[string][]time.Duration, 
 	return p
 }
 
-func (r *Router) periodLoop(ctx context.Context, iv time.Duration) {
+func (r *Router) periodLoop(ctx context.Context, iv time.Duration, tick func(time.Time)) {
 	defer r.wg.Done()
 	t := time.NewTicker(iv)
 	defer t.Stop()
@@ -67,7 +67,21 @@ func (r *Router) periodLoop(ctx context.Context, iv time.Duration) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			r.endPeriod(now)
+			tick(now)
+		}
+	}
+}
+
+// drainRTT moves the pings of policies without a period into the members'
+// RTT histograms.
+func (r *Router) drainRTT(time.Time) { r.keepRTT(r.rtts.DrainRTT()) }
+
+// keepRTT adds drained pings to the members' cumulative RTT histograms.
+func (r *Router) keepRTT(rtt map[string][]time.Duration) {
+	for host, ds := range rtt {
+		h := r.served.stats(host)
+		for _, d := range ds {
+			h.rtt.Record(d)
 		}
 	}
 }
@@ -88,13 +102,22 @@ func (r *Router) endPeriod(now time.Time) {
 	l := Latencies{Primary: sideStats(cur[balancer.Primary], r.lastSnap[balancer.Primary]),
 		Secondary: sideStats(cur[balancer.Secondary], r.lastSnap[balancer.Secondary])}
 	r.lastSnap = cur
-	p := periodFrom(l, r.latency, r.rtts.DrainRTT(), r.rtts.Roles(), r.rttQuantile)
+	rtt := r.rtts.DrainRTT()
+	r.keepRTT(rtt)
+	p := periodFrom(l, r.latency, rtt, r.rtts.Roles(), r.rttQuantile)
+	p.Length = now.Sub(r.lastEnd)
+	r.lastEnd = now
+	members := r.Members()
+	p.Members = memberStatsFrom(members, r.lastMembers, rtt, r.latency)
+	r.lastMembers = members
 	prev := r.Fraction()
 	dec := r.policy.EndPeriod(p)
 	r.storeFraction(dec.Fraction)
 	r.lastDec = dec
+	r.setWeights()
 	r.mu.Unlock()
 	if r.onEvent != nil {
-		r.onEvent(Event{At: now, Kind: EventPeriod, Fraction: dec.Fraction, Previous: prev, Decision: dec, Period: p, Latencies: l})
+		r.onEvent(Event{At: now, Kind: EventPeriod, Fraction: dec.Fraction, Previous: prev, Decision: dec, Period: p,
+			Latencies: l, Weights: r.appliedWeights()})
 	}
 }

@@ -66,6 +66,8 @@ type routedCtx struct {
 	// many there were, as reported by command monitoring.
 	wire atomic.Int64
 	cmds atomic.Int32
+	// host is the member that served the unit's first read command.
+	host atomic.Pointer[hostStats]
 }
 
 func (c *routedCtx) Value(k any) any {
@@ -122,9 +124,33 @@ func (r *Router) record(s balancer.Side, rc *routedCtx, d time.Duration, err err
 		return
 	}
 	r.lat[s].client.Record(d)
-	if rc.cmds.Load() > 0 {
-		r.lat[s].command.Record(time.Duration(rc.wire.Load()))
+	wire, cmds := time.Duration(rc.wire.Load()), rc.cmds.Load()
+	if cmds > 0 {
+		r.lat[s].command.Record(wire)
 	}
+	if h := rc.host.Load(); h != nil {
+		h.client.Record(d)
+		if cmds > 0 {
+			h.wire.Record(wire)
+		}
+	}
+}
+
+// choose picks where a unit of reads goes: a side for split and
+// driver-selected policies (t nil), a target for per-member ones. A read in
+// a transaction stays on the primary.
+func (r *Router) choose(ctx context.Context) (balancer.Side, *target) {
+	if r.sel.Mode != balancer.PerMember {
+		return r.pick(), nil
+	}
+	t := r.tab.Load().pick()
+	if t.client == nil {
+		return balancer.Primary, t
+	}
+	if inTransaction(ctx) {
+		return balancer.Primary, r.primaryT
+	}
+	return balancer.Secondary, t
 }
 
 // Read is one routed unit of work (a query, or a read-only transaction made
@@ -132,30 +158,49 @@ func (r *Router) record(s balancer.Side, rc *routedCtx, d time.Duration, err err
 type Read struct {
 	r  *Router
 	rc *routedCtx
+	t  *target
+	br *bridge
 	// Side is where the unit's reads go.
 	Side balancer.Side
-	// Ctx must be used for every query of the unit.
+	// Host is the member a per-member policy chose ("" for the primary and
+	// for the other policies, whose secondary the driver picks).
+	Host string
+	// Ctx must be used for every query of the unit. When the context given
+	// to Begin carries a causally consistent session and the unit goes to
+	// a member's own pool, Ctx carries a session of that pool advanced to
+	// the application session's times, and Done advances the application
+	// session past the unit's reads.
 	Ctx   context.Context
 	start time.Time
 }
 
-// Begin picks a side for a unit of reads. Use Database for handles with the
-// side's read preference, and Ctx for every call.
+// Begin picks where a unit of reads goes. Use Database for handles with the
+// unit's routing, and Ctx for every call.
 func (r *Router) Begin(ctx context.Context) Read {
-	s := r.pick()
+	s, t := r.choose(ctx)
 	rc := r.mark(ctx, s)
-	return Read{r: r, rc: rc, Side: s, Ctx: rc, start: time.Now()}
+	rd := Read{r: r, rc: rc, t: t, Side: s, Ctx: rc, start: time.Now()}
+	if t != nil {
+		rd.Host = t.host
+		bctx, br, err := bridgeSession(rc, t)
+		if err != nil {
+			rd.t, rd.Side, rd.Host, rc.side = r.primaryT, balancer.Primary, "", uint8(balancer.Primary)
+		}
+		rd.Ctx, rd.br = bctx, br
+	}
+	return rd
 }
 
-// Database returns the database handle with the read's read preference.
+// Database returns the database handle for the unit's reads.
 func (rd Read) Database(name string) *mongo.Database {
-	return rd.r.Database(name).dbs[rd.Side]
+	return rd.r.Database(name).handle(rd.Side, rd.t)
 }
 
-// Done records the unit's latency under its side and returns the
+// Done records the unit's latency under its side and member and returns the
 // client-observed latency.
 func (rd Read) Done(err error) time.Duration {
 	d := time.Since(rd.start)
+	rd.br.done()
 	rd.r.record(rd.Side, rd.rc, d, err)
 	return d
 }

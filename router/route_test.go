@@ -3,13 +3,16 @@ package router
 import (
 	"context"
 	"math"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/address"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/monitor"
@@ -25,6 +28,42 @@ func offlineRouter(f float64, mode balancer.Mode) *Router {
 	}
 	r.storeFraction(f)
 	return r
+}
+
+// offlinePerMember is a per-member router whose members' clients never
+// connect, routing with w.
+func offlinePerMember(tb testing.TB, w balancer.Weights) *Router {
+	tb.Helper()
+	r := offlineRouter(0, balancer.PerMember)
+	r.client = offlineClient(tb, "p:0")
+	pol, err := balancer.ParseWeights("primary=1")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r.policy = pol
+	if err := r.setPrefs(); err != nil {
+		tb.Fatal(err)
+	}
+	r.primaryT = &target{}
+	r.pools = newMemberPools(func(h string) (*mongo.Client, error) { return offlineClient(tb, h), nil }, r.rebuild)
+	for _, hw := range w.Secondaries {
+		r.served.roles[hw.Host] = balancer.Secondary
+		r.pools.ensure(hw.Host)
+	}
+	r.weights.Store(&w)
+	r.rebuild()
+	return r
+}
+
+// offlineClient is a client that is never used for I/O.
+func offlineClient(tb testing.TB, host string) *mongo.Client {
+	tb.Helper()
+	c, err := mongo.Connect(options.Client().SetHosts([]string{host}).SetDirect(true).SetServerSelectionTimeout(time.Millisecond))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = c.Disconnect(context.Background()) })
+	return c
 }
 
 func TestPickHonoursFraction(t *testing.T) {
@@ -121,12 +160,12 @@ func TestPeriodFrom(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := periodFrom(l, tt.src, rtt, roles, tt.q); got != tt.want {
+			if got := periodFrom(l, tt.src, rtt, roles, tt.q); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("period %+v, want %+v", got, tt.want)
 			}
 		})
 	}
-	if got := periodFrom(Latencies{}, CommandLatency, nil, nil, 0); got != (balancer.Period{}) {
+	if got := periodFrom(Latencies{}, CommandLatency, nil, nil, 0); !reflect.DeepEqual(got, balancer.Period{}) {
 		t.Fatalf("empty period %+v", got)
 	}
 }
@@ -245,32 +284,44 @@ func TestMemberTurningSecondaryStopsSecondaryReads(t *testing.T) {
 	}
 }
 
-// BenchmarkRoute measures the routing hot path of one read: the biased coin,
-// choosing the handle, marking the context and recording the latency sample.
+// BenchmarkRoute measures the routing hot path of one read: the biased coin
+// (split) or the member draw (per-member), choosing the handle, marking the
+// context and recording the latency samples.
 func BenchmarkRoute(b *testing.B) {
-	r := offlineRouter(0.5, balancer.Split)
-	c := &Collection{r: r}
-	ctx := context.Background()
-	route := func() {
-		_, s, mctx, start := c.route(ctx)
-		mctx.addCommand(time.Since(start)) // what the command monitor adds
-		r.record(s, mctx, time.Since(start), nil)
-	}
-	b.Run("serial", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			route()
+	for _, mode := range []balancer.Mode{balancer.Split, balancer.PerMember} {
+		r := offlineRouter(0.5, balancer.Split)
+		r.client = offlineClient(b, "p:0")
+		if err := r.setPrefs(); err != nil {
+			b.Fatal(err)
 		}
-	})
-	b.Run("parallel64", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
+		if mode == balancer.PerMember {
+			r = offlinePerMember(b, balancer.Weights{Primary: 0.2, Secondaries: []balancer.HostWeight{{Host: "s1:1", Weight: 0.4}, {Host: "s2:2", Weight: 0.4}}})
+		}
+		c := r.Database("db").Collection("c")
+		ctx := context.Background()
+		host := r.served.stats("s1:1")
+		route := func() {
+			rt := c.route(ctx, false)
+			rt.rc.addCommand(time.Since(rt.start)) // what the command monitor adds
+			rt.rc.host.Store(host)
+			c.done(rt, nil)
+		}
+		b.Run(mode.String()+"/serial", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
 				route()
 			}
 		})
-	})
+		b.Run(mode.String()+"/parallel64", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					route()
+				}
+			})
+		})
+	}
 }
 
 // fakeRTT is a period's pings and roles, without a monitor.

@@ -53,6 +53,9 @@ type Event struct {
 	Period   balancer.Period   // EventPeriod: what the policy observed
 	// Latencies are the period's reads by both latency sources (EventPeriod).
 	Latencies Latencies
+	// Weights are the per-member shares in force after the event, as
+	// routed (per-member policies; zero otherwise).
+	Weights balancer.Weights
 }
 
 // Router routes reads between the primary and the secondaries of one replica
@@ -76,10 +79,22 @@ type Router struct {
 	// policies both sides hold the policy's read preference.
 	prefs [3]*readpref.ReadPref
 
+	// Per-member policies only: the members' pools, the primary's
+	// target, the policy's latest weights and the table in force.
+	pools    *memberPools
+	primaryT *target
+	weights  atomic.Pointer[balancer.Weights]
+	tab      atomic.Pointer[table]
+	tabMu    sync.Mutex // serialises table rebuilds
+	pollAt   atomic.Int64 // send time of the latest lag poll (UnixNano)
+	lastEnd  time.Time    // the latest period end (under mu)
+
 	mu       sync.Mutex // serialises policy calls and event delivery
 	lastDec  balancer.Decision
 	lastSnap [3]sideSnapshot
 	lastLag  monitor.LagSample
+	// lastMembers are the member snapshots at the latest period end.
+	lastMembers []MemberSnapshot
 
 	dbs    sync.Map // name -> *Database
 	cancel context.CancelFunc
@@ -104,19 +119,24 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 	if err := r.setPrefs(); err != nil {
 		return nil, err
 	}
+	r.preparePools(uri, cfg.clientOpts)
 	if err := r.connectClient(uri, cfg.clientOpts); err != nil {
 		return nil, err
 	}
 	r.storeFraction(r.policy.Fraction())
+	r.lastEnd = time.Now()
 	if err := r.startMonitor(ctx, uri, cfg); err != nil {
 		_ = r.client.Disconnect(context.Background())
+		_ = r.closePools(context.Background())
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
+	r.wg.Add(1)
 	if iv := r.policy.Interval(); iv > 0 {
-		r.wg.Add(1)
-		go r.periodLoop(runCtx, iv)
+		go r.periodLoop(runCtx, iv, r.endPeriod)
+	} else {
+		go r.periodLoop(runCtx, time.Second, r.drainRTT)
 	}
 	return r, nil
 }
@@ -216,6 +236,13 @@ func (r *Router) setPrefs() error {
 		r.prefs[balancer.Secondary] = readpref.SecondaryPreferred()
 	case balancer.Nearest:
 		r.prefs[balancer.Secondary] = readpref.Nearest()
+	case balancer.PerMember:
+		if _, ok := r.policy.(balancer.Weighted); !ok {
+			return fmt.Errorf("router: policy %s selects per member but has no weights", r.policy.Name())
+		}
+		r.prefs[balancer.Primary] = readpref.Primary()
+		r.prefs[balancer.Secondary] = readpref.Primary() // unused: secondaries are read over their own pools
+		return nil
 	case balancer.MaxStaleness:
 		rp, err := readpref.New(readpref.SecondaryMode, readpref.WithMaxStaleness(r.sel.MaxStaleness))
 		if err != nil {
@@ -274,5 +301,5 @@ func (r *Router) Close(ctx context.Context) error {
 	}
 	r.cancel()
 	r.wg.Wait()
-	return errors.Join(r.mon.Close(ctx), r.client.Disconnect(ctx))
+	return errors.Join(r.mon.Close(ctx), r.client.Disconnect(ctx), r.closePools(ctx))
 }

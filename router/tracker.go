@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/event"
 
 	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/metrics"
 )
 
 // readCommands are the commands a routed read issues first; getMore is left
@@ -17,19 +18,76 @@ import (
 var readCommands = map[string]bool{"find": true, "aggregate": true, "count": true, "distinct": true}
 
 // served counts routed read commands by the member that answered them and by
-// that member's role at the time (from the client's own topology view).
+// that member's role at the time (from the client's own topology view), and
+// keeps each member's latencies.
 type served struct {
 	primary, secondary, other atomic.Int64
 
 	mu     sync.RWMutex
-	byHost map[string]*atomic.Int64
+	byHost map[string]*hostStats
 	roles  map[string]balancer.Side // host -> role from SDAM events (0: neither)
-	// onSecondary is called (without mu) when a host turns secondary.
-	onSecondary func()
+	names  map[string]string        // host -> its "node" tag
+	turned map[string]time.Time     // host -> when the driver last saw it turn secondary
+	// onSecondary is called (without mu) when a host turns secondary;
+	// onMember when a host turns primary or secondary (to open its pool)
+	// and onRemoved when it leaves the topology.
+	onSecondary         func()
+	onMember, onRemoved func(host string)
 }
 
 func newServed(onSecondary func()) *served {
-	return &served{byHost: map[string]*atomic.Int64{}, roles: map[string]balancer.Side{}, onSecondary: onSecondary}
+	return &served{byHost: map[string]*hostStats{}, roles: map[string]balancer.Side{}, names: map[string]string{},
+		turned: map[string]time.Time{}, onSecondary: onSecondary}
+}
+
+// hostStats are one member's routed reads: units served and their client
+// and wire latencies, and the member's pings (cumulative).
+type hostStats struct {
+	n                 atomic.Int64
+	client, wire, rtt *metrics.Histogram
+}
+
+func newHostStats() *hostStats {
+	return &hostStats{client: metrics.NewHistogram(), wire: metrics.NewHistogram(), rtt: metrics.NewHistogram()}
+}
+
+// stats returns host's stats, created on first use.
+func (s *served) stats(host string) *hostStats {
+	s.mu.RLock()
+	h, ok := s.byHost[host]
+	s.mu.RUnlock()
+	if ok {
+		return h
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h, ok = s.byHost[host]; !ok {
+		h = newHostStats()
+		s.byHost[host] = h
+	}
+	return h
+}
+
+// role returns the driver's view of host's role.
+func (s *served) role(host string) balancer.Side {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.roles[host]
+}
+
+// turnedAfter reports whether the driver saw host turn secondary after t.
+func (s *served) turnedAfter(host string, t time.Time) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	at, ok := s.turned[host]
+	return ok && at.After(t)
+}
+
+// name returns host's "node" tag, "" when untagged.
+func (s *served) name(host string) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.names[host]
 }
 
 // selectable returns the hosts the driver currently sees as secondaries.
@@ -63,26 +121,15 @@ func (s *served) finished(ctx context.Context, name, connID string, d time.Durat
 	}
 	rc.addCommand(d)
 	if readCommands[name] {
-		s.count(connID)
+		rc.host.Store(s.count(connID))
 	}
 }
 
-func (s *served) count(connID string) {
+func (s *served) count(connID string) *hostStats {
 	host := hostOf(connID)
-	s.mu.RLock()
-	c, ok := s.byHost[host]
-	role := s.roles[host]
-	s.mu.RUnlock()
-	if !ok {
-		s.mu.Lock()
-		if c, ok = s.byHost[host]; !ok {
-			c = new(atomic.Int64)
-			s.byHost[host] = c
-		}
-		s.mu.Unlock()
-	}
-	c.Add(1)
-	switch role {
+	h := s.stats(host)
+	h.n.Add(1)
+	switch s.role(host) {
 	case balancer.Primary:
 		s.primary.Add(1)
 	case balancer.Secondary:
@@ -90,6 +137,7 @@ func (s *served) count(connID string) {
 	default:
 		s.other.Add(1)
 	}
+	return h
 }
 
 func (s *served) commandMonitor(next *event.CommandMonitor) *event.CommandMonitor {
@@ -133,8 +181,19 @@ func (s *served) serverMonitor(next *event.ServerMonitor) *event.ServerMonitor {
 		s.mu.Lock()
 		host := e.Address.String()
 		turned := role == balancer.Secondary && s.roles[host] != balancer.Secondary
+		if turned {
+			s.turned[host] = time.Now()
+		}
 		s.roles[host] = role
+		for _, t := range e.NewDescription.Tags {
+			if t.Name == "node" {
+				s.names[host] = t.Value
+			}
+		}
 		s.mu.Unlock()
+		if role != 0 && s.onMember != nil {
+			s.onMember(host)
+		}
 		if turned && s.onSecondary != nil {
 			// The driver publishes the change before selection can see
 			// it, so secondary reads stop before one can reach host.
@@ -142,6 +201,18 @@ func (s *served) serverMonitor(next *event.ServerMonitor) *event.ServerMonitor {
 		}
 		if next != nil && next.ServerDescriptionChanged != nil {
 			next.ServerDescriptionChanged(e)
+		}
+	}
+	m.ServerClosed = func(e *event.ServerClosedEvent) {
+		host := e.Address.String()
+		s.mu.Lock()
+		s.roles[host] = 0
+		s.mu.Unlock()
+		if s.onRemoved != nil {
+			s.onRemoved(host)
+		}
+		if next != nil && next.ServerClosed != nil {
+			next.ServerClosed(e)
 		}
 	}
 	return m
@@ -186,7 +257,7 @@ func (s *served) snapshot() Served {
 		ByHost: map[string]int64{}}
 	s.mu.RLock()
 	for h, c := range s.byHost {
-		out.ByHost[h] = c.Load()
+		out.ByHost[h] = c.n.Load()
 	}
 	s.mu.RUnlock()
 	return out

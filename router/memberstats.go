@@ -1,0 +1,74 @@
+package router
+
+import (
+	"slices"
+	"time"
+
+	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/metrics"
+)
+
+// MemberSnapshot is one member's routed reads so far (cumulative): subtract
+// an earlier snapshot of the same host to get a period's.
+type MemberSnapshot struct {
+	Host, Name string
+	// Role is the member's role as the routed client sees it now.
+	Role balancer.Side
+	// Served counts the routed read commands it answered.
+	Served int64
+	// Client and Wire are the latencies of the units it served (client
+	// observed; time on the wire); RTT its pings.
+	Client, Wire, RTT *metrics.Snapshot
+}
+
+// Members returns every member's cumulative routed reads, sorted by host.
+func (r *Router) Members() []MemberSnapshot {
+	r.served.mu.RLock()
+	hosts := make([]string, 0, len(r.served.byHost))
+	for h := range r.served.byHost {
+		hosts = append(hosts, h)
+	}
+	r.served.mu.RUnlock()
+	slices.Sort(hosts)
+	out := make([]MemberSnapshot, 0, len(hosts))
+	for _, h := range hosts {
+		st := r.served.stats(h)
+		out = append(out, MemberSnapshot{Host: h, Name: r.served.name(h), Role: r.served.role(h), Served: st.n.Load(),
+			Client: st.client.Snapshot(), Wire: st.wire.Snapshot(), RTT: st.rtt.Snapshot()})
+	}
+	return out
+}
+
+// Sub returns the reads between prev (an earlier snapshot of the same
+// member, or the zero value) and m.
+func (m MemberSnapshot) Sub(prev MemberSnapshot) MemberSnapshot {
+	out := m
+	out.Served -= prev.Served
+	if prev.Client != nil {
+		out.Client, out.Wire, out.RTT = m.Client.Sub(prev.Client), m.Wire.Sub(prev.Wire), m.RTT.Sub(prev.RTT)
+	}
+	return out
+}
+
+// memberStatsFrom is what a policy observes per member in a period: the
+// units each member served (between the prev and cur snapshots), their
+// latency by the chosen source, and the period's minimum ping.
+func memberStatsFrom(cur, prev []MemberSnapshot, rtt map[string][]time.Duration, src LatencySource) []balancer.MemberStats {
+	out := make([]balancer.MemberStats, 0, len(cur))
+	for _, m := range cur {
+		i := slices.IndexFunc(prev, func(p MemberSnapshot) bool { return p.Host == m.Host })
+		var d MemberSnapshot
+		if i >= 0 {
+			d = m.Sub(prev[i])
+		} else {
+			d = m.Sub(MemberSnapshot{})
+		}
+		lat := d.Wire
+		if src == ClientLatency {
+			lat = d.Client
+		}
+		out = append(out, balancer.MemberStats{Host: m.Host, Name: m.Name, Role: m.Role, Count: int(lat.Count()),
+			P50: lat.Quantile(0.5), Mean: lat.Mean(), RTT: metrics.Quantile(rtt[m.Host], 0)})
+	}
+	return out
+}

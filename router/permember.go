@@ -1,0 +1,90 @@
+package router
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/decongestant/decongestant/balancer"
+)
+
+// preparePools sets up per-member routing for a Weighted policy: the
+// primary's target, the pools opened as the routed client discovers members,
+// and a first table that sends every read to the primary.
+func (r *Router) preparePools(uri string, clientOpts []*options.ClientOptions) {
+	if r.sel.Mode != balancer.PerMember {
+		return
+	}
+	r.primaryT = &target{}
+	r.tab.Store(&table{slots: []slot{{upTo: 1, t: r.primaryT}}, weights: balancer.PrimaryOnly()})
+	open := func(host string) (*mongo.Client, error) {
+		co := append([]*options.ClientOptions{options.Client().ApplyURI(uri)}, clientOpts...)
+		userCmd := co[0].Monitor
+		for _, o := range clientOpts {
+			if o.Monitor != nil {
+				userCmd = o.Monitor
+			}
+		}
+		co = append(memberClientOptions(co, host), options.Client().SetMonitor(r.served.commandMonitor(userCmd)))
+		return mongo.Connect(co...)
+	}
+	r.pools = newMemberPools(open, r.rebuild)
+	r.served.onMember = r.pools.ensure
+	r.served.onRemoved = r.pools.remove
+}
+
+func (r *Router) closePools(ctx context.Context) error {
+	if r.pools == nil {
+		return nil
+	}
+	return r.pools.closeAll(ctx)
+}
+
+// setWeights stores a Weighted policy's weights and rebuilds the table;
+// called with r.mu held after every policy call.
+func (r *Router) setWeights() {
+	wp, ok := r.policy.(balancer.Weighted)
+	if !ok {
+		return
+	}
+	w := wp.Weights()
+	r.weights.Store(&w)
+	r.rebuild()
+}
+
+// rebuild swaps in a table for the latest weights and the members as the
+// routed client sees them now: a member it does not see as primary or
+// secondary, or saw turn secondary after the latest lag poll was sent, gets
+// no reads until a poll vouches for it again.
+func (r *Router) rebuild() {
+	if r.pools == nil {
+		return
+	}
+	r.tabMu.Lock()
+	defer r.tabMu.Unlock()
+	w := balancer.PrimaryOnly()
+	if p := r.weights.Load(); p != nil {
+		w = *p
+	}
+	poll := time.Unix(0, r.pollAt.Load())
+	readable := func(host string) bool {
+		return r.served.role(host) != 0 && !r.served.turnedAfter(host, poll)
+	}
+	r.tab.Store(buildTable(w, r.primaryT, r.pools.get, readable))
+}
+
+// Weights returns the per-member shares in force as routed, and false for
+// policies that do not route per member.
+func (r *Router) Weights() (balancer.Weights, bool) {
+	if r.pools == nil {
+		return balancer.Weights{}, false
+	}
+	return r.tab.Load().weights, true
+}
+
+func (r *Router) appliedWeights() balancer.Weights {
+	w, _ := r.Weights()
+	return w
+}
