@@ -85,7 +85,7 @@ type Router struct {
 	primaryT *target
 	weights  atomic.Pointer[balancer.Weights]
 	tab      atomic.Pointer[table]
-	tabMu    sync.Mutex // serialises table rebuilds
+	tabMu    sync.Mutex   // serialises table rebuilds
 	pollAt   atomic.Int64 // send time of the latest lag poll (UnixNano)
 	lastEnd  time.Time    // the latest period end (under mu)
 
