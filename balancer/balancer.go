@@ -124,6 +124,9 @@ type Decision struct {
 	Ratio float64
 	// Reason names the branch taken, e.g. "primary-congested".
 	Reason string
+	// Detail says what the decision saw, for the record (e.g. Spillway's
+	// capacity estimates); "" when Ratio says it all.
+	Detail string
 }
 
 // Mode says how a policy's reads are routed.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -207,7 +208,18 @@ func (s *Spillway) EndPeriod(p Period) Decision {
 	if target.Secondary() > float64(len(s.fresh))*s.cfg.ProbeShare+1e-9 {
 		reason = "spill"
 	}
-	return Decision{Fraction: s.Fraction(), Ratio: s.demand * s.w.Primary / pc, Reason: reason}
+	return Decision{Fraction: s.Fraction(), Ratio: nan(), Reason: reason, Detail: s.describe(pc)}
+}
+
+// describe says what a decision saw: the demand, the capacity estimates
+// and the primary's utilisation.
+func (s *Spillway) describe(pc float64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "demand %.0f/s, primary utilisation %.2f, capacity primary %.0f/s", s.demand, s.demand*s.w.Primary/pc, pc)
+	for _, h := range s.fresh {
+		fmt.Fprintf(&b, ", %s %.0f/s", h, s.cap[h])
+	}
+	return b.String()
 }
 
 // observe updates the capacity estimates and the demand from a period.

@@ -24,6 +24,44 @@ type collector struct {
 	ratio    *float64
 	events   []results.Event
 	unknown  bool
+	// Per-member policies: the hosts weighted after the latest lag event,
+	// and the latest decision's reason.
+	weighted   map[string]bool
+	lastReason string
+}
+
+// perMember reports whether an event comes from a per-member policy.
+func perMember(e router.Event) bool { return e.Weights.Primary+e.Weights.Secondary() > 0 }
+
+// memberChanges records the secondaries a lag poll took out of the routing
+// or put back, with their lag.
+func (c *collector) memberChanges(ts float64, e router.Event) {
+	now := map[string]bool{}
+	for _, hw := range e.Weights.Secondaries {
+		now[hw.Host] = true
+	}
+	lagOf := func(host string) string {
+		for _, m := range e.Lag.Members {
+			if m.Host == host {
+				if m.Role == balancer.Secondary {
+					return fmt.Sprintf("lag %v", m.Lag.Round(time.Millisecond))
+				}
+				return "state " + m.State
+			}
+		}
+		return "not in the poll"
+	}
+	for h := range c.weighted {
+		if !now[h] {
+			c.events = append(c.events, results.Event{TS: ts, Kind: "member-excluded", Detail: fmt.Sprintf("%s: %s", h, lagOf(h))})
+		}
+	}
+	for h := range now {
+		if c.weighted != nil && !c.weighted[h] {
+			c.events = append(c.events, results.Event{TS: ts, Kind: "member-included", Detail: fmt.Sprintf("%s: %s", h, lagOf(h))})
+		}
+	}
+	c.weighted = now
 }
 
 func (c *collector) onEvent(e router.Event) {
@@ -32,6 +70,9 @@ func (c *collector) onEvent(e router.Event) {
 	ts := metrics.Round3(e.At.Sub(c.start).Seconds())
 	switch e.Kind {
 	case router.EventLag:
+		if perMember(e) {
+			c.memberChanges(ts, e)
+		}
 		c.fracSum += e.Fraction
 		c.fracN++
 		if e.Lag.Known {
@@ -64,6 +105,17 @@ func (c *collector) onEvent(e router.Event) {
 		if !math.IsNaN(e.Decision.Ratio) && !math.IsInf(e.Decision.Ratio, 0) {
 			r := metrics.Round3(e.Decision.Ratio)
 			c.ratio = &r
+		}
+		if perMember(e) {
+			// A per-member policy decides every second or so: its
+			// decisions are recorded when the reason changes; the
+			// weights of every period are in periods[].members[].
+			if e.Decision.Reason != c.lastReason {
+				c.events = append(c.events, results.Event{TS: ts, Kind: "decision",
+					Detail: fmt.Sprintf("%s: %s; %s", e.Decision.Reason, e.Weights, e.Decision.Detail)})
+			}
+			c.lastReason = e.Decision.Reason
+			return
 		}
 		p, l := e.Period, e.Latencies
 		us := func(d time.Duration) time.Duration { return d.Round(time.Microsecond) }

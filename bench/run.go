@@ -51,6 +51,7 @@ type periodBase struct {
 	served            router.Served
 	ops               map[string]workload.OpStats
 	checkout          *metrics.Snapshot
+	members           []router.MemberSnapshot
 }
 
 // measureBase is where the measured interval (after the warm-up) starts:
@@ -126,7 +127,7 @@ func (r *policyRun) begin(ctx context.Context) error {
 		return err
 	}
 	r.prev = periodBase{read: r.rec.read.Snapshot(), write: r.rec.write.Snapshot(), served: r.rt.Served(),
-		ops: r.rec.opsSnapshot(), checkout: r.conns.checkout.Snapshot()}
+		ops: r.rec.opsSnapshot(), checkout: r.conns.checkout.Snapshot(), members: r.rt.Members()}
 	return nil
 }
 
@@ -204,7 +205,7 @@ func (r *policyRun) endPeriod(ctx context.Context, now time.Duration) {
 	}
 	cur := periodBase{at: now, read: r.rec.read.Snapshot(), write: r.rec.write.Snapshot(),
 		readErr: r.rec.readErr.Load(), writeErr: r.rec.writeErr.Load(), served: r.rt.Served(),
-		ops: r.rec.opsSnapshot(), checkout: r.conns.checkout.Snapshot()}
+		ops: r.rec.opsSnapshot(), checkout: r.conns.checkout.Snapshot(), members: r.rt.Members()}
 	if starts {
 		r.measure.ops = cur.ops
 	}
@@ -243,6 +244,8 @@ func (r *policyRun) period(cur periodBase) (results.Period, *metrics.Snapshot) {
 		MaxLagMS: ms(maxLag), Clients: r.clients, Mix: r.mix, ServedBy: sd.ByHost,
 		ConnsOpened: r.conns.take(), CheckoutP99MS: ms(cur.checkout.Sub(r.prev.checkout).Quantile(0.99)),
 	}
+	w, perMember := r.rt.Weights()
+	per.Members = memberPeriods(cur.members, r.prev.members, r.rt.Lag(), w, perMember)
 	for name, c := range subOps(cur.ops, r.prev.ops) {
 		if c.Count > 0 {
 			if per.Ops == nil {
