@@ -32,6 +32,9 @@ func prepare(ctx context.Context, o *Options, res *results.Results) error {
 	if err := monitor.CheckReplicaSet(ctx, client, o.URI, o.ConnectTimeout); err != nil {
 		return err
 	}
+	if err := checkWeights(ctx, client, o.Policies); err != nil {
+		return err
+	}
 	var info struct {
 		Version string `bson:"version"`
 	}

@@ -72,3 +72,32 @@ func CheckReplicaSet(ctx context.Context, client *mongo.Client, uri string, time
 	}
 	return nil
 }
+
+// ConfigMember is a member of the replica set's configuration.
+type ConfigMember struct {
+	Host string
+	// Name is the member's "node" tag (decongestant's cluster sets n1,
+	// n2...), "" when untagged.
+	Name string
+}
+
+// ConfigMembers returns the members of the replica set's configuration
+// (replSetGetConfig on the primary).
+func ConfigMembers(ctx context.Context, client *mongo.Client) ([]ConfigMember, error) {
+	var res struct {
+		Config struct {
+			Members []struct {
+				Host string            `bson:"host"`
+				Tags map[string]string `bson:"tags"`
+			} `bson:"members"`
+		} `bson:"config"`
+	}
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "replSetGetConfig", Value: 1}}).Decode(&res); err != nil {
+		return nil, fmt.Errorf("monitor: replSetGetConfig: %w", err)
+	}
+	out := make([]ConfigMember, 0, len(res.Config.Members))
+	for _, m := range res.Config.Members {
+		out = append(out, ConfigMember{Host: m.Host, Name: m.Tags["node"]})
+	}
+	return out, nil
+}

@@ -36,10 +36,10 @@ type benchFlags struct {
 	writeConcern, headroom, latency, lagEstimate string
 	probeInterval                                time.Duration
 	// balancer constants
-	balPeriod, rpmPeriod, rttInterval, lagInterval, connectTimeout time.Duration
-	delta, lowBal, highBal, lowRatio, highRatio                    float64
-	history, minSamples                                            int
-	rpmExploration, rpmThreshold, rttQuantile                      float64
+	balPeriod, rpmPeriod, spillPeriod, rttInterval, lagInterval, connectTimeout time.Duration
+	delta, lowBal, highBal, lowRatio, highRatio                                 float64
+	history, minSamples                                                         int
+	rpmExploration, rpmThreshold, rttQuantile, spillAt, probeShare, spillStep   float64
 }
 
 // benchDefaults are the runner's defaults that differ between workloads
@@ -88,6 +88,10 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.Float64Var(&b.highRatio, "high-ratio", d.Decongestant.HighRatio, "decongestant: ratio above which the fraction rises")
 	fs.IntVar(&b.history, "history", d.Decongestant.History, "decongestant: equal recent fractions before exploring down")
 	fs.IntVar(&b.minSamples, "min-samples", d.Decongestant.MinSamples, "decongestant/rpm: reads per side needed for a decision")
+	fs.DurationVar(&b.spillPeriod, "spillway-period", d.Spillway.Interval, "spillway: control period")
+	fs.Float64Var(&b.spillAt, "spill-at", d.Spillway.SpillAt, "spillway: primary utilisation at which reads start spilling to an equal secondary")
+	fs.Float64Var(&b.probeShare, "probe-share", d.Spillway.ProbeShare, "spillway: least share of every readable member, to keep it measured")
+	fs.Float64Var(&b.spillStep, "spillway-step", d.Spillway.Step, "spillway: how far the weights move toward the computed split per period")
 	fs.DurationVar(&b.rpmPeriod, "rpm-period", d.RPM.Interval, "rpm: decision period")
 	fs.Float64Var(&b.rpmExploration, "rpm-exploration", d.RPM.Exploration, "rpm: exploration fraction")
 	fs.Float64Var(&b.rpmThreshold, "rpm-threshold", d.RPM.Threshold, "rpm: decision threshold on P50 secondary/primary")
@@ -186,7 +190,7 @@ func (b *benchFlags) checkDurations() error {
 		return fmt.Errorf("--sprobe-interval must be positive")
 	}
 	for name, d := range map[string]time.Duration{"duration": b.duration, "period": b.period,
-		"warmup": b.warmup, "balancer-period": b.balPeriod, "rpm-period": b.rpmPeriod,
+		"warmup": b.warmup, "balancer-period": b.balPeriod, "rpm-period": b.rpmPeriod, "spillway-period": b.spillPeriod,
 		"rtt-interval": b.rttInterval, "lag-interval": b.lagInterval, "sprobe-interval": b.probeInterval,
 		"connect-timeout": b.connectTimeout} {
 		if d < 0 {
@@ -218,8 +222,13 @@ func (b *benchFlags) settings() (balancer.Settings, error) {
 		Headroom: headroom}
 	s.RPM = balancer.RPMConfig{Interval: b.rpmPeriod, Exploration: b.rpmExploration,
 		Threshold: b.rpmThreshold, MinSamples: b.minSamples}
+	sp := &s.Spillway
+	sp.Interval, sp.SpillAt, sp.ProbeShare, sp.Step, sp.Bound, sp.Headroom = b.spillPeriod, b.spillAt, b.probeShare, b.spillStep, bound, headroom
 	if err := s.Decongestant.Validate(); err != nil {
 		return s, fmt.Errorf("--max-staleness/--lag-headroom: %w", err)
+	}
+	if err := s.Spillway.Validate(); err != nil {
+		return s, fmt.Errorf("spillway: %w", err)
 	}
 	return s, s.RPM.Validate()
 }
