@@ -15,8 +15,8 @@ type MemberStats struct {
 	Role Side
 	// Count is the number of routed units it served.
 	Count int
-	// P50 and Mean are the latency (see Stats) of those units.
-	P50, Mean time.Duration
+	// P50, Mean and Min are the latency (see Stats) of those units.
+	P50, Mean, Min time.Duration
 	// RTT is the period's minimum ping to the member; 0 when unknown.
 	RTT time.Duration
 }

@@ -38,12 +38,20 @@ type SpillwayConfig struct {
 	MinSamples int
 	// LatencyFloor bounds a member's server-side latency from below (50 µs).
 	LatencyFloor time.Duration
+	// RTTWindow is how far back a member's network round trip is taken
+	// as the least ping or read seen (30 s). A period holds about one ping
+	// per member, and a ping to a CPU-starved member waits for the CPU like
+	// a read does, so one period's ping would count the member's own
+	// queueing as network time; the fastest read of a period bounds the
+	// round trip too.
+	RTTWindow time.Duration
 }
 
 // DefaultSpillwayConfig returns Spillway's defaults with a 10 s bound.
 func DefaultSpillwayConfig() SpillwayConfig {
 	return SpillwayConfig{Interval: time.Second, Bound: Bound{Max: 10 * time.Second}, Headroom: AutoHeadroom,
-		SpillAt: 0.75, ProbeShare: 0.01, Smoothing: 0.5, Step: 0.5, MinSamples: 10, LatencyFloor: 50 * time.Microsecond}
+		SpillAt: 0.75, ProbeShare: 0.01, Smoothing: 0.5, Step: 0.5, MinSamples: 10, LatencyFloor: 50 * time.Microsecond,
+		RTTWindow: 30 * time.Second}
 }
 
 // Validate checks the constants once.
@@ -63,6 +71,8 @@ func (c SpillwayConfig) Validate() error {
 		return fmt.Errorf("%w: min samples %d must be at least 1", ErrInvalidPolicy, c.MinSamples)
 	case c.LatencyFloor <= 0:
 		return fmt.Errorf("%w: latency floor %v must be positive", ErrInvalidPolicy, c.LatencyFloor)
+	case c.RTTWindow < c.Interval:
+		return fmt.Errorf("%w: RTT window %v must be at least the interval %v", ErrInvalidPolicy, c.RTTWindow, c.Interval)
 	}
 	return Config{Interval: 1, Delta: 1, LowBal: 1, HighBal: 1, LowRatio: 1, HighRatio: 2, History: 1, MinSamples: 1,
 		LatencyFloor: 1, Bound: c.Bound, Headroom: c.Headroom}.Validate()
@@ -80,11 +90,13 @@ func (c SpillwayConfig) Validate() error {
 // out alone at the poll that says otherwise.
 type Spillway struct {
 	cfg     SpillwayConfig
-	penalty float64            // a secondary read's extra cost, in its service times
-	cap     map[string]float64 // host -> capacity estimate (reads/s)
-	demand  float64            // moving average of the routed reads/s
-	primary string             // the primary's host in the latest poll
-	fresh   []string           // readable secondaries in the latest poll, in poll order
+	penalty float64                    // a secondary read's extra cost, in its service times
+	cap     map[string]float64         // host -> capacity estimate (reads/s)
+	rtts    map[string][]time.Duration // host -> least ping of each recent period (ring)
+	nrtt    int                        // periods observed, the rings' write position
+	demand  float64                    // moving average of the routed reads/s
+	primary string                     // the primary's host in the latest poll
+	fresh   []string                   // readable secondaries in the latest poll, in poll order
 	w       Weights
 }
 
@@ -100,7 +112,7 @@ func NewSpillway(cfg SpillwayConfig) (*Spillway, error) {
 		return nil, err
 	}
 	k := 1/((1-cfg.SpillAt)*(1-cfg.SpillAt)) - 1
-	return &Spillway{cfg: cfg, penalty: k, cap: map[string]float64{}, w: PrimaryOnly()}, nil
+	return &Spillway{cfg: cfg, penalty: k, cap: map[string]float64{}, rtts: map[string][]time.Duration{}, w: PrimaryOnly()}, nil
 }
 
 // Name returns "spillway".
@@ -229,13 +241,20 @@ func (s *Spillway) observe(p Period) {
 		return
 	}
 	var total int
+	slot := s.nrtt % max(1, int(s.cfg.RTTWindow/s.cfg.Interval))
+	s.nrtt++
 	for _, m := range p.Members {
 		total += m.Count
+		least := m.RTT
+		if m.Min > 0 && (least == 0 || m.Min < least) {
+			least = m.Min
+		}
+		rtt := s.minRTT(m.Host, slot, least)
 		if m.Count < s.cfg.MinSamples || m.Mean <= 0 {
 			continue
 		}
 		rate := float64(m.Count) / secs
-		server := max(m.Mean-m.RTT, s.cfg.LatencyFloor).Seconds()
+		server := max(m.Mean-rtt, s.cfg.LatencyFloor).Seconds()
 		est := rate + 1/server
 		if old, ok := s.cap[m.Host]; ok {
 			est = old + s.cfg.Smoothing*(est-old)
@@ -248,6 +267,24 @@ func (s *Spillway) observe(p Period) {
 	} else {
 		s.demand += s.cfg.Smoothing * (rate - s.demand)
 	}
+}
+
+// minRTT records host's ping of this period (0: none) in its ring at slot
+// and returns the least ping in the ring.
+func (s *Spillway) minRTT(host string, slot int, rtt time.Duration) time.Duration {
+	ring, ok := s.rtts[host]
+	if !ok {
+		ring = make([]time.Duration, max(1, int(s.cfg.RTTWindow/s.cfg.Interval)))
+		s.rtts[host] = ring
+	}
+	ring[slot] = rtt
+	least := time.Duration(0)
+	for _, d := range ring {
+		if d > 0 && (least == 0 || d < least) {
+			least = d
+		}
+	}
+	return least
 }
 
 // target is the least-cost split over the primary (capacity pc) and the

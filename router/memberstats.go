@@ -68,7 +68,7 @@ func memberStatsFrom(cur, prev []MemberSnapshot, rtt map[string][]time.Duration,
 			lat = d.Client
 		}
 		out = append(out, balancer.MemberStats{Host: m.Host, Name: m.Name, Role: m.Role, Count: int(lat.Count()),
-			P50: lat.Quantile(0.5), Mean: lat.Mean(), RTT: metrics.Quantile(rtt[m.Host], 0)})
+			P50: lat.Quantile(0.5), Mean: lat.Mean(), Min: lat.Quantile(0), RTT: metrics.Quantile(rtt[m.Host], 0)})
 	}
 	return out
 }
