@@ -1,6 +1,6 @@
 // Package bench runs workloads against a replica set under each routing
-// policy in turn, on the same data, and records per-period results (package
-// results).
+// policy in turn, on the same data, optionally at several client counts
+// (Options.Sweep), and records per-period results (package results).
 //
 //	specs, _ := balancer.ParseSpecs("primary,secondary,decongestant", settings)
 //	res, err := bench.Execute(ctx, bench.Options{URI: uri, Generator: gen, Clients: 64,
@@ -11,7 +11,8 @@
 // run: its loop and periods), workers.go (the closed-loop clients),
 // recorder.go (timing every operation), collector.go (router events),
 // aggregate.go (minutes and summaries), connwatch.go (connection pools),
-// reads.go (routed reads for workloads), phases.go and cpu.go.
+// reads.go (routed reads for workloads), sweep.go (client-count sweeps:
+// --clients 20,60,..., the order of the runs), phases.go and cpu.go.
 package bench
 
 import (

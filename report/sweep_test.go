@@ -239,3 +239,32 @@ func TestSweepComparisonPerCount(t *testing.T) {
 		t.Errorf("sweep_tput.svg: %v %.200s", err, svg)
 	}
 }
+
+// TestSweepTPCC: a TPC-C sweep gets a TPC-C section per count, and its
+// trade-off plots are seed 000's fig. 7, of Stock-Level transactions.
+func TestSweepTPCC(t *testing.T) {
+	x := tpccFixture(t)
+	r := *x.Results
+	r.Runs = slices.Clone(r.Runs)
+	for i := range r.Runs {
+		r.Runs[i].Clients = 16 * (i + 1)
+	}
+	x.Results = &r
+	page := writeHTML(t, []Input{x})
+	secs := tpccSections(t, page)
+	if len(secs) != len(r.Runs) {
+		t.Fatalf("%d TPC-C sections, want one per count (%d)", len(secs), len(r.Runs))
+	}
+	for i, sec := range secs {
+		if want := fmt.Sprintf("<h2>TPC-C: tpcc.json, %d clients</h2>", 16*(i+1)); !strings.Contains(sec, want) {
+			t.Errorf("section %d lacks %q", i, want)
+		}
+	}
+	plots := plotsOf(t, sweepSectionRE.FindString(page))
+	if svg := one(t, plots, "sweep_tput_staleness"); !strings.Contains(svg, "Fig. 7a: Stock-Level throughput against P80 staleness") {
+		t.Errorf("trade-off plot title: %.300s", svg)
+	}
+	if text := writeText(t, []Input{x}); strings.Count(text, "\nTPC-C: tpcc.json, ") != len(r.Runs) {
+		t.Errorf("text: want a TPC-C section per count:\n%s", text)
+	}
+}
