@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -132,6 +133,43 @@ func TestPhasesSwitchMixAndClients(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no phase event in %v", res.Runs[0].Events)
+	}
+}
+
+// TestClientSweepRunsEachCount: a sweep runs the policy at each count, in
+// order, and each run's periods are driven by that many clients.
+func TestClientSweepRunsEachCount(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	o := options(t, rs.URI(), "primary")
+	o.Clients, o.Sweep = 0, []int{2, 6}
+	var progress strings.Builder
+	o.Progress = &progress
+	res, err := bench.Execute(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Config; c.Clients != 2 || len(c.ClientsSweep) != 2 || c.ClientsSweep[1] != 6 {
+		t.Errorf("config clients %d sweep %v, want 2 and [2 6]", c.Clients, c.ClientsSweep)
+	}
+	if len(res.Runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(res.Runs))
+	}
+	for i, want := range o.Sweep {
+		run := res.Runs[i]
+		if run.Clients != want || run.Policy != "primary" {
+			t.Errorf("run %d: %s with %d clients, want primary with %d", i, run.Policy, run.Clients, want)
+		}
+		for _, p := range run.Periods {
+			if p.Clients != want {
+				t.Errorf("run %d (%d clients): period at %vs has %d clients", i, want, p.TS, p.Clients)
+			}
+		}
+		if run.Summary.ReadOps == 0 {
+			t.Errorf("run %d: no reads", i)
+		}
+		if !strings.Contains(progress.String(), fmt.Sprintf("policy primary at %d clients", want)) {
+			t.Errorf("progress does not name run %d's count:\n%s", i, progress.String())
+		}
 	}
 }
 
@@ -420,6 +458,14 @@ func TestBadOptions(t *testing.T) {
 		"late phase":                         func(o *bench.Options) { o.Phases = []bench.Phase{{At: 5 * time.Second, Clients: 2}} },
 		"period too long":                    func(o *bench.Options) { o.Period = time.Minute },
 		"settings differ from the policies'": func(o *bench.Options) { o.Settings = sub },
+		"sweep of one count":                 func(o *bench.Options) { o.Clients, o.Sweep = 0, []int{4} },
+		"sweep and clients":                  func(o *bench.Options) { o.Sweep = []int{4, 8} },
+		"sweep with zero":                    func(o *bench.Options) { o.Clients, o.Sweep = 0, []int{4, 0} },
+		"sweep with a repeated count":        func(o *bench.Options) { o.Clients, o.Sweep = 0, []int{4, 8, 4} },
+		"sweep with a clients phase": func(o *bench.Options) {
+			o.Clients, o.Sweep = 0, []int{4, 8}
+			o.Duration, o.Phases = 2*time.Second, []bench.Phase{{At: time.Second, Clients: 2}}
+		},
 		"bound under the lag interval": func(o *bench.Options) {
 			o.Policies, o.Settings = []balancer.Spec{bounded}, sub
 			o.Monitor.LagInterval = time.Second

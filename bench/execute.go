@@ -1,6 +1,6 @@
 // Package bench runs workloads against a replica set under each routing
-// policy in turn, on the same data, and records per-period results (package
-// results).
+// policy in turn, on the same data, optionally at several client counts
+// (Options.Sweep), and records per-period results (package results).
 //
 //	specs, _ := balancer.ParseSpecs("primary,secondary,decongestant", settings)
 //	res, err := bench.Execute(ctx, bench.Options{URI: uri, Generator: gen, Clients: 64,
@@ -11,7 +11,8 @@
 // run: its loop and periods), workers.go (the closed-loop clients),
 // recorder.go (timing every operation), collector.go (router events),
 // aggregate.go (minutes and summaries), connwatch.go (connection pools),
-// reads.go (routed reads for workloads), phases.go and cpu.go.
+// reads.go (routed reads for workloads), sweep.go (client-count sweeps:
+// --clients 20,60,..., the order of the runs), phases.go and cpu.go.
 package bench
 
 import (
@@ -32,8 +33,9 @@ import (
 )
 
 // Execute loads the workload (unless SkipLoad) and runs it under every policy,
-// Repeat times, returning the results. On cancellation it returns the
-// results so far with ErrInterrupted.
+// Repeat times, at every client count of a Sweep (see Options.plan for the
+// order), returning the results. On cancellation it returns the results so
+// far with ErrInterrupted.
 func Execute(ctx context.Context, o Options) (*results.Results, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -43,28 +45,29 @@ func Execute(ctx context.Context, o Options) (*results.Results, error) {
 		return nil, err
 	}
 	initialMix := o.Generator.Mix()
-	total := o.Repeat * len(o.Policies)
-	for rep := range o.Repeat {
-		for i, spec := range o.Policies {
-			n := rep*len(o.Policies) + i + 1
-			fmt.Fprintf(o.Progress, "run %d/%d: policy %s%s for %v\n", n, total, spec, repLabel(rep, o.Repeat), o.Duration)
-			if err := o.Generator.SetMix(initialMix); err != nil {
-				return res, err
+	plan := o.plan()
+	for i, p := range plan {
+		fmt.Fprintf(o.Progress, "run %d/%d: policy %s%s%s for %v\n", i+1, len(plan), p.spec,
+			clientsLabel(p.clients, o.sweeping()), repLabel(p.rep, o.Repeat), o.Duration)
+		if err := o.Generator.SetMix(initialMix); err != nil {
+			return res, err
+		}
+		run, err := runPolicy(ctx, p.options(&o), p.spec.New(), p.rep, p.label(i+1, len(plan), o.sweeping()))
+		if run != nil {
+			if o.sweeping() {
+				run.Clients = p.clients
 			}
-			run, err := runPolicy(ctx, &o, spec.New(), rep, fmt.Sprintf("%d/%d %s", n, total, spec))
-			if run != nil {
-				res.Runs = append(res.Runs, *run)
-			}
-			if ctx.Err() != nil {
-				res.Interrupted = true
-				return res, writeOut(&o, res, ErrInterrupted)
-			}
-			if err != nil {
-				return res, writeOut(&o, res, fmt.Errorf("policy %s: %w", spec, err))
-			}
-			if err := writeOut(&o, res, nil); err != nil {
-				return res, err
-			}
+			res.Runs = append(res.Runs, *run)
+		}
+		if ctx.Err() != nil {
+			res.Interrupted = true
+			return res, writeOut(&o, res, ErrInterrupted)
+		}
+		if err != nil {
+			return res, writeOut(&o, res, fmt.Errorf("policy %s%s: %w", p.spec, clientsLabel(p.clients, o.sweeping()), err))
+		}
+		if err := writeOut(&o, res, nil); err != nil {
+			return res, err
 		}
 	}
 	return res, nil
@@ -78,12 +81,15 @@ func newResults(o *Options) *results.Results {
 	}
 	res := &results.Results{Workload: o.Generator.Name(), Config: results.Config{
 		URI: redact.URI(o.URI), Workload: o.Generator.Name(), Mix: o.Generator.Mix(),
-		Records: records, Clients: o.Clients, DurationS: o.Duration.Seconds(),
+		Records: records, Clients: o.Clients, ClientsSweep: o.Sweep, DurationS: o.Duration.Seconds(),
 		PeriodS: o.Period.Seconds(), WarmupS: o.Warmup.Seconds(), Repeat: o.Repeat,
 		Policies: o.specNames(), SProbe: o.SProbe, WriteConcern: wcString(o.WriteConcern), StartedAt: time.Now().UTC().Format(time.RFC3339),
 		Balancer: balancerConfig(o),
 		Host:     map[string]any{"goos": runtime.GOOS, "goarch": runtime.GOARCH, "cpus": runtime.NumCPU()},
 	}}
+	if o.sweeping() {
+		res.Config.Clients = o.Sweep[0]
+	}
 	if bound := o.Settings.Decongestant.Bound; !bound.Unbounded {
 		v := metrics.MS(bound.Max)
 		res.Config.MaxStalenessMS = &v

@@ -33,8 +33,14 @@ type Options struct {
 	Generator workload.Generator
 	// Records is recorded in the results' config (the workload's size);
 	// 0 takes it from a workload.Sized generator.
-	Records  int64
-	Clients  int
+	Records int64
+	// Clients is the number of closed-loop clients of every run.
+	Clients int
+	// Sweep, instead of Clients, runs every policy (x Repeat) at each of
+	// these client counts in turn, on the same loaded data: a client-count
+	// sweep (seed 000 figs 5-7). It needs two or more distinct counts; each
+	// run records its count (results.Run.Clients). See ParseClients.
+	Sweep    []int
 	Duration time.Duration
 	Period   time.Duration
 	Warmup   time.Duration
@@ -93,7 +99,7 @@ func (o *Options) validate() error {
 		return bad("--uri is required")
 	case o.Generator == nil:
 		return bad("no workload")
-	case o.Clients < 1:
+	case o.Clients < 1 && len(o.Sweep) == 0:
 		return bad("clients %d must be at least 1", o.Clients)
 	case o.Duration <= 0:
 		return bad("duration %v must be positive", o.Duration)
@@ -114,6 +120,9 @@ func (o *Options) validate() error {
 		if ph.At >= o.Duration {
 			return bad("phase at %v starts after the run ends (%v)", ph.At, o.Duration)
 		}
+	}
+	if err := o.validateSweep(); err != nil {
+		return err
 	}
 	o.defaults()
 	for i, spec := range o.Policies {

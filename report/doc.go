@@ -18,6 +18,15 @@
 // against the bound), write throughput, and the throughput versus staleness
 // trade-off. Each policy has the same colour in every plot.
 //
+// A client-count sweep (bench --clients 20,60,100: runs that record their
+// client count, two or more counts) is compared per count, and gets a sweep
+// section drawn as seed 000's figures 5-7: read throughput, P80 read latency
+// and the share of reads on secondaries against clients (mean over
+// repetitions, min-max bars), read throughput and P80 latency against the
+// S-probe's staleness P80 (a point per policy and count, labelled with the
+// count), and a table of the same numbers, also in the text report and as
+// sweep_*.svg plots.
+//
 // A TPC-C input (workload "tpcc") also gets a TPC-C section, read from each
 // run's Extra["tpcc"] report and tolerant of missing fields: per run tpmC,
 // transactions, aborts, retries, errors and client CPU per transaction; the

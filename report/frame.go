@@ -30,6 +30,8 @@ type frame struct {
 	left, top, right, bottom float64
 	x, y                     axis
 	legendPos                []point
+	// emptyNote replaces "no data" on a chart without data.
+	emptyNote string
 }
 
 // newFrame lays out a chart: title, then the legend rows, then the plot, with
@@ -120,8 +122,12 @@ func (f *frame) close(b *strings.Builder, hasData bool, legend []legendItem) {
 	b.WriteString("</svg>\n")
 }
 
-// noData writes a centred "no data" note over an empty plot.
+// noData writes a centred "no data" note (or emptyNote) over an empty plot.
 func (f *frame) noData(b *strings.Builder) {
-	fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="middle" fill="#888" font-size="14">no data</text>`+"\n",
-		num((f.left+f.right)/2), num((f.top+f.bottom)/2))
+	note := "no data"
+	if f.emptyNote != "" {
+		note = f.emptyNote
+	}
+	fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="middle" fill="#888" font-size="14">%s</text>`+"\n",
+		num((f.left+f.right)/2), num((f.top+f.bottom)/2), esc(note))
 }

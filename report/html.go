@@ -44,6 +44,15 @@ details { margin: 8px 0; font-size: 13px; }
 // (or the lowest present) as a solid line, other repetitions as lighter lines.
 // The trade-off scatter gathers every (input, policy).
 //
+// An input holding a client-count sweep (runs with Run.Clients > 0, two or
+// more counts) gets a sweep section after the comparison, drawn as seed
+// 000's figures 5-7: read throughput, P80 read latency and secondary share
+// against clients (one line per policy, mean over repetitions with min-max
+// bars), then read throughput and P80 read latency against the S-probe's
+// staleness P80 (one point per policy and count, labelled with the count),
+// and a table of the same numbers. Its comparison rows and time series are
+// per client count.
+//
 // A TPC-C input also gets a TPC-C section after its time series: tpmC,
 // Stock-Level throughput and Stock-Level P80 per minute (per period for runs
 // shorter than a minute), the per-run numbers of WriteText, the latency by
@@ -56,17 +65,7 @@ func WriteHTML(w io.Writer, in []Input) error {
 	rows := buildRows(in)
 	several := len(in) > 1
 	var b strings.Builder
-
-	names := make([]string, len(in))
-	for i, x := range in {
-		names[i] = x.Name
-	}
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-	b.WriteString(`<meta name="viewport" content="width=device-width, initial-scale=1">` + "\n")
-	fmt.Fprintf(&b, "<title>decongestant report: %s</title>\n", esc(strings.Join(names, ", ")))
-	fmt.Fprintf(&b, "<style>%s</style>\n</head>\n<body>\n<main>\n", pageCSS)
-	b.WriteString("<h1>decongestant bench report</h1>\n")
-	fmt.Fprintf(&b, "<p class=\"sub\">%d input(s): %s</p>\n", len(in), esc(strings.Join(names, ", ")))
+	writeHead(&b, in)
 
 	b.WriteString("<h2>Configuration</h2>\n")
 	for _, x := range in {
@@ -76,24 +75,18 @@ func WriteHTML(w io.Writer, in []Input) error {
 	b.WriteString(`<h2 id="comparison">Comparison</h2>` + "\n")
 	writeTable(&b, in, rows, pal, several)
 	b.WriteString(`<p class="note">Summaries after warm-up. With several repetitions: mean ± sample standard deviation. ` +
-		`Relative = read throughput / best read throughput among the policies of the same input.</p>` + "\n")
+		`Relative = read throughput / best read throughput among the policies of the same input`)
+	if rowsHaveClients(rows) {
+		b.WriteString(` and client count`)
+	}
+	b.WriteString(`.</p>` + "\n")
 
 	for i, x := range in {
-		if several {
-			fmt.Fprintf(&b, "<h2>Time series: %s</h2>\n", esc(x.Name))
-		} else {
-			b.WriteString("<h2>Time series</h2>\n")
-		}
-		b.WriteString(`<p class="note">One line per policy: repetition 0 solid, other repetitions lighter. ` +
-			`Shaded: warm-up. Dashed vertical lines: phase switches. x = period timestamp t_s.</p>` + "\n")
-		for _, ts := range timeSeriesPlots {
-			buildTimeSeries(ts, x, pal, several).render(&b, 0, 0, false)
-		}
-		writeEvents(&b, x)
-		if isTPCC(x.Results) {
-			writeTPCCHTML(&b, i, x, pal, several)
+		if sw := findSweep(x); sw != nil {
+			writeSweepHTML(&b, i, sw, pal, several)
 		}
 	}
+	writeTimeSeriesSections(&b, in, pal)
 
 	b.WriteString(`<h2 id="tradeoff">Trade-off</h2>` + "\n")
 	per := "policy"
@@ -107,6 +100,44 @@ func WriteHTML(w io.Writer, in []Input) error {
 	b.WriteString("</main>\n</body>\n</html>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeHead writes the document's head and the page title.
+func writeHead(b *strings.Builder, in []Input) {
+	names := make([]string, len(in))
+	for i, x := range in {
+		names[i] = x.Name
+	}
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	b.WriteString(`<meta name="viewport" content="width=device-width, initial-scale=1">` + "\n")
+	fmt.Fprintf(b, "<title>decongestant report: %s</title>\n", esc(strings.Join(names, ", ")))
+	fmt.Fprintf(b, "<style>%s</style>\n</head>\n<body>\n<main>\n", pageCSS)
+	b.WriteString("<h1>decongestant bench report</h1>\n")
+	fmt.Fprintf(b, "<p class=\"sub\">%d input(s): %s</p>\n", len(in), esc(strings.Join(names, ", ")))
+}
+
+// writeTimeSeriesSections writes the time series of every input, split by
+// client count in a sweep: the plots, the events and a TPC-C input's
+// section.
+func writeTimeSeriesSections(b *strings.Builder, in []Input, pal palette) {
+	parts := byClients(in)
+	several := len(parts) > 1
+	for i, x := range parts {
+		if several {
+			fmt.Fprintf(b, "<h2>Time series: %s</h2>\n", esc(x.Name))
+		} else {
+			b.WriteString("<h2>Time series</h2>\n")
+		}
+		b.WriteString(`<p class="note">One line per policy: repetition 0 solid, other repetitions lighter. ` +
+			`Shaded: warm-up. Dashed vertical lines: phase switches. x = period timestamp t_s.</p>` + "\n")
+		for _, ts := range timeSeriesPlots {
+			buildTimeSeries(ts, x, pal, several).render(b, 0, 0, false)
+		}
+		writeEvents(b, x)
+		if isTPCC(x.Results) {
+			writeTPCCHTML(b, i, x, pal, several)
+		}
+	}
 }
 
 // writeConfig writes the settings of one input as a definition list.
@@ -125,7 +156,7 @@ func writeConfig(b *strings.Builder, x Input) {
 	item("mix", orDash(c.Mix))
 	item("uri", orDash(c.URI))
 	item("started at", orDash(c.StartedAt))
-	item("clients", strconv.Itoa(c.Clients))
+	item("clients", fmtConfigClients(c))
 	if c.Records > 0 {
 		item("records", strconv.FormatInt(c.Records, 10))
 	}
@@ -155,7 +186,12 @@ func writeTable(b *strings.Builder, in []Input, rows []row, pal palette, several
 	if several {
 		b.WriteString(`<th class="l">input</th>`)
 	}
-	b.WriteString(`<th class="l">policy</th><th>runs</th>`)
+	clients := rowsHaveClients(rows)
+	b.WriteString(`<th class="l">policy</th>`)
+	if clients {
+		b.WriteString(`<th>clients</th>`)
+	}
+	b.WriteString(`<th>runs</th>`)
 	for c, col := range columns {
 		fmt.Fprintf(b, "<th>%s</th>", esc(col.header))
 		if c == colReadTput {
@@ -172,8 +208,11 @@ func writeTable(b *strings.Builder, in []Input, rows []row, pal palette, several
 		if several {
 			fmt.Fprintf(b, `<td class="l">%s</td>`, esc(in[r.input].Name))
 		}
-		fmt.Fprintf(b, `<td class="l"><span class="sw" style="background:%s"></span>%s</td><td class="n">%d</td>`,
-			esc(pal.color(r.policy)), esc(r.policy), r.runs)
+		fmt.Fprintf(b, `<td class="l"><span class="sw" style="background:%s"></span>%s</td>`, esc(pal.color(r.policy)), esc(r.policy))
+		if clients {
+			fmt.Fprintf(b, `<td class="n">%s</td>`, fmtClients(r.clients))
+		}
+		fmt.Fprintf(b, `<td class="n">%d</td>`, r.runs)
 		for c, col := range columns {
 			m, sd := r.stats[c].parts(col)
 			if sd != "" {

@@ -15,6 +15,8 @@ type series struct {
 	width   float64
 	opacity float64
 	pts     []point
+	// bars are optional error bars (errbar.go).
+	bars []errBar
 }
 
 // lineChart is a chart of lines over a shared x axis.
@@ -44,6 +46,7 @@ func (c *lineChart) axes() (axis, axis, bool) {
 				xs, ys, hasData = append(xs, p.x), append(ys, p.y), true
 			}
 		}
+		ys = append(ys, errBarValues(s)...)
 	}
 	// A reference line far above the data (a 10 s bound over 100 ms of
 	// staleness) would flatten the data into the floor: leave it out of the
@@ -101,6 +104,7 @@ func (c *lineChart) render(b *strings.Builder, x, y float64, standalone bool) {
 		writeHBound(b, f, h)
 	}
 	for _, s := range c.series {
+		writeErrBars(b, f, s)
 		writeSeries(b, f, s)
 	}
 	f.close(b, hasData, c.legend)

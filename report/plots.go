@@ -201,6 +201,7 @@ func repSeries(policy string, run *results.Run, color string, main bool) series 
 func boundLabel(ms float64) string { return fmt.Sprintf("bound %g ms", ms) }
 
 // buildTradeoff makes the trade-off scatter: one point per (input, policy),
+// in a sweep per (input, clients, policy) labelled "policy @clients",
 // x = staleness P80 and y = read throughput from the summaries (mean over
 // repetitions, with ±1 sd error bars when repeated). Colour is the policy;
 // with several inputs, the marker shape is the input.
@@ -233,11 +234,15 @@ func buildTradeoff(in []Input, rows []row, pal palette) *scatterChart {
 	}
 	for _, r := range rows {
 		st, tp := r.stats[colStaleP80], r.stats[colReadTput]
+		name := r.policy
+		if r.clients > 0 {
+			name = fmt.Sprintf("%s @%d", r.policy, r.clients)
+		}
 		p := scatterPoint{
 			x: st.mean, y: tp.mean, xErr: st.sd, yErr: tp.sd,
-			label: r.policy, color: pal.color(r.policy), shape: circle,
+			label: name, color: pal.color(r.policy), shape: circle,
 		}
-		p.tip = fmt.Sprintf("%s: %s ops/s, staleness P80 %s ms", r.policy, fmtNum(tp.mean), fmtNum(st.mean))
+		p.tip = fmt.Sprintf("%s: %s ops/s, staleness P80 %s ms", name, fmtNum(tp.mean), fmtNum(st.mean))
 		if several {
 			p.shape = markerShape(r.input % numShapes)
 			p.tip = in[r.input].Name + " / " + p.tip
@@ -248,13 +253,15 @@ func buildTradeoff(in []Input, rows []row, pal palette) *scatterChart {
 }
 
 // buildCharts makes every plot: for each time-series plot (in timeSeriesPlots
-// order) one chart per input, and the trade-off scatter.
+// order) one chart per input (per input and client count in a sweep), and
+// the trade-off scatter.
 func buildCharts(in []Input) (perPlot map[string][]chart, tradeoff *scatterChart) {
 	pal := newPalette(in)
 	perPlot = map[string][]chart{}
+	parts := byClients(in)
 	for _, ts := range timeSeriesPlots {
-		for _, x := range in {
-			perPlot[ts.id] = append(perPlot[ts.id], buildTimeSeries(ts, x, pal, len(in) > 1))
+		for _, x := range parts {
+			perPlot[ts.id] = append(perPlot[ts.id], buildTimeSeries(ts, x, pal, len(parts) > 1))
 		}
 	}
 	tradeoff = buildTradeoff(in, buildRows(in), pal)
@@ -267,15 +274,24 @@ func buildCharts(in []Input) (perPlot map[string][]chart, tradeoff *scatterChart
 // and write_tput.svg — each atomically, and returns their paths. With several
 // inputs, a time-series file stacks one panel per input.
 //
+// When an input holds a client-count sweep it also writes seed 000's figs.
+// 5-7 (sweep_tput.svg, sweep_p80.svg, sweep_secondary.svg,
+// sweep_tput_staleness.svg and sweep_p80_staleness.svg), one panel per sweep.
 // When an input is TPC-C it also writes tpmc.svg, stock_level_tput.svg and
-// stock_level_p80.svg, with one panel per TPC-C input.
+// stock_level_p80.svg, with one panel per TPC-C input (and client count).
 func WritePlots(dir string, in []Input) ([]string, error) {
 	if err := checkInputs(in); err != nil {
 		return nil, err
 	}
 	perPlot, _ := buildCharts(in)
 	files := plotFiles
-	if tpccCharts := buildTPCCCharts(in); len(tpccCharts) > 0 {
+	if sweepCharts := buildSweepCharts(in); len(sweepCharts) > 0 {
+		for id, cs := range sweepCharts {
+			perPlot[id] = cs
+		}
+		files = append(slices.Clip(files), sweepPlotFiles...)
+	}
+	if tpccCharts := buildTPCCCharts(byClients(in)); len(tpccCharts) > 0 {
 		for id, cs := range tpccCharts {
 			perPlot[id] = cs
 		}

@@ -6,14 +6,18 @@ import (
 )
 
 // scatterPoint is one labelled point of a scatter plot, with optional error
-// bars (0 for none).
+// bars (0 for none) and marker radius in pixels (0 for the default).
 type scatterPoint struct {
 	x, y       float64
 	xErr, yErr float64
 	label, tip string
 	color      string
 	shape      markerShape
+	radius     float64
 }
+
+// defaultRadius is a scatter marker's radius unless the point sets one.
+const defaultRadius = 6.0
 
 // scatterChart is a scatter plot of labelled points.
 type scatterChart struct {
@@ -24,6 +28,9 @@ type scatterChart struct {
 	legend         []legendItem
 	// bounds are labelled dashed vertical lines (staleness bounds).
 	bounds []vline
+	// empty replaces "no data" on a plot without points (e.g. why there
+	// are none).
+	empty string
 }
 
 // axes computes the axes of a scatter plot: both start at 0 (throughput and
@@ -65,6 +72,7 @@ func (c *scatterChart) height() float64 {
 func (c *scatterChart) render(b *strings.Builder, x, y float64, standalone bool) {
 	xa, ya, hasData := c.axes()
 	f := newFrame(xa, ya, c.legend)
+	f.emptyNote = c.empty
 	f.open(b, c.id, c.title, x, y, standalone)
 	f.grid(b, c.xTitle, c.yTitle)
 	for i, v := range c.bounds {
@@ -101,11 +109,15 @@ func writePoint(b *strings.Builder, f *frame, p scatterPoint, labels *labelPlace
 	b.WriteString(`<g class="point">`)
 	fmt.Fprintf(b, "<title>%s</title>", esc(p.tip))
 	writeErrorBars(b, f, p, px, py)
-	writeMarker(b, p.shape, px, py, 6, p.color, "")
+	r := p.radius
+	if r <= 0 {
+		r = defaultRadius
+	}
+	writeMarker(b, p.shape, px, py, r, p.color, "")
 	w := textWidth(p.label, fontSize)
-	lx, anchor := px+10, "start"
+	lx, anchor := px+r+4, "start"
 	if lx+w > f.right {
-		lx, anchor = px-10, "end"
+		lx, anchor = px-r-4, "end"
 	}
 	bx := labelBox{lx, py - 8, lx + w, py + 5}
 	if anchor == "end" {

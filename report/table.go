@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode"
@@ -87,19 +88,22 @@ func (s stat) parts(c column) (mean, sd string) {
 	return f(s.mean), ""
 }
 
-// row is one (input, policy) line of the comparison: the summaries of its
-// repetitions aggregated.
+// row is one (input, policy) line of the comparison, or in a client-count
+// sweep one (input, clients, policy) line: the summaries of its repetitions
+// aggregated.
 type row struct {
-	input  int
-	policy string
-	runs   int
-	stats  []stat // parallel to columns
-	rel    float64
-	best   bool
+	input   int
+	clients int // the runs' count in a sweep, else 0
+	policy  string
+	runs    int
+	stats   []stat // parallel to columns
+	rel     float64
+	best    bool
 }
 
 // relative formats the read throughput relative to the best policy of the
-// same input: "1.00x best", "0.45x", or "-" when undefined.
+// same input (and client count): "1.00x best", "0.45x", or "-" when
+// undefined.
 func (r row) relative() string {
 	if !finite(r.rel) {
 		return "-"
@@ -111,29 +115,32 @@ func (r row) relative() string {
 	return s
 }
 
-// buildRows aggregates the runs of every input by policy.
+// buildRows aggregates the runs of every input by policy, and in a sweep by
+// client count then policy.
 func buildRows(in []Input) []row {
 	var rows []row
 	for i, x := range in {
-		first := len(rows)
-		for _, g := range groupRuns(x.Results) {
-			r := row{input: i, policy: g.policy, runs: len(g.runs), stats: make([]stat, len(columns))}
-			vs := make([]float64, len(g.runs))
-			for c, col := range columns {
-				for k, run := range g.runs {
-					vs[k] = col.get(run.Summary)
+		for _, part := range splitClients(x) {
+			first := len(rows)
+			for _, g := range groupRuns(part.Results) {
+				r := row{input: i, clients: part.clients, policy: g.policy, runs: len(g.runs), stats: make([]stat, len(columns))}
+				vs := make([]float64, len(g.runs))
+				for c, col := range columns {
+					for k, run := range g.runs {
+						vs[k] = col.get(run.Summary)
+					}
+					r.stats[c] = newStat(vs)
 				}
-				r.stats[c] = newStat(vs)
+				rows = append(rows, r)
 			}
-			rows = append(rows, r)
+			markRelative(rows[first:])
 		}
-		markRelative(rows[first:])
 	}
 	return rows
 }
 
 // markRelative sets each row's read throughput relative to the best of rows
-// (one input's policies) and marks the best. With no positive throughput the
+// (one input's policies at one client count) and marks the best. With no positive throughput the
 // ratio is undefined and nothing is marked.
 func markRelative(rows []row) {
 	best := 0.0
@@ -157,8 +164,8 @@ func inputLine(x Input) string {
 	r := x.Results
 	c := r.Config
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: workload %s, mix %s, %d clients, duration %s (period %s, warm-up %s), repeat %d, max staleness bound %s",
-		x.Name, orDash(workloadName(r)), orDash(c.Mix), c.Clients, fmtSeconds(c.DurationS),
+	fmt.Fprintf(&b, "%s: workload %s, mix %s, %s, duration %s (period %s, warm-up %s), repeat %d, max staleness bound %s",
+		x.Name, orDash(workloadName(r)), orDash(c.Mix), clientsPhrase(c), fmtSeconds(c.DurationS),
 		fmtSeconds(c.PeriodS), fmtSeconds(c.WarmupS), c.Repeat, fmtBound(c.MaxStalenessMS))
 	if len(c.Phases) > 0 {
 		fmt.Fprintf(&b, ", phases at %s", fmtPhases(c.Phases))
@@ -193,8 +200,14 @@ func orDash(s string) string {
 // than one). The relative column is the read throughput divided by the best
 // read throughput among the policies of the same input; the best is marked.
 //
+// In a client-count sweep (runs that record their client count) the rows
+// are per client count and policy, relative to the best policy at the same
+// count, and the table is followed by the sweep's table (seed 000 figs 5-7):
+// per policy and count the mean and the min-max over repetitions of read
+// throughput, P80 read latency, secondary share and S-probe staleness P80.
+//
 // A TPC-C input (workload "tpcc", or runs carrying a TPC-C report) is
-// followed by a TPC-C section: per run tpmC, transactions, aborts, retries,
+// followed by a TPC-C section (one per client count in a sweep): per run tpmC, transactions, aborts, retries,
 // errors and client CPU per transaction, then per run the server counters,
 // the latency by transaction type and the consistency checks.
 func WriteText(w io.Writer, in []Input) error {
@@ -208,41 +221,92 @@ func WriteText(w io.Writer, in []Input) error {
 			fmt.Fprintln(tw)
 		}
 		fmt.Fprintln(tw, oneLine(inputLine(x)))
-		fmt.Fprint(tw, "policy\truns")
-		for c, col := range columns {
-			fmt.Fprint(tw, "\t", col.header)
-			if c == colReadTput {
-				fmt.Fprint(tw, "\t", relativeHeader)
-			}
-		}
-		fmt.Fprintln(tw)
-		n := 0
-		for _, r := range rows {
-			if r.input != i {
-				continue
-			}
-			n++
-			fmt.Fprintf(tw, "%s\t%d", oneLine(r.policy), r.runs)
-			for c, col := range columns {
-				fmt.Fprint(tw, "\t", r.stats[c].format(col))
-				if c == colReadTput {
-					fmt.Fprint(tw, "\t", r.relative())
-				}
-			}
-			fmt.Fprintln(tw)
-		}
-		if n == 0 {
-			fmt.Fprintln(tw, "(no runs)")
-		}
+		writeTextRows(tw, rows, i, hasClients(x.Results))
 		// Flush per input so each input's table gets its own column widths.
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		if isTPCC(x.Results) {
-			if err := writeTPCCText(w, x); err != nil {
+		if sw := findSweep(x); sw != nil {
+			if err := writeSweepText(w, sw); err != nil {
 				return err
+			}
+		}
+		if isTPCC(x.Results) {
+			for _, part := range splitClients(x) {
+				if err := writeTPCCText(w, part.Input); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return tw.Flush()
+}
+
+// writeTextRows writes the header and the rows of input i; with clients,
+// a clients column follows the policy.
+func writeTextRows(tw io.Writer, rows []row, i int, clients bool) {
+	fmt.Fprint(tw, "policy")
+	if clients {
+		fmt.Fprint(tw, "\tclients")
+	}
+	fmt.Fprint(tw, "\truns")
+	for c, col := range columns {
+		fmt.Fprint(tw, "\t", col.header)
+		if c == colReadTput {
+			fmt.Fprint(tw, "\t", relativeHeader)
+		}
+	}
+	fmt.Fprintln(tw)
+	n := 0
+	for _, r := range rows {
+		if r.input != i {
+			continue
+		}
+		n++
+		fmt.Fprint(tw, oneLine(r.policy))
+		if clients {
+			fmt.Fprint(tw, "\t", fmtClients(r.clients))
+		}
+		fmt.Fprintf(tw, "\t%d", r.runs)
+		for c, col := range columns {
+			fmt.Fprint(tw, "\t", r.stats[c].format(col))
+			if c == colReadTput {
+				fmt.Fprint(tw, "\t", r.relative())
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	if n == 0 {
+		fmt.Fprintln(tw, "(no runs)")
+	}
+}
+
+// fmtClients formats a run's client count: "-" when not recorded.
+func fmtClients(n int) string {
+	if n <= 0 {
+		return "-"
+	}
+	return strconv.Itoa(n)
+}
+
+// clientsPhrase describes the invocation's clients in a sentence: "64
+// clients", or "clients 20, 60, 100 (sweep)".
+func clientsPhrase(c results.Config) string {
+	if len(c.ClientsSweep) == 0 {
+		return fmt.Sprintf("%d clients", c.Clients)
+	}
+	return "clients " + fmtConfigClients(c)
+}
+
+// fmtConfigClients formats the invocation's clients: "64", or a sweep's
+// counts "20, 60, 100 (sweep)".
+func fmtConfigClients(c results.Config) string {
+	if len(c.ClientsSweep) == 0 {
+		return strconv.Itoa(c.Clients)
+	}
+	s := make([]string, len(c.ClientsSweep))
+	for i, n := range c.ClientsSweep {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ") + " (sweep)"
 }

@@ -23,11 +23,16 @@ type Results struct {
 
 // Config records the settings of the invocation. The URI is stored redacted.
 type Config struct {
-	URI            string            `json:"uri"`
-	Workload       string            `json:"workload"`
-	Mix            string            `json:"mix"`
-	Records        int64             `json:"records,omitempty"`
-	Clients        int               `json:"clients"`
+	URI      string `json:"uri"`
+	Workload string `json:"workload"`
+	Mix      string `json:"mix"`
+	Records  int64  `json:"records,omitempty"`
+	Clients  int    `json:"clients"`
+	// ClientsSweep lists the counts of a client-count sweep (--clients
+	// 20,60,...), in the order they ran; each run records its own
+	// (Run.Clients) and Clients holds the first. Absent when the
+	// invocation had one count.
+	ClientsSweep   []int             `json:"clients_sweep,omitempty"`
 	DurationS      float64           `json:"duration_s"`
 	PeriodS        float64           `json:"period_s"`
 	WarmupS        float64           `json:"warmup_s"`

@@ -29,7 +29,8 @@ import (
 // `demo`; each workload adds its own (workload.Flagser).
 type benchFlags struct {
 	uri, policies, maxStaleness, phases, out, db string
-	clients, repeat, loadParallel                int
+	clients                                      clientsFlag
+	repeat, loadParallel                         int
 	seed                                         int64
 	duration, period, warmup                     time.Duration
 	sprobe, skipLoad                             bool
@@ -64,7 +65,8 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	d := balancer.DefaultSettings()
 	fs.StringVar(&b.uri, "uri", "", "replica set connection string (required), e.g. mongodb://h1,h2,h3/?replicaSet=rs0")
 	fs.Int64Var(&b.seed, "seed", 1, "random seed for data and workers")
-	fs.IntVar(&b.clients, "clients", def.clients, "closed-loop clients (one goroutine each)")
+	b.clients = clientsFlag{def.clients}
+	fs.Var(&b.clients, "clients", "closed-loop clients (one goroutine each), or a comma-separated client-count sweep (e.g. 20,60,100): every policy runs at every count, on the same loaded data")
 	fs.DurationVar(&b.duration, "duration", def.duration, "run length per policy")
 	fs.DurationVar(&b.period, "period", 10*time.Second, "reporting period")
 	fs.DurationVar(&b.warmup, "warmup", def.warmup, "time excluded from summaries at the start of each run (seed 000 used 100s)")
@@ -164,14 +166,20 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 	if err != nil {
 		return bench.Options{}, err
 	}
-	return bench.Options{
-		URI: b.uri, Database: b.db, Clients: b.clients,
+	o := bench.Options{
+		URI: b.uri, Database: b.db,
 		Duration: b.duration, Period: b.period, Warmup: b.warmup, Repeat: b.repeat,
 		Policies: specs, Settings: s, SProbe: b.sprobe, Phases: phases, SkipLoad: b.skipLoad,
 		LoadParallel: b.loadParallel, Progress: progress, Out: b.out, WriteConcern: wc,
 		ConnectTimeout: b.connectTimeout, RTTQuantile: b.rttQuantile, Latency: latency, Monitor: mon,
 		Probe: sprobe.Config{ProbeInterval: b.probeInterval},
-	}, nil
+	}
+	if len(b.clients) == 1 {
+		o.Clients = b.clients[0]
+	} else {
+		o.Sweep = b.clients
+	}
+	return o, nil
 }
 
 // checkDurations checks the URI and the flags that must be positive or in
@@ -253,6 +261,30 @@ func (b *benchFlags) monitorConfig(specs []balancer.Spec, bound balancer.Bound) 
 		}
 	}
 	return monitor.Config{RTTInterval: b.rttInterval, LagInterval: lagInterval, LagEstimate: estimate}, nil
+}
+
+// clientsFlag is --clients: one count, or several for a client-count sweep
+// (bench.ParseClients).
+type clientsFlag []int
+
+func (c *clientsFlag) String() string {
+	if c == nil {
+		return ""
+	}
+	s := make([]string, len(*c))
+	for i, n := range *c {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+func (c *clientsFlag) Set(s string) error {
+	counts, err := bench.ParseClients(s)
+	if err != nil {
+		return err
+	}
+	*c = counts
+	return nil
 }
 
 // runBench runs `bench <workload> [flags]`, built from the registry: the

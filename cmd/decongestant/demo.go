@@ -85,8 +85,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	o.Probe.ProbeInterval = b.probeInterval
-	fmt.Fprintf(stderr, "demo: YCSB-%s, %d records, %d clients, %v per policy (first %v excluded as warm-up), policies %s, max staleness %s, balancing period %v\n",
-		o.Generator.Mix(), o.Generator.(workload.Sized).Records(), b.clients, b.duration, b.warmup, b.policies, b.maxStaleness, b.balPeriod)
+	fmt.Fprintf(stderr, "demo: YCSB-%s, %d records, %s clients, %v per policy (first %v excluded as warm-up), policies %s, max staleness %s, balancing period %v\n",
+		o.Generator.Mix(), o.Generator.(workload.Sized).Records(), b.clients.String(), b.duration, b.warmup, b.policies, b.maxStaleness, b.balPeriod)
 	res, runErr := bench.Execute(ctx, o)
 	if res == nil || len(res.Runs) == 0 {
 		return runErr
