@@ -33,7 +33,7 @@ func ParseWeights(arg string) (*StaticWeights, error) {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		k = strings.TrimSpace(k)
-		if !ok || k == "" || err != nil || f < 0 || f > 1 {
+		if !ok || k == "" || err != nil || !(f >= 0 && f <= 1) {
 			return nil, fmt.Errorf("%w %q: %q is not member=share with a share from 0 to 1 (e.g. weights:primary=0.2,n2=0.4,n3=0.4)", ErrInvalidPolicy, s.name, kv)
 		}
 		for _, seen := range s.keys {

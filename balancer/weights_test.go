@@ -22,6 +22,8 @@ func TestParseWeightsErrors(t *testing.T) {
 		{"primary=,n2=1", `"primary="`},
 		{"primary=-0.5,n2=1.5", `"primary=-0.5"`},
 		{"primary=0,n2=1.5", `"n2=1.5"`},
+		{"primary=NaN,n2=1", `"primary=NaN"`},
+		{"primary=0,n2=nan", `"n2=nan"`},
 		{"primary=0.5,primary=0.5", `"primary" is given twice`},
 		{"primary=0.5,PRIMARY=0.5", "given twice"},
 		{"n2=0.5,N2=0.5", "given twice"},
