@@ -3,6 +3,7 @@ package balancer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -96,7 +97,12 @@ func (s *StaticWeights) ObserveLag(l Lag) float64 {
 			case Primary:
 				w.Primary += s.vals[i]
 			case Secondary:
-				w.Secondaries = append(w.Secondaries, HostWeight{Host: m.Host, Weight: s.vals[i]})
+				// two keys may name one member (its name and its host)
+				if j := slices.IndexFunc(w.Secondaries, func(h HostWeight) bool { return h.Host == m.Host }); j >= 0 {
+					w.Secondaries[j].Weight += s.vals[i]
+				} else {
+					w.Secondaries = append(w.Secondaries, HostWeight{Host: m.Host, Weight: s.vals[i]})
+				}
 			}
 		}
 	}

@@ -107,6 +107,7 @@ func TestStaticWeightsResolve(t *testing.T) {
 		{"every named member down: the primary", "n2=0.5,n3=0.5", n3down[:1], true, map[string]float64{"primary": 1}},
 		{"an empty poll: the primary", "n2=0.5,n3=0.5", nil, false, map[string]float64{"primary": 1}},
 		{"a zero share", "primary=0,n2=1", set, true, map[string]float64{"primary": 0, h2: 1}},
+		{"one member by name and by host", "primary=0.2,n2=0.3,h2:27018=0.5", set, true, map[string]float64{"primary": 0.2, h2: 0.8}},
 		{"staleness is ignored", "primary=0.2,n2=0.4,n3=0.4", set, false, map[string]float64{"primary": 0.2, h2: 0.4, h3: 0.4}},
 	}
 	for _, tt := range tests {
