@@ -32,8 +32,10 @@ type SpillwayConfig struct {
 	// Step is how far the weights move toward the computed optimum per
 	// period (0.5); stale members drop out at once, whatever the step.
 	Step float64
-	// MinSamples is the number of reads a member needs in a period for its
-	// capacity to be re-estimated (10).
+	// MinSamples is the number of reads a member needs for its capacity to
+	// be re-estimated (10). A member served fewer in a period (a probe under
+	// light load) is re-estimated once its reads since the last estimate
+	// add up to MinSamples.
 	MinSamples int
 	// LatencyFloor bounds a member's server-side latency from below (50 µs).
 	LatencyFloor time.Duration
@@ -81,6 +83,7 @@ type Spillway struct {
 	cfg     SpillwayConfig
 	penalty float64            // a secondary read's extra cost, in its service times
 	cap     map[string]float64 // host -> capacity estimate (reads/s)
+	pending map[string]tally   // host -> reads not yet in an estimate
 	demand  float64            // moving average of the routed reads/s
 	primary string             // the primary's host in the latest poll
 	fresh   []string           // readable secondaries in the latest poll, in poll order
@@ -99,7 +102,7 @@ func NewSpillway(cfg SpillwayConfig) (*Spillway, error) {
 		return nil, err
 	}
 	k := 1/((1-cfg.SpillAt)*(1-cfg.SpillAt)) - 1
-	return &Spillway{cfg: cfg, penalty: k, cap: map[string]float64{}, w: PrimaryOnly()}, nil
+	return &Spillway{cfg: cfg, penalty: k, cap: map[string]float64{}, pending: map[string]tally{}, w: PrimaryOnly()}, nil
 }
 
 // Name returns "spillway".
@@ -219,16 +222,26 @@ func (s *Spillway) observe(p Period) {
 	var total int
 	for _, m := range p.Members {
 		total += m.Count
-		if m.Count < s.cfg.MinSamples || m.Mean <= 0 {
+		if m.Count <= 0 || m.Mean <= 0 {
 			continue
 		}
-		rate := float64(m.Count) / secs
-		server := max(m.Mean-m.RTT, s.cfg.LatencyFloor).Seconds()
-		est := rate + 1/server
-		if old, ok := s.cap[m.Host]; ok {
+		t := s.pending[m.Host]
+		t.count += m.Count
+		t.busy += float64(m.Count) * max(m.Mean-m.RTT, s.cfg.LatencyFloor).Seconds()
+		s.pending[m.Host] = t
+	}
+	for h, t := range s.pending {
+		t.secs += secs
+		if t.count < s.cfg.MinSamples {
+			s.pending[h] = t
+			continue
+		}
+		delete(s.pending, h)
+		est := float64(t.count)/t.secs + float64(t.count)/t.busy // rate + 1/mean server time
+		if old, ok := s.cap[h]; ok {
 			est = old + s.cfg.Smoothing*(est-old)
 		}
-		s.cap[m.Host] = est
+		s.cap[h] = est
 	}
 	rate := float64(total) / secs
 	if s.demand == 0 {
@@ -236,6 +249,13 @@ func (s *Spillway) observe(p Period) {
 	} else {
 		s.demand += s.cfg.Smoothing * (rate - s.demand)
 	}
+}
+
+// tally accumulates a member's reads until there are MinSamples of them.
+type tally struct {
+	count int
+	busy  float64 // their summed server time (s)
+	secs  float64 // the length of the periods they were served in (s)
 }
 
 // target is the least-cost split over the primary (capacity pc) and the

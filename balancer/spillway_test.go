@@ -502,6 +502,22 @@ func TestSpillwayCapacityEstimates(t *testing.T) {
 			want:    map[string]float64{h1: 1100},
 		},
 		{
+			name:    "reads short of MinSamples add up over periods",
+			periods: []Period{secPeriod(served(h2, 9, 1)), secPeriod(served(h2, 9, 3))}, // 18 reads in 2 s, 36 ms busy
+			want:    map[string]float64{h2: 9 + 18/0.036},
+		},
+		{
+			name:    "a period without reads counts in the rate",
+			periods: []Period{secPeriod(served(h2, 5, 1)), secPeriod(), secPeriod(served(h2, 5, 1))},
+			want:    map[string]float64{h2: 10.0/3 + 1000},
+		},
+		{
+			name: "the reads of an estimate are not used again",
+			periods: []Period{secPeriod(served(h1, 10, 1)), secPeriod(served(h1, 5, 100)),
+				{Members: []MemberStats{served(h1, 5, 100)}}}, // length 0: not counted
+			want: map[string]float64{h1: 1010},
+		},
+		{
 			name:    "a custom MinSamples",
 			mutate:  func(c *SpillwayConfig) { c.MinSamples = 100 },
 			periods: []Period{secPeriod(served(h1, 100, 1), served(h2, 99, 1))},
@@ -969,6 +985,92 @@ func TestSpillwayConverges(t *testing.T) {
 			}
 			if err := tt.check(last, x, best); err != nil {
 				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestSpillwayFollowsShifts runs the synthetic model through a change of
+// load or capacity and checks that the weights reach the new optimum's
+// neighbourhood within a budget of periods.
+func TestSpillwayFollowsShifts(t *testing.T) {
+	hosts := []string{h1, h2, h3}
+	var (
+		writeSaturated = psModel{hosts: hosts, mu: []float64{20, 1000, 1000}, clients: 64, think: 0.02}
+		light          = psModel{hosts: hosts, mu: []float64{1000, 1000, 1000}, clients: 4, think: 0.01}
+		moderate       = psModel{hosts: hosts, mu: []float64{1000, 1000, 1000}, clients: 16, think: 0.01}
+		heavy          = psModel{hosts: hosts, mu: []float64{1000, 1000, 1000}, clients: 64, think: 0.005}
+	)
+	tests := []struct {
+		name        string
+		before, now psModel
+		budget      int // periods after the shift
+		check       func(w Weights, x, best float64) error
+	}{
+		{
+			name: "writes stop, light load: back on the primary", before: writeSaturated, now: light, budget: 10,
+			check: func(w Weights, x, best float64) error {
+				if w.Primary < 0.9 {
+					return fmt.Errorf("primary share %v under light load", w.Primary)
+				}
+				return nil
+			},
+		},
+		{
+			name: "writes stop, moderate load: the primary takes most", before: writeSaturated, now: moderate, budget: 30,
+			check: func(w Weights, x, best float64) error {
+				if w.Primary < 0.5 {
+					return fmt.Errorf("primary share %v", w.Primary)
+				}
+				return nil
+			},
+		},
+		{
+			name: "writes stop, heavy load: an even split", before: writeSaturated, now: heavy, budget: 15,
+			check: func(w Weights, x, best float64) error {
+				if x < 0.98*best {
+					return fmt.Errorf("throughput %.0f, best static %.0f", x, best)
+				}
+				return nil
+			},
+		},
+		{
+			name: "heavy load ends: back on the primary", before: heavy, now: light, budget: 10,
+			check: func(w Weights, x, best float64) error {
+				if w.Primary < 0.9 {
+					return fmt.Errorf("primary share %v under light load", w.Primary)
+				}
+				return nil
+			},
+		},
+		{
+			name: "load rises: spills", before: light, now: heavy, budget: 20,
+			check: func(w Weights, x, best float64) error {
+				if x < 0.98*best {
+					return fmt.Errorf("throughput %.0f, best static %.0f", x, best)
+				}
+				return nil
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSpillway(t, nil)
+			simulate(s, tt.before, 30)
+			var ws []Weights
+			var xs []float64
+			for range 60 {
+				per, x := tt.now.run(s.Weights(), time.Second)
+				s.EndPeriod(per)
+				ws, xs = append(ws, s.Weights()), append(xs, x)
+			}
+			settled, _, reach90, _ := settling(ws, xs, 1e-3)
+			best, _ := tt.now.bestStatic()
+			w, x := ws[tt.budget-1], xs[tt.budget-1]
+			t.Logf("after the shift: settled after %d periods, 90%% of the final throughput after %d; after %d periods %v, %.0f reads/s (best static %.0f)",
+				settled, reach90, tt.budget, w, x, best)
+			if err := tt.check(w, x, best); err != nil {
+				t.Errorf("%d periods after the shift: %v", tt.budget, err)
 			}
 		})
 	}
