@@ -2,6 +2,7 @@ package balancer
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 )
@@ -22,6 +23,10 @@ func TestParse(t *testing.T) {
 		{"fixed:0.5", "fixed:0.5", Split, 0.5},
 		{"fixed:1", "fixed:1", Split, 1},
 		{"maxstaleness:120s", "maxstaleness:2m0s", MaxStaleness, 1},
+		{"spillway", "spillway", PerMember, 0},
+		{" Spillway", "spillway", PerMember, 0},
+		{"weights:primary=0.2,n2=0.4,n3=0.4", "weights:primary=0.2,n2=0.4,n3=0.4", PerMember, 0},
+		{"Weights:primary=0.5,127.0.0.1:27018=0.5", "weights:primary=0.5,127.0.0.1:27018=0.5", PerMember, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
@@ -35,7 +40,8 @@ func TestParse(t *testing.T) {
 		})
 	}
 	bad := []string{"", "primry", "fixed", "fixed:", "fixed:1.5", "fixed:-0.1", "fixed:x",
-		"maxstaleness:30s", "maxstaleness", "maxstaleness:abc", "decongestant:3", "primary:1"}
+		"maxstaleness:30s", "maxstaleness", "maxstaleness:abc", "decongestant:3", "primary:1",
+		"spillway:1", "spillway:", "weights", "weights:", "weights:primary=0.5", "weights:n2", "weights:primary=0.5,n2=0.5,n2=0"}
 	for _, spec := range bad {
 		t.Run("bad "+spec, func(t *testing.T) {
 			if _, err := Parse(spec, DefaultSettings()); !errors.Is(err, ErrInvalidPolicy) {
@@ -67,6 +73,71 @@ func TestParseSpecs(t *testing.T) {
 	}
 	if _, err := ParseSpecs("primary,fastest", DefaultSettings()); !errors.Is(err, ErrInvalidPolicy) {
 		t.Fatalf("unknown policy: err %v", err)
+	}
+}
+
+func TestParseSpecsWeights(t *testing.T) {
+	tests := []struct {
+		list  string
+		names []string // nil: an error
+	}{
+		{"weights:primary=0.5,n2=0.5", []string{"weights:primary=0.5,n2=0.5"}},
+		{"secondary,weights:primary=0.5,n2=0.5,spillway", []string{"secondary", "weights:primary=0.5,n2=0.5", "spillway"}},
+		{"weights:primary=0.5,n2=0.5,fixed:0.5", []string{"weights:primary=0.5,n2=0.5", "fixed:0.5"}},
+		{"weights:primary=0.5,127.0.0.1:27018=0.5", []string{"weights:primary=0.5,127.0.0.1:27018=0.5"}},
+		{"weights:primary=0.5,n2=0.5,weights:primary=1", []string{"weights:primary=0.5,n2=0.5", "weights:primary=1"}},
+		{"weights:primary=0.5, n2=0.5 , primary", []string{"weights:primary=0.5,n2=0.5", "primary"}},
+		{"weights:primary=0.5,,n2=0.5", nil}, // an empty item ends the weights
+		{"fixed:0.5,n2=0.5", nil},            // pairs only follow weights:
+		{"weights:primary=1,fastest", nil},
+		{"weights:primary=0.5,n2=0.4", nil},
+		{"", nil},
+		{",,", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.list, func(t *testing.T) {
+			specs, err := ParseSpecs(tt.list, DefaultSettings())
+			if tt.names == nil {
+				if !errors.Is(err, ErrInvalidPolicy) {
+					t.Fatalf("got %v, err %v: want ErrInvalidPolicy", specs, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, sp := range specs {
+				names = append(names, sp.New().Name())
+			}
+			if !slices.Equal(names, tt.names) {
+				t.Fatalf("policies %q, want %q", names, tt.names)
+			}
+		})
+	}
+}
+
+func TestSplitSpecs(t *testing.T) {
+	tests := []struct {
+		list string
+		want []string
+	}{
+		{"", nil},
+		{"primary, fixed:0.7,,decongestant", []string{"primary", "fixed:0.7", "decongestant"}},
+		{"weights:primary=0.5,n2=0.5", []string{"weights:primary=0.5,n2=0.5"}},
+		{"secondary,weights:primary=0.5,n2=0.5,spillway", []string{"secondary", "weights:primary=0.5,n2=0.5", "spillway"}},
+		{" weights:primary=0.5 , n2=0.5 ,spillway", []string{"weights:primary=0.5,n2=0.5", "spillway"}},
+		{"WEIGHTS:primary=0.5,n2=0.5", []string{"WEIGHTS:primary=0.5,n2=0.5"}},
+		{"weights:primary=0.5,127.0.0.1:27018=0.5,primary", []string{"weights:primary=0.5,127.0.0.1:27018=0.5", "primary"}},
+		{"weights:primary=0.5,n2=0.5,weights:n3=1,n4=0", []string{"weights:primary=0.5,n2=0.5", "weights:n3=1,n4=0"}},
+		{"weights:primary=0.5,,n2=0.5", []string{"weights:primary=0.5", "n2=0.5"}},
+		{"fixed:0.5,n2=0.5", []string{"fixed:0.5", "n2=0.5"}},
+		{"n2=0.5,weights:primary=1", []string{"n2=0.5", "weights:primary=1"}},
+	}
+	for _, tt := range tests {
+		if got := splitSpecs(tt.list); !slices.Equal(got, tt.want) {
+			t.Errorf("splitSpecs(%q) = %q, want %q", tt.list, got, tt.want)
+		}
 	}
 }
 

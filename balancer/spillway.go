@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -33,25 +32,19 @@ type SpillwayConfig struct {
 	// Step is how far the weights move toward the computed optimum per
 	// period (0.5); stale members drop out at once, whatever the step.
 	Step float64
-	// MinSamples is the number of reads a member needs in a period for its
-	// capacity to be re-estimated (10).
+	// MinSamples is the number of reads a member needs for its capacity to
+	// be re-estimated (10). A member served fewer in a period (a probe under
+	// light load) is re-estimated once its reads since the last estimate
+	// add up to MinSamples.
 	MinSamples int
 	// LatencyFloor bounds a member's server-side latency from below (50 µs).
 	LatencyFloor time.Duration
-	// RTTWindow is how far back a member's network round trip is taken
-	// as the least ping or read seen (30 s). A period holds about one ping
-	// per member, and a ping to a CPU-starved member waits for the CPU like
-	// a read does, so one period's ping would count the member's own
-	// queueing as network time; the fastest read of a period bounds the
-	// round trip too.
-	RTTWindow time.Duration
 }
 
 // DefaultSpillwayConfig returns Spillway's defaults with a 10 s bound.
 func DefaultSpillwayConfig() SpillwayConfig {
 	return SpillwayConfig{Interval: time.Second, Bound: Bound{Max: 10 * time.Second}, Headroom: AutoHeadroom,
-		SpillAt: 0.75, ProbeShare: 0.01, Smoothing: 0.5, Step: 0.5, MinSamples: 10, LatencyFloor: 50 * time.Microsecond,
-		RTTWindow: 30 * time.Second}
+		SpillAt: 0.75, ProbeShare: 0.01, Smoothing: 0.5, Step: 0.5, MinSamples: 10, LatencyFloor: 50 * time.Microsecond}
 }
 
 // Validate checks the constants once.
@@ -71,8 +64,6 @@ func (c SpillwayConfig) Validate() error {
 		return fmt.Errorf("%w: min samples %d must be at least 1", ErrInvalidPolicy, c.MinSamples)
 	case c.LatencyFloor <= 0:
 		return fmt.Errorf("%w: latency floor %v must be positive", ErrInvalidPolicy, c.LatencyFloor)
-	case c.RTTWindow < c.Interval:
-		return fmt.Errorf("%w: RTT window %v must be at least the interval %v", ErrInvalidPolicy, c.RTTWindow, c.Interval)
 	}
 	return Config{Interval: 1, Delta: 1, LowBal: 1, HighBal: 1, LowRatio: 1, HighRatio: 2, History: 1, MinSamples: 1,
 		LatencyFloor: 1, Bound: c.Bound, Headroom: c.Headroom}.Validate()
@@ -90,13 +81,12 @@ func (c SpillwayConfig) Validate() error {
 // out alone at the poll that says otherwise.
 type Spillway struct {
 	cfg     SpillwayConfig
-	penalty float64                    // a secondary read's extra cost, in its service times
-	cap     map[string]float64         // host -> capacity estimate (reads/s)
-	rtts    map[string][]time.Duration // host -> least ping of each recent period (ring)
-	nrtt    int                        // periods observed, the rings' write position
-	demand  float64                    // moving average of the routed reads/s
-	primary string                     // the primary's host in the latest poll
-	fresh   []string                   // readable secondaries in the latest poll, in poll order
+	penalty float64            // a secondary read's extra cost, in its service times
+	cap     map[string]float64 // host -> capacity estimate (reads/s)
+	pending map[string]tally   // host -> reads not yet in an estimate
+	demand  float64            // moving average of the routed reads/s
+	primary string             // the primary's host in the latest poll
+	fresh   []string           // readable secondaries in the latest poll, in poll order
 	w       Weights
 }
 
@@ -112,7 +102,7 @@ func NewSpillway(cfg SpillwayConfig) (*Spillway, error) {
 		return nil, err
 	}
 	k := 1/((1-cfg.SpillAt)*(1-cfg.SpillAt)) - 1
-	return &Spillway{cfg: cfg, penalty: k, cap: map[string]float64{}, rtts: map[string][]time.Duration{}, w: PrimaryOnly()}, nil
+	return &Spillway{cfg: cfg, penalty: k, cap: map[string]float64{}, pending: map[string]tally{}, w: PrimaryOnly()}, nil
 }
 
 // Name returns "spillway".
@@ -220,18 +210,7 @@ func (s *Spillway) EndPeriod(p Period) Decision {
 	if target.Secondary() > float64(len(s.fresh))*s.cfg.ProbeShare+1e-9 {
 		reason = "spill"
 	}
-	return Decision{Fraction: s.Fraction(), Ratio: nan(), Reason: reason, Detail: s.describe(pc)}
-}
-
-// describe says what a decision saw: the demand, the capacity estimates
-// and the primary's utilisation.
-func (s *Spillway) describe(pc float64) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "demand %.0f/s, primary utilisation %.2f, capacity primary %.0f/s", s.demand, s.demand*s.w.Primary/pc, pc)
-	for _, h := range s.fresh {
-		fmt.Fprintf(&b, ", %s %.0f/s", h, s.cap[h])
-	}
-	return b.String()
+	return Decision{Fraction: s.Fraction(), Ratio: s.demand * s.w.Primary / pc, Reason: reason}
 }
 
 // observe updates the capacity estimates and the demand from a period.
@@ -241,25 +220,28 @@ func (s *Spillway) observe(p Period) {
 		return
 	}
 	var total int
-	slot := s.nrtt % max(1, int(s.cfg.RTTWindow/s.cfg.Interval))
-	s.nrtt++
 	for _, m := range p.Members {
 		total += m.Count
-		least := m.RTT
-		if m.Min > 0 && (least == 0 || m.Min < least) {
-			least = m.Min
-		}
-		rtt := s.minRTT(m.Host, slot, least)
-		if m.Count < s.cfg.MinSamples || m.Mean <= 0 {
+		if m.Count <= 0 || m.Mean <= 0 {
 			continue
 		}
-		rate := float64(m.Count) / secs
-		server := max(m.Mean-rtt, s.cfg.LatencyFloor).Seconds()
-		est := rate + 1/server
-		if old, ok := s.cap[m.Host]; ok {
+		t := s.pending[m.Host]
+		t.count += m.Count
+		t.busy += float64(m.Count) * max(m.Mean-m.RTT, s.cfg.LatencyFloor).Seconds()
+		s.pending[m.Host] = t
+	}
+	for h, t := range s.pending {
+		t.secs += secs
+		if t.count < s.cfg.MinSamples {
+			s.pending[h] = t
+			continue
+		}
+		delete(s.pending, h)
+		est := float64(t.count)/t.secs + float64(t.count)/t.busy // rate + 1/mean server time
+		if old, ok := s.cap[h]; ok {
 			est = old + s.cfg.Smoothing*(est-old)
 		}
-		s.cap[m.Host] = est
+		s.cap[h] = est
 	}
 	rate := float64(total) / secs
 	if s.demand == 0 {
@@ -269,22 +251,11 @@ func (s *Spillway) observe(p Period) {
 	}
 }
 
-// minRTT records host's ping of this period (0: none) in its ring at slot
-// and returns the least ping in the ring.
-func (s *Spillway) minRTT(host string, slot int, rtt time.Duration) time.Duration {
-	ring, ok := s.rtts[host]
-	if !ok {
-		ring = make([]time.Duration, max(1, int(s.cfg.RTTWindow/s.cfg.Interval)))
-		s.rtts[host] = ring
-	}
-	ring[slot] = rtt
-	least := time.Duration(0)
-	for _, d := range ring {
-		if d > 0 && (least == 0 || d < least) {
-			least = d
-		}
-	}
-	return least
+// tally accumulates a member's reads until there are MinSamples of them.
+type tally struct {
+	count int
+	busy  float64 // their summed server time (s)
+	secs  float64 // the length of the periods they were served in (s)
 }
 
 // target is the least-cost split over the primary (capacity pc) and the

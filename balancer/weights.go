@@ -3,6 +3,7 @@ package balancer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,7 +34,7 @@ func ParseWeights(arg string) (*StaticWeights, error) {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		k = strings.TrimSpace(k)
-		if !ok || k == "" || err != nil || f < 0 || f > 1 {
+		if !ok || k == "" || err != nil || !(f >= 0 && f <= 1) {
 			return nil, fmt.Errorf("%w %q: %q is not member=share with a share from 0 to 1 (e.g. weights:primary=0.2,n2=0.4,n3=0.4)", ErrInvalidPolicy, s.name, kv)
 		}
 		for _, seen := range s.keys {
@@ -96,7 +97,12 @@ func (s *StaticWeights) ObserveLag(l Lag) float64 {
 			case Primary:
 				w.Primary += s.vals[i]
 			case Secondary:
-				w.Secondaries = append(w.Secondaries, HostWeight{Host: m.Host, Weight: s.vals[i]})
+				// two keys may name one member (its name and its host)
+				if j := slices.IndexFunc(w.Secondaries, func(h HostWeight) bool { return h.Host == m.Host }); j >= 0 {
+					w.Secondaries[j].Weight += s.vals[i]
+				} else {
+					w.Secondaries = append(w.Secondaries, HostWeight{Host: m.Host, Weight: s.vals[i]})
+				}
 			}
 		}
 	}
