@@ -55,6 +55,9 @@ type Period struct {
 	PrimaryRTT, SecondaryRTT time.Duration
 	// Length is the period's length; 0 when unknown.
 	Length time.Duration
+	// Writes are the period's writes (insert, update, delete,
+	// findAndModify) the primary answered, by the same latency source.
+	Writes Stats
 	// Members are the period's reads per member, by the member that
 	// served them (for every policy; Weighted policies use them).
 	Members []MemberStats

@@ -4,47 +4,52 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
 // SpillwayConfig holds Spillway's constants (see DESIGN.md, "Spillway").
 // The zero value is not valid; start from DefaultSpillwayConfig.
 type SpillwayConfig struct {
-	// Interval is the control period (1 s): how often capacities are
-	// re-estimated and the weights moved.
+	// Interval is the control period (1 s).
 	Interval time.Duration
 	// Bound is the client's staleness limit (10 s).
 	Bound Bound
 	// Headroom is added to every lag before comparing it with the bound;
 	// AutoHeadroom (the default) adds each poll's Horizon, as Decongestant.
 	Headroom time.Duration
-	// SpillAt is the primary's utilisation at which reads start spilling to
-	// an equal secondary (0.75): below it the primary's fresher data is
-	// worth its queueing. It sets the penalty of a secondary read to
-	// (1/(1-SpillAt)^2 - 1) of that secondary's service time.
-	SpillAt float64
+	// Allowance is how congested the primary may be before reads spill:
+	// its operations' median server time may reach Allowance times the
+	// baseline (the least median server time of any member over
+	// BaselineWindow, i.e. an uncongested read) (4).
+	Allowance float64
+	// Gain is the controller's gain: a primary g times slower than its
+	// target keeps g^-Gain of its share after one period (0.5).
+	Gain float64
 	// ProbeShare is the least share every readable member gets, so its
-	// capacity stays measured (0.01).
+	// latency stays measured (0.01).
 	ProbeShare float64
-	// Smoothing is the weight of a new capacity estimate in the moving
-	// average (0.5).
+	// Smoothing is the weight of a period's latency in each member's
+	// moving average (0.5).
 	Smoothing float64
-	// Step is how far the weights move toward the computed optimum per
-	// period (0.5); stale members drop out at once, whatever the step.
-	Step float64
-	// MinSamples is the number of reads a member needs for its capacity to
-	// be re-estimated (10). A member served fewer in a period (a probe under
-	// light load) is re-estimated once its reads since the last estimate
-	// add up to MinSamples.
+	// MinSamples is the number of reads a member needs in a period for its
+	// latency to count (10).
 	MinSamples int
-	// LatencyFloor bounds a member's server-side latency from below (50 µs).
+	// LatencyFloor bounds a member's server time from below (20 µs).
 	LatencyFloor time.Duration
+	// RTTWindow is how far back a member's network round trip is taken as
+	// the least ping or read seen (30 s): a period holds about one ping per
+	// member, and a ping to a CPU-starved member queues like a read.
+	RTTWindow time.Duration
+	// BaselineWindow is how far back the baseline is taken (60 s).
+	BaselineWindow time.Duration
 }
 
 // DefaultSpillwayConfig returns Spillway's defaults with a 10 s bound.
 func DefaultSpillwayConfig() SpillwayConfig {
 	return SpillwayConfig{Interval: time.Second, Bound: Bound{Max: 10 * time.Second}, Headroom: AutoHeadroom,
-		SpillAt: 0.75, ProbeShare: 0.01, Smoothing: 0.5, Step: 0.5, MinSamples: 10, LatencyFloor: 50 * time.Microsecond}
+		Allowance: 4, Gain: 0.5, ProbeShare: 0.01, Smoothing: 0.5, MinSamples: 10,
+		LatencyFloor: 20 * time.Microsecond, RTTWindow: 30 * time.Second, BaselineWindow: time.Minute}
 }
 
 // Validate checks the constants once.
@@ -52,39 +57,43 @@ func (c SpillwayConfig) Validate() error {
 	switch {
 	case c.Interval <= 0:
 		return fmt.Errorf("%w: spillway interval %v must be positive", ErrInvalidPolicy, c.Interval)
-	case !(c.SpillAt > 0 && c.SpillAt < 1):
-		return fmt.Errorf("%w: spill-at %v must be in (0, 1)", ErrInvalidPolicy, c.SpillAt)
+	case !(c.Allowance >= 1):
+		return fmt.Errorf("%w: allowance %v must be at least 1", ErrInvalidPolicy, c.Allowance)
+	case !(c.Gain > 0 && c.Gain <= 2):
+		return fmt.Errorf("%w: gain %v must be in (0, 2]", ErrInvalidPolicy, c.Gain)
 	case !(c.ProbeShare >= 0 && c.ProbeShare <= 0.1):
 		return fmt.Errorf("%w: probe share %v must be in [0, 0.1]", ErrInvalidPolicy, c.ProbeShare)
 	case !(c.Smoothing > 0 && c.Smoothing <= 1):
 		return fmt.Errorf("%w: smoothing %v must be in (0, 1]", ErrInvalidPolicy, c.Smoothing)
-	case !(c.Step > 0 && c.Step <= 1):
-		return fmt.Errorf("%w: step %v must be in (0, 1]", ErrInvalidPolicy, c.Step)
 	case c.MinSamples < 1:
 		return fmt.Errorf("%w: min samples %d must be at least 1", ErrInvalidPolicy, c.MinSamples)
 	case c.LatencyFloor <= 0:
 		return fmt.Errorf("%w: latency floor %v must be positive", ErrInvalidPolicy, c.LatencyFloor)
+	case c.RTTWindow < c.Interval || c.BaselineWindow < c.Interval:
+		return fmt.Errorf("%w: RTT window %v and baseline window %v must be at least the interval %v",
+			ErrInvalidPolicy, c.RTTWindow, c.BaselineWindow, c.Interval)
 	}
 	return Config{Interval: 1, Delta: 1, LowBal: 1, HighBal: 1, LowRatio: 1, HighRatio: 2, History: 1, MinSamples: 1,
 		LatencyFloor: 1, Bound: c.Bound, Headroom: c.Headroom}.Validate()
 }
 
-// Spillway is decongestant's own per-member policy. Each period it estimates
-// every member's read capacity from client-side measurements only (a member
-// serving x reads/s with mean server time s can serve about x + 1/s), then
-// splits the measured demand over the primary and the fresh secondaries so
-// that the mean cost per read is least, a secondary read costing a little
-// more than a primary one (SpillAt). Reads therefore stay on the primary
-// until it queues, spill just as far as its queueing requires, and go to
-// the members in proportion to what they can serve. A secondary is readable
-// only while its last polled lag plus headroom is within the bound; it drops
-// out alone at the poll that says otherwise.
+// Spillway is decongestant's own per-member policy. Reads stay on the
+// primary (the freshest data) while it is not congested: its operations'
+// median server time within Allowance times an uncongested read's. Past
+// that they spill to the fresh secondaries just far enough that the
+// primary's operations, writes included, are no slower than the
+// secondaries' reads; the secondaries share their part so that their
+// latencies equalise, which weights them by what they can serve. Every
+// step is proportional to the log of the latency error, so the shares
+// glide to their equilibrium instead of hunting between fixed steps. A
+// secondary is readable only while its last polled lag plus headroom is
+// within the bound; it drops out alone at the poll that says otherwise.
 type Spillway struct {
 	cfg     SpillwayConfig
-	penalty float64            // a secondary read's extra cost, in its service times
-	cap     map[string]float64 // host -> capacity estimate (reads/s)
-	pending map[string]tally   // host -> reads not yet in an estimate
-	demand  float64            // moving average of the routed reads/s
+	lat     map[string]float64 // host -> moving average of the median server time (s)
+	write   float64            // moving average of the primary's write server time (s), 0 unknown
+	rtt     *window            // host -> least round trip per period
+	base    *window            // "" -> least median server time of any member per period
 	primary string             // the primary's host in the latest poll
 	fresh   []string           // readable secondaries in the latest poll, in poll order
 	w       Weights
@@ -101,8 +110,9 @@ func NewSpillway(cfg SpillwayConfig) (*Spillway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	k := 1/((1-cfg.SpillAt)*(1-cfg.SpillAt)) - 1
-	return &Spillway{cfg: cfg, penalty: k, cap: map[string]float64{}, pending: map[string]tally{}, w: PrimaryOnly()}, nil
+	return &Spillway{cfg: cfg, lat: map[string]float64{}, w: PrimaryOnly(),
+		rtt:  newWindow(int(cfg.RTTWindow / cfg.Interval)),
+		base: newWindow(int(cfg.BaselineWindow / cfg.Interval))}, nil
 }
 
 // Name returns "spillway".
@@ -132,8 +142,11 @@ func (s *Spillway) CheckLagInterval(d time.Duration) error {
 	return checkLagInterval(s.cfg.Bound, s.cfg.Headroom, d)
 }
 
-// Capacity returns the capacity estimate of host (reads/s), 0 when unknown.
-func (s *Spillway) Capacity(host string) float64 { return s.cap[host] }
+// Latency returns host's smoothed median server time, 0 when unknown.
+func (s *Spillway) Latency(host string) time.Duration { return seconds(s.lat[host]) }
+
+// Fresh returns the readable secondaries of the latest poll.
+func (s *Spillway) Fresh() []string { return slices.Clone(s.fresh) }
 
 // ObserveLag takes the readable secondaries from a poll: those it reports
 // as SECONDARY with lag plus headroom within the bound. An unknown lag (a
@@ -150,7 +163,7 @@ func (s *Spillway) ObserveLag(l Lag) float64 {
 		switch {
 		case m.Role == Primary:
 			s.primary = m.Host
-		case m.Role != Secondary || !l.Known:
+		case m.Role != Secondary || !l.Known || slices.Contains(s.fresh, m.Host):
 		case s.cfg.Bound.Unbounded || (s.cfg.Bound.Max > 0 && m.Lag+headroom <= s.cfg.Bound.Max):
 			s.fresh = append(s.fresh, m.Host)
 		}
@@ -186,103 +199,150 @@ func normalise(w Weights) Weights {
 	return w
 }
 
-// EndPeriod re-estimates the capacities of the members that served enough
-// reads, computes the least-cost split of the demand over the primary and
-// the readable secondaries, and moves the weights a Step toward it.
+// EndPeriod updates the members' latencies and moves the shares: the
+// primary's toward the point where its operations are no slower than its
+// target (Allowance x the baseline, or the secondaries' reads when those
+// are slower), the secondaries' toward equal latencies.
 func (s *Spillway) EndPeriod(p Period) Decision {
 	s.observe(p)
 	if len(s.fresh) == 0 {
 		s.w = PrimaryOnly()
 		return Decision{Fraction: 0, Ratio: nan(), Reason: "no-fresh-secondary"}
 	}
-	pc, ok := s.cap[s.primary]
-	if !ok {
+	lp := s.primaryCost(p)
+	base := s.base.least("").Seconds()
+	if lp == 0 || base == 0 {
 		return Decision{Fraction: s.Fraction(), Ratio: nan(), Reason: "too-few-samples"}
 	}
-	target := s.target(pc)
-	next := Weights{Primary: s.w.Primary + s.cfg.Step*(target.Primary-s.w.Primary)}
-	for _, h := range target.Secondaries {
-		cur := s.w.Of(h.Host)
-		next.Secondaries = append(next.Secondaries, HostWeight{Host: h.Host, Weight: cur + s.cfg.Step*(h.Weight-cur)})
-	}
-	s.w = normalise(next)
+	rel, ls := s.secondaryShares()
+	target := max(s.cfg.Allowance*base, ls)
+	share := s.w.Primary
+	e := math.Log(lp / target)
 	reason := "primary"
-	if target.Secondary() > float64(len(s.fresh))*s.cfg.ProbeShare+1e-9 {
+	if e > 0 {
+		share *= math.Exp(-s.cfg.Gain * e)
 		reason = "spill"
-	}
-	return Decision{Fraction: s.Fraction(), Ratio: s.demand * s.w.Primary / pc, Reason: reason}
-}
-
-// observe updates the capacity estimates and the demand from a period.
-func (s *Spillway) observe(p Period) {
-	secs := p.Length.Seconds()
-	if secs <= 0 {
-		return
-	}
-	var total int
-	for _, m := range p.Members {
-		total += m.Count
-		if m.Count <= 0 || m.Mean <= 0 {
-			continue
-		}
-		t := s.pending[m.Host]
-		t.count += m.Count
-		t.busy += float64(m.Count) * max(m.Mean-m.RTT, s.cfg.LatencyFloor).Seconds()
-		s.pending[m.Host] = t
-	}
-	for h, t := range s.pending {
-		t.secs += secs
-		if t.count < s.cfg.MinSamples {
-			s.pending[h] = t
-			continue
-		}
-		delete(s.pending, h)
-		est := float64(t.count)/t.secs + float64(t.count)/t.busy // rate + 1/mean server time
-		if old, ok := s.cap[h]; ok {
-			est = old + s.cfg.Smoothing*(est-old)
-		}
-		s.cap[h] = est
-	}
-	rate := float64(total) / secs
-	if s.demand == 0 {
-		s.demand = rate
 	} else {
-		s.demand += s.cfg.Smoothing * (rate - s.demand)
+		share = 1 - (1-share)*math.Exp(s.cfg.Gain*e)
 	}
-}
-
-// tally accumulates a member's reads until there are MinSamples of them.
-type tally struct {
-	count int
-	busy  float64 // their summed server time (s)
-	secs  float64 // the length of the periods they were served in (s)
-}
-
-// target is the least-cost split over the primary (capacity pc) and the
-// readable secondaries, each given at least ProbeShare. A secondary not
-// measured yet is assumed as capable as the best measured member.
-func (s *Spillway) target(pc float64) Weights {
-	best := pc
-	for _, h := range s.fresh {
-		best = max(best, s.cap[h])
-	}
-	mu := []float64{pc}
-	pen := []float64{0}
-	for _, h := range s.fresh {
-		c, ok := s.cap[h]
-		if !ok {
-			c = best
-		}
-		mu = append(mu, c)
-		pen = append(pen, s.penalty/c)
-	}
-	shares := allocate(mu, pen, s.demand)
-	w := Weights{Primary: max(shares[0], s.cfg.ProbeShare)}
+	n := float64(len(s.fresh))
+	share = min(max(share, s.cfg.ProbeShare), 1-n*s.cfg.ProbeShare)
+	w := Weights{Primary: share}
 	for i, h := range s.fresh {
-		w.Secondaries = append(w.Secondaries, HostWeight{Host: h, Weight: max(shares[i+1], s.cfg.ProbeShare)})
+		w.Secondaries = append(w.Secondaries, HostWeight{Host: h, Weight: (1 - share) * rel[i]})
 	}
-	return normalise(w)
+	s.w = normalise(w)
+	return Decision{Fraction: s.Fraction(), Ratio: lp / target, Reason: reason, Detail: s.describe(lp, target, base)}
 }
 
-// Fresh returns the readable secondaries of the latest poll.
-func (s *Spillway) Fresh() []string { return slices.Clone(s.fresh) }
+// primaryCost is the primary's median server time over its operations:
+// its reads' and, when known, its writes', weighted by their counts in the
+// period; 0 when its reads are not measured.
+func (s *Spillway) primaryCost(p Period) float64 {
+	lp := s.lat[s.primary]
+	if lp == 0 || s.write == 0 {
+		return lp
+	}
+	var reads int
+	for _, m := range p.Members {
+		if m.Host == s.primary {
+			reads = m.Count
+		}
+	}
+	if reads+p.Writes.Count == 0 {
+		return lp
+	}
+	return (float64(reads)*lp + float64(p.Writes.Count)*s.write) / float64(reads+p.Writes.Count)
+}
+
+// secondaryShares returns the fresh secondaries' next relative shares
+// (summing to 1), each moved toward equal latency, and their latency
+// weighted by their current shares. A secondary not measured yet keeps its
+// share and counts at the measured ones' mean.
+func (s *Spillway) secondaryShares() (rel []float64, mean float64) {
+	total := s.w.Secondary()
+	var known, sum float64
+	for _, h := range s.fresh {
+		if l := s.lat[h]; l > 0 {
+			sum += s.w.Of(h) * l
+			known += s.w.Of(h)
+		}
+	}
+	if known > 0 {
+		mean = sum / known
+	}
+	rel = make([]float64, len(s.fresh))
+	var relSum float64
+	for i, h := range s.fresh {
+		r := 1 / float64(len(s.fresh))
+		if total > 0 {
+			r = s.w.Of(h) / total
+		}
+		if l := s.lat[h]; l > 0 && mean > 0 {
+			r *= math.Pow(mean/l, s.cfg.Gain)
+		}
+		rel[i] = r
+		relSum += r
+	}
+	floor := s.cfg.ProbeShare
+	for i := range rel {
+		rel[i] = max(rel[i]/relSum, floor)
+	}
+	relSum = 0
+	for _, r := range rel {
+		relSum += r
+	}
+	for i := range rel {
+		rel[i] /= relSum
+	}
+	return rel, mean
+}
+
+// observe updates the members' smoothed server times, the primary's write
+// time and the baseline from a period.
+func (s *Spillway) observe(p Period) {
+	s.rtt.advance()
+	s.base.advance()
+	for _, m := range p.Members {
+		least := m.RTT
+		if m.Min > 0 && (least == 0 || m.Min < least) {
+			least = m.Min
+		}
+		s.rtt.add(m.Host, least)
+		if m.Count < s.cfg.MinSamples || m.P50 <= 0 {
+			continue
+		}
+		server := s.server(m.P50, s.rtt.least(m.Host))
+		s.base.add("", seconds(server))
+		s.lat[m.Host] = smooth(s.lat[m.Host], server, s.cfg.Smoothing)
+	}
+	if p.Writes.Count >= s.cfg.MinSamples && p.Writes.P50 > 0 {
+		s.write = smooth(s.write, s.server(p.Writes.P50, s.rtt.least(s.primary)), s.cfg.Smoothing)
+	}
+}
+
+// server is a median latency less the round trip, floored, in seconds.
+func (s *Spillway) server(d, rtt time.Duration) float64 {
+	return max(d-rtt, s.cfg.LatencyFloor).Seconds()
+}
+
+func smooth(old, v, alpha float64) float64 {
+	if old == 0 {
+		return v
+	}
+	return old + alpha*(v-old)
+}
+
+func seconds(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
+
+// describe says what a decision saw.
+func (s *Spillway) describe(lp, target, base float64) string {
+	var b strings.Builder
+	ms := func(v float64) string { return fmt.Sprintf("%.2fms", v*1000) }
+	fmt.Fprintf(&b, "primary ops %s (reads %s, writes %s) vs target %s (baseline %s)",
+		ms(lp), ms(s.lat[s.primary]), ms(s.write), ms(target), ms(base))
+	for _, h := range s.fresh {
+		fmt.Fprintf(&b, ", %s %s", h, ms(s.lat[h]))
+	}
+	return b.String()
+}

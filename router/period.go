@@ -106,6 +106,11 @@ func (r *Router) endPeriod(now time.Time) {
 	r.keepRTT(rtt)
 	p := periodFrom(l, r.latency, rtt, r.rtts.Roles(), r.rttQuantile)
 	p.Length = now.Sub(r.lastEnd)
+	writes := r.served.writes.Snapshot()
+	if r.lastWrites != nil {
+		p.Writes = statsOf(writes, r.lastWrites)
+	}
+	r.lastWrites = writes
 	r.lastEnd = now
 	members := r.Members()
 	p.Members = memberStatsFrom(members, r.lastMembers, rtt, r.latency)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/internal/redact"
+	"github.com/decongestant/decongestant/metrics"
 	"github.com/decongestant/decongestant/monitor"
 )
 
@@ -95,6 +96,7 @@ type Router struct {
 	lastLag  monitor.LagSample
 	// lastMembers are the member snapshots at the latest period end.
 	lastMembers []MemberSnapshot
+	lastWrites  *metrics.Snapshot
 
 	dbs    sync.Map // name -> *Database
 	cancel context.CancelFunc

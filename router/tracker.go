@@ -17,11 +17,17 @@ import (
 // out so a cursor counts once.
 var readCommands = map[string]bool{"find": true, "aggregate": true, "count": true, "distinct": true}
 
+// writeCommands are the writes whose time on the primary per-member
+// policies weigh with its reads.
+var writeCommands = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true}
+
 // served counts routed read commands by the member that answered them and by
 // that member's role at the time (from the client's own topology view), and
 // keeps each member's latencies.
 type served struct {
 	primary, secondary, other atomic.Int64
+	// writes are the wire times of the writes sent on the routed client.
+	writes *metrics.Histogram
 
 	mu     sync.RWMutex
 	byHost map[string]*hostStats
@@ -36,7 +42,7 @@ type served struct {
 }
 
 func newServed(onSecondary func()) *served {
-	return &served{byHost: map[string]*hostStats{}, roles: map[string]balancer.Side{}, names: map[string]string{},
+	return &served{writes: metrics.NewHistogram(), byHost: map[string]*hostStats{}, roles: map[string]balancer.Side{}, names: map[string]string{},
 		turned: map[string]time.Time{}, onSecondary: onSecondary}
 }
 
@@ -117,6 +123,9 @@ func hostOf(connID string) string {
 func (s *served) finished(ctx context.Context, name, connID string, d time.Duration) {
 	rc := routedFrom(ctx)
 	if rc == nil {
+		if writeCommands[name] {
+			s.writes.Record(d)
+		}
 		return
 	}
 	rc.addCommand(d)

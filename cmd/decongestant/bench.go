@@ -40,7 +40,7 @@ type benchFlags struct {
 	balPeriod, rpmPeriod, spillPeriod, rttInterval, lagInterval, connectTimeout time.Duration
 	delta, lowBal, highBal, lowRatio, highRatio                                 float64
 	history, minSamples                                                         int
-	rpmExploration, rpmThreshold, rttQuantile, spillAt, probeShare, spillStep   float64
+	rpmExploration, rpmThreshold, rttQuantile, allowance, probeShare, spillGain float64
 }
 
 // benchDefaults are the runner's defaults that differ between workloads
@@ -91,9 +91,9 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.IntVar(&b.history, "history", d.Decongestant.History, "decongestant: equal recent fractions before exploring down")
 	fs.IntVar(&b.minSamples, "min-samples", d.Decongestant.MinSamples, "decongestant/rpm: reads per side needed for a decision")
 	fs.DurationVar(&b.spillPeriod, "spillway-period", d.Spillway.Interval, "spillway: control period")
-	fs.Float64Var(&b.spillAt, "spill-at", d.Spillway.SpillAt, "spillway: primary utilisation at which reads start spilling to an equal secondary")
+	fs.Float64Var(&b.allowance, "allowance", d.Spillway.Allowance, "spillway: how many times an uncongested read's server time the primary's operations may take before reads spill")
 	fs.Float64Var(&b.probeShare, "probe-share", d.Spillway.ProbeShare, "spillway: least share of every readable member, to keep it measured")
-	fs.Float64Var(&b.spillStep, "spillway-step", d.Spillway.Step, "spillway: how far the weights move toward the computed split per period")
+	fs.Float64Var(&b.spillGain, "spillway-gain", d.Spillway.Gain, "spillway: controller gain (a primary g times slower than its target keeps g^-gain of its share per period)")
 	fs.DurationVar(&b.rpmPeriod, "rpm-period", d.RPM.Interval, "rpm: decision period")
 	fs.Float64Var(&b.rpmExploration, "rpm-exploration", d.RPM.Exploration, "rpm: exploration fraction")
 	fs.Float64Var(&b.rpmThreshold, "rpm-threshold", d.RPM.Threshold, "rpm: decision threshold on P50 secondary/primary")
@@ -231,7 +231,7 @@ func (b *benchFlags) settings() (balancer.Settings, error) {
 	s.RPM = balancer.RPMConfig{Interval: b.rpmPeriod, Exploration: b.rpmExploration,
 		Threshold: b.rpmThreshold, MinSamples: b.minSamples}
 	sp := &s.Spillway
-	sp.Interval, sp.SpillAt, sp.ProbeShare, sp.Step, sp.Bound, sp.Headroom = b.spillPeriod, b.spillAt, b.probeShare, b.spillStep, bound, headroom
+	sp.Interval, sp.Allowance, sp.ProbeShare, sp.Gain, sp.Bound, sp.Headroom = b.spillPeriod, b.allowance, b.probeShare, b.spillGain, bound, headroom
 	if err := s.Decongestant.Validate(); err != nil {
 		return s, fmt.Errorf("--max-staleness/--lag-headroom: %w", err)
 	}
