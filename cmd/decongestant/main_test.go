@@ -78,6 +78,15 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 		{"tpcc check without uri", []string{"tpcc", "check"}, "--uri is required"},
 		{"tpcc load zero warehouses", []string{"tpcc", "load", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0", "--warehouses", "0"}, "--warehouses 0"},
 		{"report missing file", []string{"report", filepath.Join(t.TempDir(), "none.json")}, "no such file"},
+		{"cpu caps for another member count", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--cpu", "0.35,0.15"},
+			`--cpu "0.35,0.15" lists 2 caps for 3 members`},
+		{"cpu caps for fewer members", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--members", "1", "--cpu", "0.35,0.15"},
+			"lists 2 caps for 1 members"},
+		{"cpu cap too small", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--cpu", "0.35,0.35,0.001"},
+			"member n3: cpu 0.001 below the smallest cap"},
+		{"cpu cap not a number", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--cpu", "0.35,x,0.1"}, `cap "x" is not a number`},
+		{"demo cpu caps for another member count", []string{"demo", "--cpu", "0.35,0.15", "--out-dir", t.TempDir()}, `--cpu "0.35,0.15" lists 2 caps for 3 members`},
+		{"cap without a cluster", []string{"cluster", "cap", "--dir", filepath.Join(t.TempDir(), "none"), "--member", "n1", "--cpu", "0.2"}, "no cluster in"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
