@@ -88,9 +88,7 @@ func newResults(o *Options) *results.Results {
 		v := metrics.MS(bound.Max)
 		res.Config.MaxStalenessMS = &v
 	}
-	for _, ph := range o.Phases {
-		res.Config.Phases = append(res.Config.Phases, results.PhaseSpec{AtS: ph.At.Seconds(), Workload: ph.Mix, Clients: ph.Clients})
-	}
+	res.Config.Phases = phaseSpecs(o.Phases)
 	return res
 }
 
