@@ -11,7 +11,8 @@
 // run: its loop and periods), workers.go (the closed-loop clients),
 // recorder.go (timing every operation), collector.go (router events),
 // aggregate.go (minutes and summaries), connwatch.go (connection pools),
-// reads.go (routed reads for workloads), phases.go and cpu.go.
+// reads.go (routed reads for workloads), phases.go (parsing), faults.go
+// (fault actions on the cluster, and restoring it after a run) and cpu.go.
 package bench
 
 import (
