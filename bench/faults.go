@@ -281,6 +281,15 @@ func (f *faults) finish(ctx context.Context) error {
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restoreTimeout)
 	defer cancel()
+	var steps []string
+	for _, name := range slices.Sorted(maps.Keys(f.down)) {
+		steps = append(steps, "restart "+name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(f.paused)) {
+		steps = append(steps, "resume "+name)
+	}
+	fmt.Fprintf(f.progress, "  [%s] restoring the cluster after the run's fault actions: %s\n",
+		f.label, strings.Join(append(steps, "wait for a healthy set"), ", "))
 	for _, name := range slices.Sorted(maps.Keys(f.down)) {
 		f.restore("restart", name, func() error { return f.restart(rctx, name) })
 	}
