@@ -12,7 +12,8 @@
 // recorder.go (timing every operation), collector.go (router events),
 // aggregate.go (minutes and summaries), connwatch.go (connection pools),
 // reads.go (routed reads for workloads), sweep.go (client-count sweeps:
-// --clients 20,60,..., the order of the runs), phases.go and cpu.go.
+// --clients 20,60,..., the order of the runs), phases.go (parsing), faults.go
+// (fault actions on the cluster, and restoring it after a run) and cpu.go.
 package bench
 
 import (
@@ -94,9 +95,7 @@ func newResults(o *Options) *results.Results {
 		v := metrics.MS(bound.Max)
 		res.Config.MaxStalenessMS = &v
 	}
-	for _, ph := range o.Phases {
-		res.Config.Phases = append(res.Config.Phases, results.PhaseSpec{AtS: ph.At.Seconds(), Workload: ph.Mix, Clients: ph.Clients})
-	}
+	res.Config.Phases = phaseSpecs(o.Phases)
 	return res
 }
 

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/cluster"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/results"
 	"github.com/decongestant/decongestant/router"
@@ -55,7 +57,15 @@ type Options struct {
 	SProbe   bool
 	Probe    sprobe.Config
 	Phases   []Phase
-	SkipLoad bool
+	// Cluster is the cluster the fault actions of Phases act on, when
+	// this process holds its handle (cluster.Start). Otherwise ClusterDir
+	// names the dir of one started by `decongestant cluster up` (the
+	// CLI's --cluster-dir), opened with cluster.Open. Before any load the
+	// runner checks that it runs, is healthy, has the members the phases
+	// name and is the replica set URI points at.
+	Cluster    *cluster.Cluster
+	ClusterDir string
+	SkipLoad   bool
 	// LoadParallel is the loader's parallelism (default 2 x GOMAXPROCS).
 	LoadParallel int
 	Monitor      monitor.Config
@@ -87,6 +97,9 @@ type Options struct {
 	// period decisions) of every run, on the router's goroutines; it must
 	// return quickly (see router.WithEvents).
 	OnEvent func(policy string, e router.Event)
+
+	// target is Cluster, or the one opened from ClusterDir (prepare).
+	target faultCluster
 }
 
 // validate checks the options once and fills in the defaults.
@@ -124,6 +137,9 @@ func (o *Options) validate() error {
 	if err := o.validateSweep(); err != nil {
 		return err
 	}
+	if err := o.validateFaults(); err != nil {
+		return err
+	}
 	o.defaults()
 	for i, spec := range o.Policies {
 		if spec.String() == "" {
@@ -141,6 +157,18 @@ func (o *Options) validate() error {
 	return nil
 }
 
+// validateFaults checks that fault actions have a cluster to act on.
+func (o *Options) validateFaults() error {
+	if o.Cluster != nil && o.ClusterDir != "" {
+		return fmt.Errorf("%w: Cluster and ClusterDir (%s) both set: give one", ErrBadOptions, o.ClusterDir)
+	}
+	if acts := actions(o.Phases); len(acts) > 0 && o.Cluster == nil && o.ClusterDir == "" {
+		return fmt.Errorf("%w: %w: fault actions (%s) need a cluster started by `decongestant cluster up`: give its --cluster-dir",
+			ErrBadOptions, ErrBadPhases, strings.Join(acts, ", "))
+	}
+	return nil
+}
+
 func (o *Options) defaults() {
 	if o.Repeat == 0 {
 		o.Repeat = 1
@@ -153,6 +181,9 @@ func (o *Options) defaults() {
 	}
 	if o.Progress == nil {
 		o.Progress = io.Discard
+	}
+	if _, ok := o.Progress.(*lockedWriter); !ok {
+		o.Progress = &lockedWriter{w: o.Progress}
 	}
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = 15 * time.Second

@@ -2,31 +2,130 @@ package bench
 
 import (
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/decongestant/decongestant/results"
 )
 
 func TestParsePhases(t *testing.T) {
-	got, err := ParsePhases("0s:workload=a,clients=180; 620s:workload=b ;700s:clients=20")
+	s := time.Second
+	tests := []struct {
+		in   string
+		want []Phase
+	}{
+		{"", nil},
+		{"0s:workload=a,clients=180; 620s:workload=b ;700s:clients=20",
+			[]Phase{{At: 0, Mix: "a", Clients: 180}, {At: 620 * s, Mix: "b"}, {At: 700 * s, Clients: 20}}},
+		{"60s:pause=n3;120s:resume=n3", []Phase{
+			{At: 60 * s, Actions: []Action{{ActionPause, "n3"}}},
+			{At: 120 * s, Actions: []Action{{ActionResume, "n3"}}}}},
+		{"30s:stepdown;50s:kill=n2;80s:restart=n2", []Phase{
+			{At: 30 * s, Actions: []Action{{Kind: ActionStepDown}}},
+			{At: 50 * s, Actions: []Action{{ActionKill, "n2"}}},
+			{At: 80 * s, Actions: []Action{{ActionRestart, "n2"}}}}},
+		{"60s:clients=100,pause=n3", []Phase{{At: 60 * s, Clients: 100, Actions: []Action{{ActionPause, "n3"}}}}},
+		{"1s:pause=all,Stop=n2, stepdown ;2s:resume=all,restart=n2", []Phase{
+			{At: s, Actions: []Action{{ActionPause, "all"}, {ActionStop, "n2"}, {Kind: ActionStepDown}}},
+			{At: 2 * s, Actions: []Action{{ActionResume, "all"}, {ActionRestart, "n2"}}}}},
+		{"1s:kill=primary;2s:restart=primary;3s:stop=primary;4s:restart=primary", []Phase{
+			{At: s, Actions: []Action{{ActionKill, "primary"}}}, {At: 2 * s, Actions: []Action{{ActionRestart, "primary"}}},
+			{At: 3 * s, Actions: []Action{{ActionStop, "primary"}}}, {At: 4 * s, Actions: []Action{{ActionRestart, "primary"}}}}},
+		{"1s:kill=primary,restart=primary", []Phase{{At: s, Actions: []Action{{ActionKill, "primary"}, {ActionRestart, "primary"}}}}},
+		{"5s:restart=n12", []Phase{{At: 5 * s, Actions: []Action{{ActionRestart, "n12"}}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParsePhases(tt.in)
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("ParsePhases(%q):\n got %+v, %v\nwant %+v", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParsePhasesRejects(t *testing.T) {
+	tests := []struct{ in, say string }{
+		{"620s", "want TIME:key=value"},
+		{"x:workload=a", `time "x"`},
+		{"-1s:clients=3", `time "-1s"`},
+		{"1s:clients=0", "clients \"0\" must be a whole number >= 1"},
+		{"1s:clients=many", "clients \"many\""},
+		{"1s:color=red", `unknown key "color" (known: workload, clients, pause, resume, stepdown, kill, stop, restart)`},
+		{"1s:workload", `"workload" is not key=value`},
+		{"1s:workload=", `"workload=" is not key=value`},
+		{"1s:speed", `"speed" is not key=value`},
+		{"1s:", `"" is not key=value`},
+		{"1s:clients=2,", `"" is not key=value`},
+		{"2s:clients=3;1s:clients=4", "phase times must increase"},
+		{"1s:clients=2;1s:clients=3", "phase times must increase"},
+		{";", "holds no phase"},
+		{"1s:pause", "pause needs a member: pause=n2 or pause=all"},
+		{"1s:pause=", "pause needs a member"},
+		{"1s:kill", "kill needs a member: kill=n2 or kill=primary"},
+		{"1s:restart=", "restart needs a member"},
+		{"1s:pause=primary", "a primary applies no oplog"},
+		{"1s:resume=primary", `"resume=primary": resume takes a member (n2) or all`},
+		{"1s:kill=all", `"kill=all": kill takes one member (n2) or primary`},
+		{"1s:restart=all", "restart takes one member"},
+		{"1s:stop=all", "stop takes one member"},
+		{"1s:pause=node3", `member "node3" is not a member name such as n2, nor all`},
+		{"1s:kill=n0", `member "n0" is not a member name such as n2, nor primary`},
+		{"1s:kill=N2", `member "N2"`},
+		{"1s:stepdown=n1", "stepdown takes no member"},
+		{"1s:stepdown=", "stepdown takes no member"},
+		{"1s:restart=primary", "restart=primary at 1s: no earlier kill=primary or stop=primary"},
+		{"1s:kill=n1;2s:restart=primary", "no earlier kill=primary"},
+		{"1s:kill=primary;2s:restart=primary;3s:restart=primary", "restart=primary at 3s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			_, err := ParsePhases(tt.in)
+			if !errors.Is(err, ErrBadPhases) || !strings.Contains(err.Error(), tt.say) {
+				t.Fatalf("ParsePhases(%q): %v; want ErrBadPhases saying %q", tt.in, err, tt.say)
+			}
+		})
+	}
+}
+
+func TestCheckMembers(t *testing.T) {
+	names := []string{"n1", "n2", "n3"}
+	tests := []struct{ in, say string }{
+		{"1s:pause=n3;2s:resume=n3;3s:kill=primary;4s:restart=primary;5s:pause=all;6s:stepdown", ""},
+		{"1s:clients=3", ""},
+		{"1s:pause=n4", "pause=n4 at 1s: the cluster has no member n4 (members: n1, n2, n3)"},
+		{"1s:clients=2,kill=n2;2s:restart=n9", "restart=n9 at 2s: the cluster has no member n9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			phases, err := ParsePhases(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = checkMembers(phases, names)
+			if tt.say == "" && err != nil || tt.say != "" && (!errors.Is(err, ErrBadPhases) || !strings.Contains(err.Error(), tt.say)) {
+				t.Fatalf("checkMembers: %v; want %q", err, tt.say)
+			}
+		})
+	}
+}
+
+func TestPhaseSpecsRecordActions(t *testing.T) {
+	phases, err := ParsePhases("0s:workload=a,clients=8;60s:clients=100,pause=n3,stepdown;120s:resume=n3")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Phase{{0, "a", 180}, {620 * time.Second, "b", 0}, {700 * time.Second, "", 20}}
-	if len(got) != len(want) {
-		t.Fatalf("got %v", got)
+	want := []results.PhaseSpec{{AtS: 0, Workload: "a", Clients: 8}, {AtS: 60, Clients: 100, Actions: []string{"pause=n3", "stepdown"}},
+		{AtS: 120, Actions: []string{"resume=n3"}}}
+	if got := phaseSpecs(phases); !reflect.DeepEqual(got, want) {
+		t.Errorf("phaseSpecs: %+v, want %+v", got, want)
 	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("phase %d: %+v, want %+v", i, got[i], want[i])
-		}
+	if got := actions(phases); !reflect.DeepEqual(got, []string{"pause=n3", "stepdown", "resume=n3"}) {
+		t.Errorf("actions: %v", got)
 	}
-	if ps, err := ParsePhases(""); err != nil || len(ps) != 0 {
-		t.Errorf("empty: %v %v", ps, err)
-	}
-	for _, bad := range []string{"620s", "x:workload=a", "-1s:clients=3", "1s:clients=0", "1s:clients=many",
-		"1s:color=red", "1s:workload", "2s:clients=3;1s:clients=4", "1s:clients=2;1s:clients=3", ";"} {
-		if _, err := ParsePhases(bad); !errors.Is(err, ErrBadPhases) {
-			t.Errorf("ParsePhases(%q) err %v, want ErrBadPhases", bad, err)
-		}
+	if got := ActionKind(0).String(); got != "ActionKind(0)" {
+		t.Errorf("zero ActionKind prints %q", got)
 	}
 }

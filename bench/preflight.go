@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -11,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
+	"github.com/decongestant/decongestant/cluster"
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/results"
@@ -35,6 +38,9 @@ func prepare(ctx context.Context, o *Options, res *results.Results) error {
 	if err := checkWeights(ctx, client, o.Policies); err != nil {
 		return err
 	}
+	if err := checkCluster(ctx, o, client); err != nil {
+		return err
+	}
 	var info struct {
 		Version string `bson:"version"`
 	}
@@ -54,4 +60,93 @@ func prepare(ctx context.Context, o *Options, res *results.Results) error {
 	fmt.Fprintf(o.Progress, "load: done in %.1fs\n", time.Since(start).Seconds())
 	res.Config.Extra = map[string]string{"load_s": fmt.Sprintf("%.1f", time.Since(start).Seconds())}
 	return nil
+}
+
+// healthyTimeout bounds the wait for a healthy cluster before the load.
+const healthyTimeout = 30 * time.Second
+
+// checkCluster resolves the cluster fault actions act on (Options.Cluster,
+// or opened from ClusterDir) and checks it before any load: it has every
+// member the phases name, runs, is the replica set the URI points at, and
+// is healthy.
+func checkCluster(ctx context.Context, o *Options, client *mongo.Client) error {
+	c := o.Cluster
+	if c == nil && o.ClusterDir == "" {
+		return nil
+	}
+	if c == nil {
+		var err error
+		if c, err = cluster.Open(o.ClusterDir); err != nil {
+			return fmt.Errorf("%w: --cluster-dir: %w; fault actions need a cluster started by `decongestant cluster up --dir DIR`", ErrBadOptions, err)
+		}
+	}
+	if err := checkMembers(o.Phases, memberNames(c.Members())); err != nil {
+		return err
+	}
+	if err := checkRunning(ctx, c); err != nil {
+		return err
+	}
+	var hello helloSet
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
+		return fmt.Errorf("hello on %s: %w", redact.URI(o.URI), err)
+	}
+	if err := matchSet(hello, c.ReplSet(), c.Members(), c.Dir()); err != nil {
+		return err
+	}
+	hctx, cancel := context.WithTimeout(ctx, healthyTimeout)
+	defer cancel()
+	if err := c.WaitHealthy(hctx); err != nil {
+		return fmt.Errorf("%w: the cluster in %s is not healthy before the run: %w", ErrBadOptions, c.Dir(), err)
+	}
+	o.target = c
+	return nil
+}
+
+// checkRunning fails when none of c's members runs.
+func checkRunning(ctx context.Context, c *cluster.Cluster) error {
+	st, err := c.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("status of the cluster in %s: %w", c.Dir(), err)
+	}
+	var states []string
+	for _, s := range st {
+		if s.Alive {
+			return nil
+		}
+		states = append(states, s.Name+" "+s.State)
+	}
+	return fmt.Errorf("%w: --cluster-dir %s holds no running cluster (%s): %w; start one with `decongestant cluster up --dir %s`",
+		ErrBadOptions, c.Dir(), strings.Join(states, ", "), cluster.ErrNotRunning, c.Dir())
+}
+
+// helloSet is the replica set a server says it belongs to.
+type helloSet struct {
+	SetName  string   `bson:"setName"`
+	Hosts    []string `bson:"hosts"`
+	Passives []string `bson:"passives"`
+	Arbiters []string `bson:"arbiters"`
+}
+
+// matchSet checks that the set the URI's server belongs to is the cluster
+// in dir: the same name and the same members' hosts.
+func matchSet(h helloSet, replSet string, members []cluster.Member, dir string) error {
+	theirs := slices.Sorted(slices.Values(slices.Concat(h.Hosts, h.Passives, h.Arbiters)))
+	var ours []string
+	for _, m := range members {
+		ours = append(ours, m.Host)
+	}
+	slices.Sort(ours)
+	if h.SetName == replSet && slices.Equal(theirs, ours) {
+		return nil
+	}
+	return fmt.Errorf("%w: --uri points at replica set %q (%s), but the cluster in %s is %q (%s): fault actions would hit another set",
+		ErrBadOptions, h.SetName, strings.Join(theirs, ","), dir, replSet, strings.Join(ours, ","))
+}
+
+func memberNames(members []cluster.Member) []string {
+	names := make([]string, len(members))
+	for i, m := range members {
+		names[i] = m.Name
+	}
+	return names
 }

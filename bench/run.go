@@ -30,6 +30,7 @@ type policyRun struct {
 	conns    *connWatch
 	ws       *workers
 	probe    *probeRun
+	faults   *faults
 	reporter workload.RunReporter
 	stopWork context.CancelFunc
 
@@ -128,6 +129,7 @@ func (r *policyRun) begin(ctx context.Context) error {
 	}
 	r.prev = periodBase{read: r.rec.read.Snapshot(), write: r.rec.write.Snapshot(), served: r.rt.Served(),
 		ops: r.rec.opsSnapshot(), checkout: r.conns.checkout.Snapshot(), members: r.rt.Members()}
+	r.faults = startFaults(ctx, r.o.target, r.phases, r.start, r.col.event, r.o.Progress, r.label)
 	return nil
 }
 
@@ -166,11 +168,13 @@ func (r *policyRun) loop(ctx context.Context) error {
 	}
 }
 
-// applyPhases switches the mix and the client count of every phase due.
+// applyPhases switches the mix and the client count of every phase due,
+// and hands its fault actions to their own goroutine.
 func (r *policyRun) applyPhases(now time.Duration) error {
 	for len(r.phases) > 0 && now >= r.phases[0].At {
 		ph := r.phases[0]
 		r.phases = r.phases[1:]
+		r.faults.enqueue(ph.Actions)
 		var parts []string
 		if ph.Mix != "" && ph.Mix != r.mix {
 			if err := r.o.Generator.SetMix(ph.Mix); err != nil {
@@ -257,12 +261,15 @@ func (r *policyRun) period(cur periodBase) (results.Period, *metrics.Snapshot) {
 	return per, rd
 }
 
-// finish stops the clients and completes the run's results: events,
-// summary, minutes, the measured operations, the workload's report and the
-// probe's extras.
+// finish stops the clients, restores the cluster after fault actions, and
+// completes the run's results: events, summary, minutes, the measured
+// operations, the workload's report and the probe's extras.
 func (r *policyRun) finish(ctx context.Context, runErr error) (*results.Run, error) {
 	r.stopWork()
 	r.ws.stop()
+	if err := r.faults.finish(ctx); err != nil && runErr == nil {
+		runErr = err
+	}
 	run := r.run
 	run.Events = r.col.takeEvents()
 	run.Summary = summarise(run.Periods, &r.st, r.o.Warmup)

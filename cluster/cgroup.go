@@ -53,13 +53,46 @@ func cgroupV1Create(name string, quota int) (string, error) {
 	if err := os.Mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", explainPerm(err)
 	}
-	for _, kv := range [][2]string{{"cpu.cfs_period_us", strconv.Itoa(cfsPeriod)}, {"cpu.cfs_quota_us", strconv.Itoa(quota)}} {
-		if err := os.WriteFile(filepath.Join(path, kv[0]), []byte(kv[1]), 0o644); err != nil {
-			_ = os.Remove(path)
-			return "", explainPerm(err)
-		}
+	if err := cgroupV1SetQuota(path, quota); err != nil {
+		_ = os.Remove(path)
+		return "", err
 	}
 	return path, nil
+}
+
+// cgroupV1SetQuota sets the CFS period and quota (µs; -1 = no cap) of the v1 cgroup at path.
+func cgroupV1SetQuota(path string, quota int) error {
+	for _, kv := range [][2]string{{"cpu.cfs_period_us", strconv.Itoa(cfsPeriod)}, {"cpu.cfs_quota_us", strconv.Itoa(quota)}} {
+		if err := os.WriteFile(filepath.Join(path, kv[0]), []byte(kv[1]), 0o644); err != nil {
+			return explainPerm(err)
+		}
+	}
+	return nil
+}
+
+// cgroupV2SetQuota writes cpu.max of the v2 cgroup at path; quota -1 means no cap ("max").
+func cgroupV2SetQuota(path string, quota int) error {
+	q := strconv.Itoa(quota)
+	if quota < 0 {
+		q = "max"
+	}
+	if err := os.WriteFile(filepath.Join(path, "cpu.max"), []byte(q+" "+strconv.Itoa(cfsPeriod)), 0o644); err != nil {
+		return explainPerm(err)
+	}
+	return nil
+}
+
+// cgroupSetCPU changes the cap of the existing cgroup at path to cpu cores; 0 lifts the cap but
+// keeps the cgroup (and the processes in it).
+func cgroupSetCPU(path string, cpu float64) error {
+	quota := -1
+	if cpu > 0 {
+		quota = int(math.Round(cpu * cfsPeriod))
+	}
+	if fileExists(filepath.Join(path, "cpu.max")) {
+		return cgroupV2SetQuota(path, quota)
+	}
+	return cgroupV1SetQuota(path, quota)
 }
 
 // cgroupV2Create tries a child of this process's own cgroup, then a child of the root. A parent
@@ -101,9 +134,9 @@ func cgroupV2CreateIn(parent, name string, quota int) (string, error) {
 	if err := os.Mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", explainPerm(err)
 	}
-	if err := os.WriteFile(filepath.Join(path, "cpu.max"), []byte(fmt.Sprintf("%d %d", quota, cfsPeriod)), 0o644); err != nil {
+	if err := cgroupV2SetQuota(path, quota); err != nil {
 		_ = os.Remove(path)
-		return "", explainPerm(err)
+		return "", err
 	}
 	return path, nil
 }

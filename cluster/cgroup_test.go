@@ -83,3 +83,52 @@ func TestCgroupUnavailable(t *testing.T) {
 		})
 	}
 }
+
+// TestCgroupSetCPU changes an existing cgroup's cap and lifts it, in both hierarchies.
+func TestCgroupSetCPU(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+	}{
+		{"v1", map[string]string{"cpu/cpu.cfs_quota_us": "-1", "cpu/cpu.cfs_period_us": "100000"}},
+		{"v2", map[string]string{"cgroup.controllers": "cpu", "cgroup.subtree_control": "cpu"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fakeRoot(t, tt.files)
+			path, err := cgroupCreate("decongestant-1-n3", 0.35)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []float64{0.15, 0, 1.5} {
+				if err := cgroupSetCPU(path, want); err != nil {
+					t.Fatalf("set %v: %v", want, err)
+				}
+				if got, err := cgroupCPU(path); err != nil || got != want {
+					t.Errorf("after setting %v: read back %v, %v", want, got, err)
+				}
+			}
+		})
+	}
+}
+
+// TestCreateCgroupsPerMember gives a cgroup to each capped member only.
+func TestCreateCgroupsPerMember(t *testing.T) {
+	fakeRoot(t, map[string]string{"cpu/cpu.cfs_quota_us": "-1", "cpu/cpu.cfs_period_us": "100000"})
+	c := &Cluster{st: state{Members: plannedMembers(t.TempDir(), []int{1, 2, 3})}}
+	caps := []float64{0.35, 0, 0.15}
+	if err := c.createCgroups(caps); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range c.st.Members {
+		if m.CPUCap != caps[i] || (m.Cgroup == "") != (caps[i] == 0) {
+			t.Errorf("member %s: cap %v cgroup %q; want cap %v and a cgroup only if capped", m.Name, m.CPUCap, m.Cgroup, caps[i])
+			continue
+		}
+		if m.Cgroup != "" {
+			if got, err := cgroupCPU(m.Cgroup); err != nil || got != caps[i] {
+				t.Errorf("member %s: quota reads back %v, %v", m.Name, got, err)
+			}
+		}
+	}
+}

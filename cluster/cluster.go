@@ -31,6 +31,9 @@ type Member struct {
 	DBPath  string `json:"dbPath"`
 	LogPath string `json:"logPath"`
 	Cgroup  string `json:"cgroup,omitempty"` // cpu cgroup dir, "" without a CPU cap
+	// CPUCap is the member's CPU cap in cores as configured (Config.CPU or CPUs, or SetCPU since);
+	// 0 = uncapped. MemberStatus.CPU is the cap read back from the cgroup.
+	CPUCap float64 `json:"cpuCap,omitempty"`
 }
 
 // Cluster is a local replica set started by Start or re-attached by Open. Its methods are safe for
@@ -106,10 +109,9 @@ func start(ctx context.Context, cfg Config, dir, mongod string) (_ *Cluster, err
 		return nil, err
 	}
 	c.st.Members = plannedMembers(dir, ports)
-	if cfg.CPU > 0 { // before any mongod runs, so a missing cgroup fails fast
-		if err := c.createCgroups(cfg.CPU); err != nil {
-			return nil, err
-		}
+	// Before any mongod runs, so a missing cgroup fails fast.
+	if err := c.createCgroups(cfg.MemberCPUs()); err != nil {
+		return nil, err
 	}
 	if err := c.writeState(); err != nil {
 		return nil, err
@@ -163,18 +165,6 @@ func plannedMembers(dir string, ports []int) []Member {
 		})
 	}
 	return members
-}
-
-// createCgroups gives each member a cpu cgroup capped at cpu cores.
-func (c *Cluster) createCgroups(cpu float64) error {
-	for i := range c.st.Members {
-		m := &c.st.Members[i]
-		var err error
-		if m.Cgroup, err = cgroupCreate(cgroupName(m.Port, m.Name), cpu); err != nil {
-			return fmt.Errorf("member %s: %w", m.Name, err)
-		}
-	}
-	return nil
 }
 
 // spawnMembers starts every member's mongod and records its pid. A member spawned before a
@@ -241,6 +231,13 @@ func Open(dir string) (*Cluster, error) {
 
 // Dir is the cluster's data dir (absolute).
 func (c *Cluster) Dir() string { return c.dir }
+
+// ReplSet is the replica set name.
+func (c *Cluster) ReplSet() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.st.ReplSet
+}
 
 // URI is the replica set connection string, e.g. mongodb://127.0.0.1:p1,127.0.0.1:p2/?replicaSet=rs0.
 func (c *Cluster) URI() string {

@@ -366,3 +366,81 @@ func TestCPUCap(t *testing.T) {
 		t.Errorf("cgroup %s after Down: %v, want removed", m.Cgroup, err)
 	}
 }
+
+// checkQuota checks the CFS quota of the cgroup at path against a cap of cpu cores (0 = none),
+// in either hierarchy.
+func checkQuota(t *testing.T, path string, cpu float64) {
+	t.Helper()
+	quota := strconv.Itoa(int(cpu*100000 + 0.5))
+	file, want := filepath.Join(path, "cpu.cfs_quota_us"), quota
+	if cpu == 0 {
+		want = "-1"
+	}
+	if _, err := os.Stat(filepath.Join(path, "cpu.max")); err == nil {
+		file, want = filepath.Join(path, "cpu.max"), quota+" 100000"
+		if cpu == 0 {
+			want = "max 100000"
+		}
+	}
+	if b, err := os.ReadFile(file); err != nil || strings.TrimSpace(string(b)) != want {
+		t.Errorf("%s: %q, %v; want %q", file, b, err, want)
+	}
+}
+
+// TestPerMemberCPUCaps starts a set with a cap per member: each member's cgroup has its own quota
+// and holds its mongod, the state file and Status report each cap, SetCPU changes one on the running
+// set, and Down removes every cgroup.
+func TestPerMemberCPUCaps(t *testing.T) {
+	caps := []float64{0.35, 0.35, 0.15}
+	c := testutil.StartReplicaSet(t, cluster.Config{CPUs: caps})
+	ctx := ctxFor(t, time.Minute)
+	members := c.Members()
+	for i, m := range members {
+		if m.Cgroup == "" || m.CPUCap != caps[i] {
+			t.Fatalf("member %s: cgroup %q cap %v, want a cgroup capped at %v", m.Name, m.Cgroup, m.CPUCap, caps[i])
+		}
+		checkQuota(t, m.Cgroup, caps[i])
+		procs, err := os.ReadFile(filepath.Join(m.Cgroup, "cgroup.procs"))
+		if err != nil || !slices.Contains(strings.Fields(string(procs)), strconv.Itoa(m.PID)) {
+			t.Errorf("member %s: cgroup.procs %q (%v) lacks pid %d", m.Name, procs, err, m.PID)
+		}
+	}
+	opened, err := cluster.Open(c.Dir()) // the state file, as `cluster status` reads it
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := opened.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range st {
+		if s.CPU != caps[i] || s.CPUCap != caps[i] {
+			t.Errorf("status %s: cpu %v (state %v), want %v", s.Name, s.CPU, s.CPUCap, caps[i])
+		}
+	}
+
+	// A cap changed on the running set, then lifted.
+	if err := opened.SetCPU("n3", 0.25); err != nil {
+		t.Fatal(err)
+	}
+	checkQuota(t, members[2].Cgroup, 0.25)
+	if err := opened.SetCPU("n2", 0); err != nil {
+		t.Fatal(err)
+	}
+	checkQuota(t, members[1].Cgroup, 0)
+	if again, err := cluster.Open(c.Dir()); err != nil || again.Members()[2].CPUCap != 0.25 {
+		t.Errorf("state after SetCPU: %+v, %v; want n3 capped at 0.25", again.Members(), err)
+	}
+	if err := opened.SetCPU("n9", 0.2); err == nil || !strings.Contains(err.Error(), "n1, n2, n3") {
+		t.Errorf("SetCPU on an unknown member: %v, want an error naming the members", err)
+	}
+
+	if err := c.Down(ctx); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	for _, m := range members {
+		if _, err := os.Stat(m.Cgroup); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("cgroup %s after Down: %v, want removed", m.Cgroup, err)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"regexp"
 	"runtime"
+	"strconv"
+	"strings"
 )
 
 // Defaults applied to a zero Config field.
@@ -33,8 +35,13 @@ type Config struct {
 	BasePort int
 	// CacheSizeGB is each member's --wiredTigerCacheSizeGB, at least 0.25; 0 means 0.25.
 	CacheSizeGB float64
-	// CPU caps each member at this many cores (0.35 = 35% of one core) with a cpu cgroup; 0 means no cap.
+	// CPU caps every member at this many cores (0.35 = 35% of one core) with a cpu cgroup; 0 means
+	// no cap. Use CPUs instead to cap members differently.
 	CPU float64
+	// CPUs caps each member separately, n1 first: exactly one entry per member, 0 leaving that member
+	// uncapped. nil means CPU for every member; CPU must be 0 when CPUs is set. ParseCPUs reads
+	// the CLI's "0.35" or "0.35,0.35,0.15" into it.
+	CPUs []float64
 	// Mongod is the mongod binary; "" means FindMongod(ctx, "", "", Progress).
 	Mongod string
 	// ReplSet is the replica set name; "" means "rs0".
@@ -65,6 +72,90 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// MemberCPUs returns each member's CPU cap in cores after defaults, n1 first (0 = no cap): CPUs, or
+// CPU for every member.
+func (c Config) MemberCPUs() []float64 {
+	c = c.withDefaults()
+	if c.CPUs != nil {
+		return append([]float64(nil), c.CPUs...)
+	}
+	caps := make([]float64, c.Members)
+	for i := range caps {
+		caps[i] = c.CPU
+	}
+	return caps
+}
+
+// ParseCPUs parses a CPU cap flag for a set of members: one cap for every member ("0.35") or a
+// comma-separated cap per member, n1 first ("0.35,0.35,0.15"; 0 = that member uncapped). It
+// returns one cap per member; a list of another length is an error. members 0 means
+// DefaultMembers. Each cap's range is checked by Config.Validate.
+func ParseCPUs(s string, members int) ([]float64, error) {
+	if members <= 0 {
+		members = DefaultMembers
+	}
+	parts := strings.Split(s, ",")
+	caps := make([]float64, len(parts))
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q: cap %q is not a number of cores such as 0.35", s, p)
+		}
+		caps[i] = v
+	}
+	switch {
+	case len(caps) == 1:
+		for len(caps) < members {
+			caps = append(caps, caps[0])
+		}
+	case len(caps) != members:
+		return nil, fmt.Errorf("%q lists %d caps for %d members: give one cap for all members or one per member (%s)",
+			s, len(caps), members, memberList(members))
+	}
+	return caps, nil
+}
+
+// memberList is "n1, n2, n3" for 3 members.
+func memberList(n int) string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = "n" + strconv.Itoa(i+1)
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkCPU reports why cpu is not a valid cap in cores (0 = no cap), or nil.
+func checkCPU(cpu float64) error {
+	switch {
+	case math.IsNaN(cpu) || cpu < 0:
+		return fmt.Errorf("cpu %v must be >= 0 (0 = no cap)", cpu)
+	case cpu > float64(runtime.NumCPU()):
+		return fmt.Errorf("cpu %v exceeds the %d CPUs of this machine", cpu, runtime.NumCPU())
+	case cpu > 0 && cpu < minCPU:
+		return fmt.Errorf("cpu %v below the smallest cap %v", cpu, minCPU)
+	}
+	return nil
+}
+
+// validateCPUs checks CPU, CPUs and each cap against the member count.
+func (c Config) validateCPUs() error {
+	if c.CPUs == nil {
+		return checkCPU(c.CPU)
+	}
+	if c.CPU != 0 {
+		return fmt.Errorf("cpu %v and cpus %v both set: use CPU for one cap for all members or CPUs for one per member", c.CPU, c.CPUs)
+	}
+	if len(c.CPUs) != c.Members {
+		return fmt.Errorf("cpus lists %d caps for %d members: give one per member (%s)", len(c.CPUs), c.Members, memberList(c.Members))
+	}
+	for i, cpu := range c.CPUs {
+		if err := checkCPU(cpu); err != nil {
+			return fmt.Errorf("member n%d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
 // Validate reports the first problem with c after defaults are applied. It does no I/O.
 func (c Config) Validate() error {
 	c = c.withDefaults()
@@ -79,14 +170,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("invalid config: base port %d leaves no room for %d members below 65536", c.BasePort, c.Members)
 	case math.IsNaN(c.CacheSizeGB) || math.IsInf(c.CacheSizeGB, 0) || c.CacheSizeGB < minCacheSizeGB:
 		return fmt.Errorf("invalid config: cache size %v GB below mongod's minimum %v GB", c.CacheSizeGB, minCacheSizeGB)
-	case math.IsNaN(c.CPU) || c.CPU < 0:
-		return fmt.Errorf("invalid config: cpu %v must be >= 0 (0 = no cap)", c.CPU)
-	case c.CPU > float64(runtime.NumCPU()):
-		return fmt.Errorf("invalid config: cpu %v exceeds the %d CPUs of this machine", c.CPU, runtime.NumCPU())
-	case c.CPU > 0 && c.CPU < minCPU:
-		return fmt.Errorf("invalid config: cpu %v below the smallest cap %v", c.CPU, minCPU)
 	case !replSetName.MatchString(c.ReplSet):
 		return fmt.Errorf("invalid config: replica set name %q: use letters, digits, '_', '.', '-'", c.ReplSet)
+	}
+	if err := c.validateCPUs(); err != nil {
+		return fmt.Errorf("invalid config: %w", err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,6 +31,14 @@ func TestConfigValidate(t *testing.T) {
 		{"too much cpu", cluster.Config{Dir: "d", CPU: float64(runtime.NumCPU()) + 1}, "exceeds"},
 		{"all cpus", cluster.Config{Dir: "d", CPU: float64(runtime.NumCPU())}, ""},
 		{"bad replset", cluster.Config{Dir: "d", ReplSet: "rs/0"}, "replica set name"},
+		{"cap per member", cluster.Config{Dir: "d", CPUs: []float64{0.35, 0.35, 0.15}}, ""},
+		{"uncapped member", cluster.Config{Dir: "d", Members: 2, CPUs: []float64{0, 0.5}}, ""},
+		{"caps for too few members", cluster.Config{Dir: "d", CPUs: []float64{0.35, 0.15}}, "cpus lists 2 caps for 3 members"},
+		{"caps for too many members", cluster.Config{Dir: "d", Members: 1, CPUs: []float64{0.35, 0.15}}, "cpus lists 2 caps for 1 members"},
+		{"cpu and cpus", cluster.Config{Dir: "d", CPU: 0.5, CPUs: []float64{0.35, 0.35, 0.15}}, "both set"},
+		{"tiny member cap", cluster.Config{Dir: "d", CPUs: []float64{0.35, 0.35, 0.001}}, "member n3: cpu 0.001 below"},
+		{"negative member cap", cluster.Config{Dir: "d", CPUs: []float64{-1, 0.35, 0.35}}, "member n1: cpu -1"},
+		{"member cap over the machine", cluster.Config{Dir: "d", CPUs: []float64{0.35, float64(runtime.NumCPU()) + 1, 0.35}}, "member n2: cpu"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,6 +48,59 @@ func TestConfigValidate(t *testing.T) {
 				t.Errorf("Validate: %v, want nil", err)
 			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
 				t.Errorf("Validate: %v, want an error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseCPUs(t *testing.T) {
+	tests := []struct {
+		in      string
+		members int
+		want    []float64
+		wantErr string
+	}{
+		{"0.35", 3, []float64{0.35, 0.35, 0.35}, ""},
+		{"0", 2, []float64{0, 0}, ""},
+		{"0.5", 0, []float64{0.5, 0.5, 0.5}, ""}, // 0 members = the default 3
+		{"0.35,0.35,0.15", 3, []float64{0.35, 0.35, 0.15}, ""},
+		{" 0.35, 0 ,0.15", 3, []float64{0.35, 0, 0.15}, ""},
+		{"0.35,0.15", 3, nil, `"0.35,0.15" lists 2 caps for 3 members`},
+		{"0.35,0.15,0.1,0.1", 3, nil, "lists 4 caps for 3 members: give one cap for all members or one per member (n1, n2, n3)"},
+		{"0.35,,0.15", 3, nil, `cap "" is not a number`},
+		{"lots", 3, nil, `cap "lots" is not a number`},
+		{"", 3, nil, "is not a number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := cluster.ParseCPUs(tt.in, tt.members)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("ParseCPUs(%q, %d): %v, %v; want an error containing %q", tt.in, tt.members, got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, tt.want) {
+				t.Fatalf("ParseCPUs(%q, %d): %v, %v; want %v", tt.in, tt.members, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestMemberCPUs(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  cluster.Config
+		want []float64
+	}{
+		{"no cap", cluster.Config{}, []float64{0, 0, 0}},
+		{"one cap for all", cluster.Config{Members: 2, CPU: 0.35}, []float64{0.35, 0.35}},
+		{"per member", cluster.Config{CPUs: []float64{0.35, 0, 0.15}}, []float64{0.35, 0, 0.15}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.cfg.MemberCPUs(); !slices.Equal(got, tt.want) {
+				t.Errorf("MemberCPUs: %v, want %v", got, tt.want)
 			}
 		})
 	}

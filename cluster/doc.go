@@ -9,6 +9,7 @@
 //		Dir:     "/tmp/rs",  // created if missing; must be empty or hold a dead cluster
 //		Members: 3,          // n1, n2, n3
 //		CPU:     0.35,       // each member gets 35% of one core; 0 = no cap
+//		// or CPUs: []float64{0.35, 0.35, 0.15}: a cap per member, n1 first (0 = uncapped)
 //	})
 //	if err != nil {
 //		return err
@@ -21,6 +22,7 @@
 //	next, err := c.StepDown(ctx)   // another member becomes primary
 //	c.KillMember(ctx, "n3")        // SIGKILL
 //	c.RestartMember(ctx, "n3")     // same port, dbpath and cgroup; back as SECONDARY
+//	c.SetCPU("n3", 0.15)           // a new cap on the running member
 //
 // Another process re-attaches with Open(dir), which is how `decongestant cluster status|down` work.
 //
@@ -58,8 +60,12 @@
 //
 // With Config.CPU > 0 each member gets a cpu cgroup named decongestant-PORT-nK with a CFS quota of
 // CPU×100 ms per 100 ms: under /sys/fs/cgroup/cpu with cgroup v1, or with cgroup v2 (unified) a child
-// of this process's cgroup or of /sys/fs/cgroup with cpu.max set. The cgroups are created, and so
-// checked, before any mongod starts; ErrCgroupUnavailable says what was tried. Down removes them.
+// of this process's cgroup or of /sys/fs/cgroup with cpu.max set. Config.CPUs caps each member
+// separately (one entry per member, n1 first; a member with 0 gets no cgroup), so members can differ;
+// ParseCPUs reads the CLI's "0.35" or "0.35,0.35,0.15". Each member's cap is Member.CPUCap in the
+// state file, and Status reads it back from the cgroup. The cgroups are created, and so checked,
+// before any mongod starts; ErrCgroupUnavailable says what was tried. SetCPU changes a member's cap
+// on a running set (giving an uncapped member a cgroup and moving its mongod in). Down removes them.
 //
 // # Finding mongod
 //

@@ -126,12 +126,9 @@ func (c *Cluster) probe(ctx context.Context, cs *conns) []memberView {
 func (c *Cluster) probeMember(ctx context.Context, cs *conns, m Member) memberView {
 	s := MemberStatus{Member: m, State: StateDown}
 	if m.Cgroup != "" {
+		s.CPU = m.CPUCap
 		if cpu, err := cgroupCPU(m.Cgroup); err == nil {
 			s.CPU = cpu
-		} else {
-			c.mu.Lock()
-			s.CPU = c.st.CPU
-			c.mu.Unlock()
 		}
 	}
 	if !isMemberProcess(m.PID, m.DBPath) {
@@ -406,8 +403,11 @@ func (c *Cluster) RestartMember(ctx context.Context, name string) error {
 	st := c.st
 	c.mu.Unlock()
 	if m.Cgroup != "" && !fileExists(m.Cgroup) {
-		if m.Cgroup, err = cgroupCreate(cgroupName(m.Port, m.Name), st.CPU); err != nil {
-			return fmt.Errorf("member %s: %w", name, err)
+		m.Cgroup = ""
+		if m.CPUCap > 0 {
+			if m.Cgroup, err = cgroupCreate(cgroupName(m.Port, m.Name), m.CPUCap); err != nil {
+				return fmt.Errorf("member %s: %w", name, err)
+			}
 		}
 	}
 	pid, ch, err := spawn(&st, m, c.dieWithParent)

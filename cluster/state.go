@@ -17,14 +17,16 @@ const (
 
 // state is the content of Dir/cluster.json.
 type state struct {
-	Version     int       `json:"version"`
-	ReplSet     string    `json:"replSet"`
-	Mongod      string    `json:"mongod"`
-	CacheSizeGB float64   `json:"cacheSizeGB"`
-	CPU         float64   `json:"cpu"`
-	CreatedDir  bool      `json:"createdDir"` // Down removes Dir itself
-	StartedAt   time.Time `json:"startedAt"`
-	Members     []Member  `json:"members"`
+	Version     int     `json:"version"`
+	ReplSet     string  `json:"replSet"`
+	Mongod      string  `json:"mongod"`
+	CacheSizeGB float64 `json:"cacheSizeGB"`
+	// CPU is Config.CPU, 0 once SetCPU changed a member's cap. Each member's own cap is
+	// Member.CPUCap; files written before it existed have only this one.
+	CPU        float64   `json:"cpu"`
+	CreatedDir bool      `json:"createdDir"` // Down removes Dir itself
+	StartedAt  time.Time `json:"startedAt"`
+	Members    []Member  `json:"members"`
 }
 
 var memberName = regexp.MustCompile(`^n[1-9][0-9]*$`)
@@ -44,7 +46,10 @@ func readState(dir string) (*state, error) {
 	if st.Version != stateVersion {
 		return nil, fmt.Errorf("state file %s: version %d, want %d", path, st.Version, stateVersion)
 	}
-	for _, m := range st.Members {
+	for i, m := range st.Members {
+		if m.Cgroup != "" && m.CPUCap == 0 { // written before per-member caps: one cap for all
+			st.Members[i].CPUCap = st.CPU
+		}
 		switch {
 		case !memberName.MatchString(m.Name):
 			return nil, fmt.Errorf("state file %s: bad member name %q", path, m.Name)

@@ -53,6 +53,10 @@ type PhaseSpec struct {
 	AtS      float64 `json:"at_s"`
 	Workload string  `json:"workload,omitempty"`
 	Clients  int     `json:"clients,omitempty"`
+	// Actions are the phase's fault actions as given, in order ("pause=n3",
+	// "stepdown", "kill=primary"); each run records when each started and
+	// ended as "fault" events.
+	Actions []string `json:"actions,omitempty"`
 }
 
 // Run is one policy's run.
@@ -67,7 +71,9 @@ type Run struct {
 	// Minutes are the periods aggregated per minute.
 	Minutes []Minute `json:"minutes,omitempty"`
 	// Events are notable moments: phase switches, lag crossing the bound,
-	// balancer fraction drops to 0 and restores.
+	// balancer fraction drops to 0 and restores, fault actions ("fault":
+	// started, then done or failed) and the cluster restored after them at
+	// the run's end ("fault-restore").
 	Events []Event `json:"events,omitempty"`
 	// Extra holds workload-specific results (e.g. the TPC-C report).
 	Extra map[string]any `json:"extra,omitempty"`

