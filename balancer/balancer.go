@@ -171,6 +171,11 @@ func (m Mode) String() string {
 // Selection is how a policy wants its reads selected by the router.
 type Selection struct {
 	Mode Mode
+	// LeastLoaded (PerMember): each read meant for a secondary goes to the
+	// less loaded of two secondaries drawn by their shares (fewer reads in
+	// flight per unit of share), which absorbs a member's stalls within
+	// milliseconds; without it, each read goes to the member drawn.
+	LeastLoaded bool
 	// MaxStaleness is the driver's maxStalenessSeconds (Mode MaxStaleness).
 	MaxStaleness time.Duration
 }

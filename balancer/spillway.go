@@ -119,7 +119,7 @@ func NewSpillway(cfg SpillwayConfig) (*Spillway, error) {
 func (s *Spillway) Name() string { return "spillway" }
 
 // Selection returns PerMember.
-func (s *Spillway) Selection() Selection { return Selection{Mode: PerMember} }
+func (s *Spillway) Selection() Selection { return Selection{Mode: PerMember, LeastLoaded: true} }
 
 // Interval returns the control period.
 func (s *Spillway) Interval() time.Duration { return s.cfg.Interval }

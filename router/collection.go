@@ -93,14 +93,17 @@ func (c *Collection) route(ctx context.Context, cursor bool) routed {
 	rc := c.r.mark(ctx, s)
 	rt := routed{side: s, rc: rc, ctx: rc, start: time.Now()}
 	if t == nil || t.client == nil {
+		rc.assign(t)
 		rt.coll = c.colls[s]
 		return rt
 	}
 	bctx, br, err := bridgeSession(rc, t)
 	if err != nil {
+		rc.assign(c.r.primaryT)
 		rt.coll, rt.side, rc.side = c.colls[balancer.Primary], balancer.Primary, uint8(balancer.Primary)
 		return rt
 	}
+	rc.assign(t)
 	rt.ctx, rt.br = bctx, br
 	if h, ok := c.members.Load(t); ok {
 		rt.coll = h.(*mongo.Collection)

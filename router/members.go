@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -17,6 +18,8 @@ import (
 type target struct {
 	host   string        // "" for the primary
 	client *mongo.Client // nil for the primary
+	// inflight counts the routed units on the target now.
+	inflight atomic.Int64
 }
 
 // memberPools are the direct clients of the members, one per host, opened

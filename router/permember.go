@@ -18,7 +18,7 @@ func (r *Router) preparePools(uri string, clientOpts []*options.ClientOptions) {
 		return
 	}
 	r.primaryT = &target{}
-	r.tab.Store(&table{slots: []slot{{upTo: 1, t: r.primaryT}}, weights: balancer.PrimaryOnly()})
+	r.tab.Store(&table{primaryShare: 1, primary: r.primaryT, weights: balancer.PrimaryOnly()})
 	open := func(host string) (*mongo.Client, error) {
 		co := append([]*options.ClientOptions{options.Client().ApplyURI(uri)}, clientOpts...)
 		userCmd := co[0].Monitor
@@ -72,7 +72,7 @@ func (r *Router) rebuild() {
 	readable := func(host string) bool {
 		return r.served.role(host) != 0 && !r.served.turnedAfter(host, poll)
 	}
-	r.tab.Store(buildTable(w, r.primaryT, r.pools.get, readable))
+	r.tab.Store(buildTable(w, r.primaryT, r.pools.get, readable, r.sel.LeastLoaded))
 }
 
 // Weights returns the per-member shares in force as routed, and false for

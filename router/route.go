@@ -68,6 +68,17 @@ type routedCtx struct {
 	cmds atomic.Int32
 	// host is the member that served the unit's first read command.
 	host atomic.Pointer[hostStats]
+	// t is the per-member target the unit was sent to (nil otherwise),
+	// whose reads in flight it counts in until recorded.
+	t *target
+}
+
+// assign counts the unit in t's reads in flight (t may be nil).
+func (c *routedCtx) assign(t *target) {
+	if t != nil {
+		c.t = t
+		t.inflight.Add(1)
+	}
 }
 
 func (c *routedCtx) Value(k any) any {
@@ -120,6 +131,9 @@ func (r *Router) mark(ctx context.Context, s balancer.Side) *routedCtx {
 // finished. Reads cancelled by their caller are not samples of the server's
 // speed and are dropped.
 func (r *Router) record(s balancer.Side, rc *routedCtx, d time.Duration, err error) {
+	if rc.t != nil {
+		rc.t.inflight.Add(-1)
+	}
 	if err != nil && errors.Is(err, context.Canceled) {
 		return
 	}
@@ -187,6 +201,7 @@ func (r *Router) Begin(ctx context.Context) Read {
 			rd.t, rd.Side, rd.Host, rc.side = r.primaryT, balancer.Primary, "", uint8(balancer.Primary)
 		}
 		rd.Ctx, rd.br = bctx, br
+		rc.assign(rd.t)
 	}
 	return rd
 }

@@ -6,18 +6,24 @@ import (
 	"github.com/decongestant/decongestant/balancer"
 )
 
-// table is an immutable per-member routing: targets with cumulative
-// shares. The router swaps in a new one whenever the weights, the pools or
-// the members' roles change; reads pick from the one in force without a
-// lock.
+// table is an immutable per-member routing: the primary's share and the
+// secondaries' with cumulative shares. The router swaps in a new one
+// whenever the weights, the pools or the members' roles change; reads pick
+// from the one in force without a lock.
 type table struct {
-	slots   []slot
-	weights balancer.Weights // as applied: the shares that could be routed
+	primaryShare float64
+	primary      *target
+	secs         []slot // cumulative over the secondaries' part, last upTo 1
+	// leastLoaded: of two secondaries drawn by share, a read goes to the
+	// one with fewer reads in flight per unit of share.
+	leastLoaded bool
+	weights     balancer.Weights // as applied: the shares that could be routed
 }
 
 type slot struct {
-	upTo float64 // cumulative share
-	t    *target
+	upTo   float64 // cumulative share within the secondaries
+	weight float64 // the secondary's share of all reads
+	t      *target
 }
 
 // buildTable applies weights to the members that can take reads now: a
@@ -25,7 +31,7 @@ type slot struct {
 // client sees it as a primary or a secondary; unroutable shares are spread
 // over the rest in proportion, and with no share left every read goes to
 // the primary. It is pure: pool and readable are the router's view.
-func buildTable(w balancer.Weights, primary *target, pool func(host string) *target, readable func(host string) bool) *table {
+func buildTable(w balancer.Weights, primary *target, pool func(host string) *target, readable func(host string) bool, leastLoaded bool) *table {
 	applied := balancer.Weights{Primary: w.Primary}
 	var secs []*target
 	for _, hw := range w.Secondaries {
@@ -40,36 +46,47 @@ func buildTable(w balancer.Weights, primary *target, pool func(host string) *tar
 		secs = append(secs, t)
 	}
 	sum := applied.Primary + applied.Secondary()
-	if sum <= 0 {
-		return &table{slots: []slot{{upTo: 1, t: primary}}, weights: balancer.PrimaryOnly()}
+	if sum <= 0 || len(secs) == 0 {
+		return &table{primaryShare: 1, primary: primary, weights: balancer.PrimaryOnly()}
 	}
-	tb := &table{}
+	tb := &table{primary: primary, leastLoaded: leastLoaded}
+	applied.Primary /= sum
+	tb.primaryShare = applied.Primary
+	secSum := applied.Secondary() / sum
 	acc := 0.0
-	if applied.Primary > 0 {
-		applied.Primary /= sum
-		acc = applied.Primary
-		tb.slots = append(tb.slots, slot{upTo: acc, t: primary})
-	}
 	for i := range applied.Secondaries {
 		applied.Secondaries[i].Weight /= sum
-		acc += applied.Secondaries[i].Weight
-		tb.slots = append(tb.slots, slot{upTo: acc, t: secs[i]})
+		acc += applied.Secondaries[i].Weight / secSum
+		tb.secs = append(tb.secs, slot{upTo: acc, weight: applied.Secondaries[i].Weight, t: secs[i]})
 	}
-	tb.slots[len(tb.slots)-1].upTo = 1
+	tb.secs[len(tb.secs)-1].upTo = 1
 	tb.weights = applied
 	return tb
 }
 
 // pick draws a target with the table's shares.
 func (tb *table) pick() *target {
-	if len(tb.slots) == 1 {
-		return tb.slots[0].t
+	if len(tb.secs) == 0 || (tb.primaryShare > 0 && rand.Float64() < tb.primaryShare) {
+		return tb.primary
 	}
+	a := tb.draw()
+	if !tb.leastLoaded || len(tb.secs) == 1 {
+		return a.t
+	}
+	b := tb.draw()
+	if float64(b.t.inflight.Load())*a.weight < float64(a.t.inflight.Load())*b.weight {
+		return b.t
+	}
+	return a.t
+}
+
+// draw draws a secondary by share.
+func (tb *table) draw() *slot {
 	x := rand.Float64()
-	for _, s := range tb.slots {
-		if x < s.upTo {
-			return s.t
+	for i := range tb.secs {
+		if x < tb.secs[i].upTo {
+			return &tb.secs[i]
 		}
 	}
-	return tb.slots[len(tb.slots)-1].t
+	return &tb.secs[len(tb.secs)-1]
 }
