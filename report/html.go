@@ -117,11 +117,12 @@ func writeHead(b *strings.Builder, in []Input) {
 }
 
 // writeTimeSeriesSections writes the time series of every input, split by
-// client count in a sweep: the plots, the events and a TPC-C input's
-// section.
+// client count in a sweep: the plots, the events, the per-member section of
+// runs that record their members and a TPC-C input's section.
 func writeTimeSeriesSections(b *strings.Builder, in []Input, pal palette) {
 	parts := byClients(in)
 	several := len(parts) > 1
+	mpal := newMemberPalette(in)
 	for i, x := range parts {
 		if several {
 			fmt.Fprintf(b, "<h2>Time series: %s</h2>\n", esc(x.Name))
@@ -134,6 +135,7 @@ func writeTimeSeriesSections(b *strings.Builder, in []Input, pal palette) {
 			buildTimeSeries(ts, x, pal, several).render(b, 0, 0, false)
 		}
 		writeEvents(b, x)
+		writeMembersHTML(b, i, x, pal, mpal, several)
 		if isTPCC(x.Results) {
 			writeTPCCHTML(b, i, x, pal, several)
 		}

@@ -231,11 +231,14 @@ func WriteText(w io.Writer, in []Input) error {
 				return err
 			}
 		}
-		if isTPCC(x.Results) {
-			for _, part := range splitClients(x) {
+		for _, part := range splitClients(x) {
+			if isTPCC(x.Results) {
 				if err := writeTPCCText(w, part.Input); err != nil {
 					return err
 				}
+			}
+			if err := writeMembersText(w, part.Input); err != nil {
+				return err
 			}
 		}
 	}
