@@ -53,6 +53,12 @@ details { margin: 8px 0; font-size: 13px; }
 // and a table of the same numbers. Its comparison rows and time series are
 // per client count.
 //
+// Runs that record their members get a per-member section after the time
+// series (per client count in a sweep): per run the members' shares of the
+// routed reads and, for policies that route per member, their weights, as
+// stacked areas over time with a colour per member, and a table over the
+// periods after warm-up (see the package doc).
+//
 // A TPC-C input also gets a TPC-C section after its time series: tpmC,
 // Stock-Level throughput and Stock-Level P80 per minute (per period for runs
 // shorter than a minute), the per-run numbers of WriteText, the latency by
