@@ -3,14 +3,14 @@ package report
 // Per-member routing: which replica-set member served a run's routed reads,
 // period by period (results.Period.Members), beside what the policy intended
 // (the members' weights, for policies that route per member). This file
-// gathers the numbers; members_plots.go, members_html.go and members_text.go
-// draw and print them.
+// gathers the numbers; members_palette.go colours the members,
+// members_table.go formats the table's cells, members_plots.go,
+// members_html.go and members_text.go draw and print them.
 
 import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/decongestant/decongestant/results"
@@ -290,111 +290,3 @@ func hasMembers(in []Input) bool {
 	}
 	return false
 }
-
-// Member colours: Okabe and Ito's colour-blind-safe set (without its
-// yellow, too light on white), then further distinct hues.
-var memberColors = []string{
-	"#0072b2", "#e69f00", "#009e73", "#cc79a7", "#d55e00", "#56b4e9", "#000000",
-	"#8c564b", "#7f7f7f", "#bcbd22", "#17becf", "#9467bd",
-}
-
-// newMemberPalette gives every member of every input a colour, the same in
-// every plot of the report: members in natural order of their keys (n1, n2,
-// n3...), colours in order, cycling when there are more members.
-func newMemberPalette(in []Input) palette {
-	seen := map[string]bool{}
-	var keys []string
-	for _, x := range in {
-		for i := range x.Results.Runs {
-			for _, k := range memberKeys(&x.Results.Runs[i]) {
-				if !seen[k] {
-					seen[k] = true
-					keys = append(keys, k)
-				}
-			}
-		}
-	}
-	sort.Slice(keys, func(i, j int) bool { return naturalLess(keys[i], keys[j]) })
-	p := palette{}
-	for i, k := range keys {
-		p[k] = memberColors[i%len(memberColors)]
-	}
-	return p
-}
-
-// naturalLess orders strings with their runs of digits compared as
-// numbers: n2 < n10, host:999 < host:1000.
-func naturalLess(a, b string) bool {
-	for a != "" && b != "" {
-		ca, cb := leadChunk(a), leadChunk(b)
-		if ca != cb {
-			if isDigit(ca[0]) && isDigit(cb[0]) {
-				na, nb := strings.TrimLeft(ca, "0"), strings.TrimLeft(cb, "0")
-				if len(na) != len(nb) {
-					return len(na) < len(nb)
-				}
-				if na != nb {
-					return na < nb
-				}
-			}
-			return ca < cb
-		}
-		a, b = a[len(ca):], b[len(cb):]
-	}
-	return len(a) < len(b)
-}
-
-// leadChunk is the leading run of digits or of non-digits of a non-empty s.
-func leadChunk(s string) string {
-	d := isDigit(s[0])
-	i := 1
-	for i < len(s) && isDigit(s[i]) == d {
-		i++
-	}
-	return s[:i]
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// memberColumn is a column of the per-member tables after the member.
-type memberColumn struct {
-	header string
-	left   bool // text, not a number
-	get    func(memberRow) string
-}
-
-// memberColumns are the per-member tables' columns, in order; the note
-// (idleNote) follows them.
-var memberColumns = []memberColumn{
-	{header: "role(s)", left: true, get: func(r memberRow) string { return orDash(strings.Join(r.roles, "→")) }},
-	{header: "reads", get: func(r memberRow) string { return strconv.FormatInt(r.served, 10) }},
-	{header: "share %", get: func(r memberRow) string { return fmtNum(r.sharePct) }},
-	{header: "client P50 ms", get: func(r memberRow) string { return fmtNum(r.clientP50.value()) }},
-	{header: "client P80 ms", get: func(r memberRow) string { return fmtNum(r.clientP80.value()) }},
-	{header: "wire P50 ms", get: func(r memberRow) string { return fmtNum(r.wireP50.value()) }},
-	{header: "server ms", get: func(r memberRow) string { return fmtNum(r.serverMS.value()) }},
-	{header: "max lag ms", get: func(r memberRow) string { return fmtNum(r.maxLagMS) }},
-	{header: "mean weight %", get: func(r memberRow) string { return fmtNum(r.weightPct.value()) }},
-}
-
-// idleNote says in how many of its periods as a secondary the member served
-// no read while other secondaries did, and in how many of those the policy
-// had given it weight 0; "" when none.
-func idleNote(r memberRow) string {
-	if r.idle == 0 {
-		return ""
-	}
-	s := fmt.Sprintf("no reads in %d of %d periods as secondary", r.idle, r.secondary)
-	switch {
-	case r.idleWeight0 == r.idle:
-		s += " (weight 0)"
-	case r.idleWeight0 > 0:
-		s += fmt.Sprintf(" (weight 0 in %d)", r.idleWeight0)
-	}
-	return s
-}
-
-// dropped reports whether the member went without reads in a period where
-// the policy had not excluded it: the driver dropped it, or the policy's
-// weights were not followed.
-func (r memberRow) dropped() bool { return r.idle > r.idleWeight0 }
