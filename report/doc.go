@@ -35,6 +35,17 @@
 // tpmC and the routed Stock-Level transactions' throughput and P80 per minute
 // (per period for runs shorter than a minute).
 //
+// Runs that record their members (results.Period.Members, written since
+// per-member routing) get a per-member section after their time series: per
+// run the share of each period's routed reads every member served and, for
+// policies that route per member, the weights in force, both stacked with a
+// colour per member that is the same in every plot; and a table over the
+// periods after warm-up (reads, share, mean per-period latencies, max lag,
+// mean weight) that marks a secondary left without reads while the other
+// secondaries served some. The text report has the same tables, and
+// WritePlots member_share.svg and member_weight.svg. Older results files
+// render without it.
+//
 // Usage:
 //
 //	r, err := results.Read("results.json")

@@ -53,6 +53,12 @@ details { margin: 8px 0; font-size: 13px; }
 // and a table of the same numbers. Its comparison rows and time series are
 // per client count.
 //
+// Runs that record their members get a per-member section after the time
+// series (per client count in a sweep): per run the members' shares of the
+// routed reads and, for policies that route per member, their weights, as
+// stacked areas over time with a colour per member, and a table over the
+// periods after warm-up (see the package doc).
+//
 // A TPC-C input also gets a TPC-C section after its time series: tpmC,
 // Stock-Level throughput and Stock-Level P80 per minute (per period for runs
 // shorter than a minute), the per-run numbers of WriteText, the latency by
@@ -117,11 +123,12 @@ func writeHead(b *strings.Builder, in []Input) {
 }
 
 // writeTimeSeriesSections writes the time series of every input, split by
-// client count in a sweep: the plots, the events and a TPC-C input's
-// section.
+// client count in a sweep: the plots, the events, the per-member section of
+// runs that record their members and a TPC-C input's section.
 func writeTimeSeriesSections(b *strings.Builder, in []Input, pal palette) {
 	parts := byClients(in)
 	several := len(parts) > 1
+	mpal := newMemberPalette(in)
 	for i, x := range parts {
 		if several {
 			fmt.Fprintf(b, "<h2>Time series: %s</h2>\n", esc(x.Name))
@@ -134,6 +141,7 @@ func writeTimeSeriesSections(b *strings.Builder, in []Input, pal palette) {
 			buildTimeSeries(ts, x, pal, several).render(b, 0, 0, false)
 		}
 		writeEvents(b, x)
+		writeMembersHTML(b, i, x, pal, mpal, several)
 		if isTPCC(x.Results) {
 			writeTPCCHTML(b, i, x, pal, several)
 		}

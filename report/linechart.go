@@ -17,6 +17,9 @@ type series struct {
 	pts     []point
 	// bars are optional error bars (errbar.go).
 	bars []errBar
+	// base, when set (one value per point), makes the series a stacked
+	// area: the band from base up to the points (area.go).
+	base []float64
 }
 
 // lineChart is a chart of lines over a shared x axis.
@@ -32,6 +35,9 @@ type lineChart struct {
 	// xInclude and yInclude are values the axes must cover even without
 	// data (e.g. 0, or 100 for a percentage).
 	xInclude, yInclude []float64
+	// yCap, when above 0, is the highest value the y axis extends to: a
+	// stack of percentages rounded to 100.1 must not stretch the axis to 150.
+	yCap float64
 }
 
 // axes computes the x and y axes of a line chart from its data and the
@@ -43,7 +49,11 @@ func (c *lineChart) axes() (axis, axis, bool) {
 	for _, s := range c.series {
 		for _, p := range s.pts {
 			if finite(p.x) && finite(p.y) {
-				xs, ys, hasData = append(xs, p.x), append(ys, p.y), true
+				y := p.y
+				if c.yCap > 0 {
+					y = min(y, c.yCap)
+				}
+				xs, ys, hasData = append(xs, p.x), append(ys, y), true
 			}
 		}
 		ys = append(ys, errBarValues(s)...)
@@ -86,13 +96,19 @@ func (c *lineChart) height() float64 {
 	return newFrame(x, y, c.legend).h
 }
 
-// render writes the chart as an <svg> element at (x, y): bands first, so
-// the grid and the lines draw over them, then the grid, the phase switches,
-// the bounds, the series and the legend.
+// render writes the chart as an <svg> element at (x, y): stacked areas
+// first, then the bands, so that the warm-up stays shaded over them and the
+// grid and the lines draw over both, then the grid, the phase switches, the
+// bounds, the lines and the legend.
 func (c *lineChart) render(b *strings.Builder, x, y float64, standalone bool) {
 	xa, ya, hasData := c.axes()
 	f := newFrame(xa, ya, c.legend)
 	f.open(b, c.id, c.title, x, y, standalone)
+	for _, s := range c.series {
+		if s.base != nil {
+			writeArea(b, f, s)
+		}
+	}
 	for _, bd := range c.bands {
 		writeBand(b, f, bd)
 	}
@@ -104,8 +120,10 @@ func (c *lineChart) render(b *strings.Builder, x, y float64, standalone bool) {
 		writeHBound(b, f, h)
 	}
 	for _, s := range c.series {
-		writeErrBars(b, f, s)
-		writeSeries(b, f, s)
+		if s.base == nil {
+			writeErrBars(b, f, s)
+			writeSeries(b, f, s)
+		}
 	}
 	f.close(b, hasData, c.legend)
 }

@@ -279,6 +279,9 @@ func buildCharts(in []Input) (perPlot map[string][]chart, tradeoff *scatterChart
 // sweep_tput_staleness.svg and sweep_p80_staleness.svg), one panel per sweep.
 // When an input is TPC-C it also writes tpmc.svg, stock_level_tput.svg and
 // stock_level_p80.svg, with one panel per TPC-C input (and client count).
+// When runs record their members it also writes member_share.svg (the share
+// of reads each member served, per period) and, when a policy gave members
+// weights, member_weight.svg, with one panel per such run.
 func WritePlots(dir string, in []Input) ([]string, error) {
 	if err := checkInputs(in); err != nil {
 		return nil, err
@@ -296,6 +299,12 @@ func WritePlots(dir string, in []Input) ([]string, error) {
 			perPlot[id] = cs
 		}
 		files = append(slices.Clip(files), tpccPlotFiles...)
+	}
+	if memberCharts, memberFiles := buildMemberCharts(byClients(in)); len(memberFiles) > 0 {
+		for id, cs := range memberCharts {
+			perPlot[id] = cs
+		}
+		files = append(slices.Clip(files), memberFiles...)
 	}
 	paths := make([]string, 0, len(files))
 	for _, name := range files {

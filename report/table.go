@@ -206,6 +206,9 @@ func orDash(s string) string {
 // per policy and count the mean and the min-max over repetitions of read
 // throughput, P80 read latency, secondary share and S-probe staleness P80.
 //
+// Runs that record their members are followed by a per-member table per run
+// (per client count in a sweep), over the periods after warm-up.
+//
 // A TPC-C input (workload "tpcc", or runs carrying a TPC-C report) is
 // followed by a TPC-C section (one per client count in a sweep): per run tpmC, transactions, aborts, retries,
 // errors and client CPU per transaction, then per run the server counters,
@@ -231,11 +234,14 @@ func WriteText(w io.Writer, in []Input) error {
 				return err
 			}
 		}
-		if isTPCC(x.Results) {
-			for _, part := range splitClients(x) {
+		for _, part := range splitClients(x) {
+			if isTPCC(x.Results) {
 				if err := writeTPCCText(w, part.Input); err != nil {
 					return err
 				}
+			}
+			if err := writeMembersText(w, part.Input); err != nil {
+				return err
 			}
 		}
 	}
