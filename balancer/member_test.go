@@ -73,4 +73,3 @@ func checkWeights(w Weights) error {
 	}
 	return nil
 }
-

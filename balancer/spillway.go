@@ -23,8 +23,13 @@ type SpillwayConfig struct {
 	// baseline (the least median server time of any member over
 	// BaselineWindow, i.e. an uncongested read) (4).
 	Allowance float64
+	// AllowanceFloor is the least the primary's target ever is (1 ms): a
+	// median server time under it is not congestion worth stale reads,
+	// whatever the ratio to the baseline (an idle member answers in 0.1 ms,
+	// so 4 clients on one 0.35-CPU primary already make it 6 times slower).
+	AllowanceFloor time.Duration
 	// Gain is the controller's gain: a primary g times slower than its
-	// target keeps g^-Gain of its share after one period (0.5).
+	// target keeps g^-Gain of its share after one period (0.25; at 0.5 the shares swung between periods on 0.35-CPU members).
 	Gain float64
 	// ProbeShare is the least share every readable member gets, so its
 	// latency stays measured (0.01).
@@ -48,7 +53,7 @@ type SpillwayConfig struct {
 // DefaultSpillwayConfig returns Spillway's defaults with a 10 s bound.
 func DefaultSpillwayConfig() SpillwayConfig {
 	return SpillwayConfig{Interval: time.Second, Bound: Bound{Max: 10 * time.Second}, Headroom: AutoHeadroom,
-		Allowance: 4, Gain: 0.5, ProbeShare: 0.01, Smoothing: 0.5, MinSamples: 10,
+		Allowance: 4, AllowanceFloor: time.Millisecond, Gain: 0.25, ProbeShare: 0.01, Smoothing: 0.5, MinSamples: 10,
 		LatencyFloor: 20 * time.Microsecond, RTTWindow: 30 * time.Second, BaselineWindow: time.Minute}
 }
 
@@ -59,6 +64,8 @@ func (c SpillwayConfig) Validate() error {
 		return fmt.Errorf("%w: spillway interval %v must be positive", ErrInvalidPolicy, c.Interval)
 	case !(c.Allowance >= 1):
 		return fmt.Errorf("%w: allowance %v must be at least 1", ErrInvalidPolicy, c.Allowance)
+	case c.AllowanceFloor < 0:
+		return fmt.Errorf("%w: allowance floor %v must not be negative", ErrInvalidPolicy, c.AllowanceFloor)
 	case !(c.Gain > 0 && c.Gain <= 2):
 		return fmt.Errorf("%w: gain %v must be in (0, 2]", ErrInvalidPolicy, c.Gain)
 	case !(c.ProbeShare >= 0 && c.ProbeShare <= 0.1):
@@ -79,7 +86,8 @@ func (c SpillwayConfig) Validate() error {
 
 // Spillway is decongestant's own per-member policy. Reads stay on the
 // primary (the freshest data) while it is not congested: its operations'
-// median server time within Allowance times an uncongested read's. Past
+// median server time within Allowance times an uncongested read's, or
+// within AllowanceFloor. Past
 // that they spill to the fresh secondaries just far enough that the
 // primary's operations, writes included, are no slower than the
 // secondaries' reads; the secondaries share their part so that their
@@ -215,7 +223,7 @@ func (s *Spillway) EndPeriod(p Period) Decision {
 		return Decision{Fraction: s.Fraction(), Ratio: nan(), Reason: "too-few-samples"}
 	}
 	rel, ls := s.secondaryShares()
-	target := max(s.cfg.Allowance*base, ls)
+	target := max(s.cfg.Allowance*base, s.cfg.AllowanceFloor.Seconds(), ls)
 	share := s.w.Primary
 	e := math.Log(lp / target)
 	reason := "primary"

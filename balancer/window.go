@@ -10,7 +10,9 @@ type window struct {
 	by   map[string][]time.Duration
 }
 
-func newWindow(n int) *window { return &window{n: max(n, 1), slot: -1, by: map[string][]time.Duration{}} }
+func newWindow(n int) *window {
+	return &window{n: max(n, 1), slot: -1, by: map[string][]time.Duration{}}
+}
 
 // advance starts a period: its slot is cleared for every key.
 func (w *window) advance() {
