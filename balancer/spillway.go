@@ -222,9 +222,9 @@ func (s *Spillway) EndPeriod(p Period) Decision {
 	if lp == 0 || base == 0 {
 		return Decision{Fraction: s.Fraction(), Ratio: nan(), Reason: "too-few-samples"}
 	}
+	share := s.w.Primary
 	rel, ls := s.secondaryShares()
 	target := max(s.cfg.Allowance*base, s.cfg.AllowanceFloor.Seconds(), ls)
-	share := s.w.Primary
 	e := math.Log(lp / target)
 	reason := "primary"
 	if e > 0 {
@@ -235,6 +235,9 @@ func (s *Spillway) EndPeriod(p Period) Decision {
 	}
 	n := float64(len(s.fresh))
 	share = min(max(share, s.cfg.ProbeShare), 1-n*s.cfg.ProbeShare)
+	if share < 1 {
+		rel = floorShares(rel, s.cfg.ProbeShare/(1-share))
+	}
 	w := Weights{Primary: share}
 	for i, h := range s.fresh {
 		w.Secondaries = append(w.Secondaries, HostWeight{Host: h, Weight: (1 - share) * rel[i]})
@@ -292,18 +295,32 @@ func (s *Spillway) secondaryShares() (rel []float64, mean float64) {
 		rel[i] = r
 		relSum += r
 	}
-	floor := s.cfg.ProbeShare
-	for i := range rel {
-		rel[i] = max(rel[i]/relSum, floor)
-	}
-	relSum = 0
-	for _, r := range rel {
-		relSum += r
-	}
 	for i := range rel {
 		rel[i] /= relSum
 	}
 	return rel, mean
+}
+
+// floorShares raises every share to at least floor (capped at an equal
+// split) and scales the others down so they still sum to 1.
+func floorShares(rel []float64, floor float64) []float64 {
+	floor = min(floor, 1/float64(len(rel)))
+	var low, rest float64
+	for _, r := range rel {
+		if r < floor {
+			low += floor
+		} else {
+			rest += r
+		}
+	}
+	for i, r := range rel {
+		if r < floor {
+			rel[i] = floor
+		} else if rest > 0 {
+			rel[i] = r / rest * (1 - low)
+		}
+	}
+	return rel
 }
 
 // observe updates the members' smoothed server times, the primary's write
