@@ -14,6 +14,7 @@ import (
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/cluster"
 	"github.com/decongestant/decongestant/internal/testutil"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/results"
@@ -480,4 +481,65 @@ func TestBadOptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunRecordsMembers checks periods[].members[]: every member's served
+// reads add up to the period's served_by, per-member policies record their
+// weights and the driver-selected ones none, and a weights: split lands on
+// the members it names.
+func TestRunRecordsMembers(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	prim, err := rs.Primary(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sec cluster.Member
+	for _, m := range rs.Members() {
+		if m.Name != prim.Name {
+			sec = m
+			break
+		}
+	}
+	o := options(t, rs.URI(), "secondary", "spillway", "weights:primary=0.5,"+sec.Name+"=0.5")
+	res, err := bench.Execute(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range res.Runs {
+		perMember := run.Policy != "secondary"
+		served := map[string]int64{}
+		for _, p := range run.Periods {
+			if len(p.Members) == 0 {
+				t.Fatalf("%s: period %v has no members", run.Policy, p.TS)
+			}
+			for _, m := range p.Members {
+				if m.Served != p.ServedBy[m.Host] {
+					t.Errorf("%s at %v: member %s served %d, served_by says %d", run.Policy, p.TS, m.Host, m.Served, p.ServedBy[m.Host])
+				}
+				if (m.Weight != nil) != perMember {
+					t.Errorf("%s: member %s weight %v, want one only for per-member policies", run.Policy, m.Host, m.Weight)
+				}
+				served[m.Host] += m.Served
+			}
+		}
+		if strings.HasPrefix(run.Policy, "weights:") {
+			total := served[prim.Host] + served[sec.Host]
+			if other := run.Summary.ReadOps - total; total == 0 || math.Abs(float64(served[sec.Host])/float64(total)-0.5) > 0.15 {
+				t.Errorf("%s: %s served %d and %s %d (other %d), want about half each", run.Policy, prim.Name, served[prim.Host], sec.Name, served[sec.Host], other)
+			}
+		}
+	}
+}
+
+// TestUnknownWeightsMemberRefused: a weights: split naming a member the
+// replica set does not have is refused before anything is loaded.
+func TestUnknownWeightsMemberRefused(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	o := options(t, rs.URI(), "weights:primary=0.5,n9=0.5")
+	o.Database = "benchweights"
+	_, err := bench.Execute(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "no member n9 in the replica set (members: primary, n1 (") {
+		t.Fatalf("error %v, want one naming n9 and listing the members", err)
+	}
+	checkNotLoaded(t, rs, o.Database)
 }
