@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/router"
@@ -42,4 +43,34 @@ func ExampleConnect() {
 
 	s := r.Served()
 	fmt.Printf("%d orders; %.0f%% of routed reads served by secondaries\n", n, s.SecondaryPct())
+}
+
+// Route reads per member with Spillway under a 2 s bound, and read in a
+// causally consistent session from whichever member it picks. (Compiled,
+// not run: it needs a replica set.)
+func ExampleRouter_Weights() {
+	ctx := context.Background()
+	cfg := balancer.DefaultSpillwayConfig()
+	cfg.Bound = balancer.Bound{Max: 2 * time.Second}
+	policy, err := balancer.NewSpillway(cfg)
+	if err != nil {
+		panic(err)
+	}
+	r, err := router.Connect(ctx, "mongodb://h1:27017,h2:27017,h3:27017/?replicaSet=rs0", router.WithPolicy(policy))
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close(ctx)
+
+	sess, err := r.Client().StartSession()
+	if err != nil {
+		panic(err)
+	}
+	defer sess.EndSession(ctx)
+	rd := r.Begin(mongo.NewSessionContext(ctx, sess))
+	n, err := rd.Database("app").Collection("orders").CountDocuments(rd.Ctx, bson.D{})
+	rd.Done(err)
+
+	w, _ := r.Weights()
+	fmt.Printf("%d orders read from %q; primary share %.2f, secondaries %v\n", n, rd.Host, w.Primary, w.Secondaries)
 }

@@ -75,8 +75,11 @@ type ReadCollection interface {
 type Reads interface {
 	Collection(name string) ReadCollection
 	// Begin starts a read of several queries routed as one unit: every
-	// query run with the Unit's Ctx on its DB goes to the side chosen here,
-	// and Done records the unit's latency (TPC-C Stock-Level).
+	// query run with the Unit's Ctx on its DB goes to the member or side
+	// chosen here, and Done records the unit's latency (TPC-C Stock-Level).
+	// A session for the unit must be in ctx (mongo.NewSessionContext)
+	// before Begin: the router may carry it to a member's own pool, and
+	// the Unit's Ctx then holds that pool's session.
 	Begin(ctx context.Context) Unit
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,48 @@ func TestTPCCEndToEnd(t *testing.T) {
 		"--warehouses", "3", "--duration", "2s", "--period", "1s", "--out", filepath.Join(t.TempDir(), "x.json"))
 	if err == nil || !strings.Contains(err.Error(), "--reset") || !strings.Contains(err.Error(), "2 warehouses") {
 		t.Fatalf("warehouse mismatch: %v, want an error naming 2 warehouses and suggesting --reset", err)
+	}
+}
+
+// TestTPCCStandardPerMember runs the standard mix, whose Stock-Level and
+// routed Order-Status read with read concern majority in each terminal's
+// causally consistent session, with every routed read on the secondaries'
+// own pools: the sessions are carried across, so no transaction fails.
+func TestTPCCStandardPerMember(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	client := testutil.Connect(t, rs.URI())
+	t.Cleanup(func() { client.Database("tpcc_pm").Drop(context.Background()) })
+	prim, err := rs.Primary(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var secs []string
+	for _, m := range rs.Members() {
+		if m.Name != prim.Name {
+			secs = append(secs, m.Name+"=0.5")
+		}
+	}
+	out := filepath.Join(t.TempDir(), "tpcc.json")
+	_, stderr, err := runCLI(t, "bench", "tpcc", "--uri", rs.URI(), "--db", "tpcc_pm", "--scale", "small",
+		"--clients", "4", "--duration", "6s", "--period", "3s", "--mix", "standard", "--route-order-status",
+		"--policies", "weights:"+strings.Join(secs, ","), "--out", out)
+	if err != nil {
+		t.Fatalf("bench tpcc: %v\n%s", err, stderr)
+	}
+	res, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := res.Runs[0]
+	if run.Summary.Errors != 0 {
+		t.Fatalf("%d errors (%v)", run.Summary.Errors, run.Extra["last_error"])
+	}
+	var routed, onPrimary int64
+	for _, p := range run.Periods {
+		routed += p.Ops["STOCK_LEVEL"] + p.Ops["ORDER_STATUS"]
+		onPrimary += p.ServedBy[prim.Host]
+	}
+	if routed == 0 || onPrimary != 0 {
+		t.Fatalf("%d Stock-Level/Order-Status, %d routed reads served by the primary %s: want some, all on the secondaries", routed, onPrimary, prim.Name)
 	}
 }

@@ -41,9 +41,9 @@ func (w *worker) drawOrderStatus() orderStatusInput {
 func (w *worker) orderStatusTxn(ctx context.Context, in orderStatusInput) (orderStatusResult, int, error) {
 	var res orderStatusResult
 	if w.cfg.RouteOrderStatus {
-		u := w.env.Reads.Begin(ctx)
+		u := w.env.Reads.Begin(mongo.NewSessionContext(ctx, w.sess))
 		var err error
-		res, err = w.orderStatus(mongo.NewSessionContext(u.Ctx, w.sess), in, u.DB, w.majority)
+		res, err = w.orderStatus(u.Ctx, in, u.DB, w.majority)
 		u.Done(err)
 		return res, 0, err
 	}

@@ -33,12 +33,14 @@ func (w *worker) drawStockLevel() stockLevelInput {
 // session; with StockLevelLocal, with read concern local outside it (in
 // the driver's implicit session, which is not causally consistent).
 func (w *worker) stockLevel(ctx context.Context, in stockLevelInput) (stockLevelResult, error) {
-	u := w.env.Reads.Begin(ctx)
-	rctx, copts := u.Ctx, w.local
+	copts := w.local
 	if w.cfg.StockLevelReadConcern == StockLevelMajority {
-		rctx, copts = mongo.NewSessionContext(u.Ctx, w.sess), w.majority
+		// The session goes in before Begin, so a router that reads
+		// from a member's own pool carries it there.
+		ctx, copts = mongo.NewSessionContext(ctx, w.sess), w.majority
 	}
-	res, err := w.stockLevelOn(rctx, u.DB, copts, in)
+	u := w.env.Reads.Begin(ctx)
+	res, err := w.stockLevelOn(u.Ctx, u.DB, copts, in)
 	res.Secondary = u.Secondary
 	u.Done(err)
 	return res, err
