@@ -158,21 +158,6 @@ func TestPerMemberSessionsStayCausal(t *testing.T) {
 	}
 }
 
-func TestSpillwayBoundZeroIsPrimaryOnly(t *testing.T) {
-	rs := testutil.ReplicaSet(t)
-	client := testutil.Connect(t, rs.URI())
-	seed(t, client, "sp0", 100)
-	p := policy(t, "spillway", func(s *balancer.Settings) {
-		s.Spillway.Bound = balancer.Bound{}
-		s.Spillway.Interval = 100 * time.Millisecond
-	})
-	r := connect(t, rs.URI(), p)
-	readN(t, r, "sp0", 2000)
-	if s := r.Served(); s.Primary != 2000 || s.Total() != 2000 {
-		t.Fatalf("bound 0: served %+v, want all 2000 on the primary", s)
-	}
-}
-
 // TestStaleMemberDropsOutAlone pauses replication on one secondary: it
 // stops getting reads while the other keeps serving, and gets them back
 // after the resume.

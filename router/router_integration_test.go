@@ -140,17 +140,21 @@ func TestBoundZeroMeansNoSecondaryReads(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	client := testutil.Connect(t, rs.URI())
 	seed(t, client, "bound0", 100)
-	p := policy(t, "decongestant", func(s *balancer.Settings) {
-		s.Decongestant.Bound = balancer.Bound{}
-		s.Decongestant.Interval = 200 * time.Millisecond
-	})
-	r := connect(t, rs.URI(), p)
-	readN(t, r, "bound0", 2000)
-	if s := r.Served(); s.Secondary != 0 || s.Primary != 2000 {
-		t.Fatalf("bound 0: served %+v, want all 2000 on the primary", s)
-	}
-	if f := r.Fraction(); f != 0 {
-		t.Fatalf("fraction %v with bound 0", f)
+	for _, spec := range []string{"decongestant", "spillway"} {
+		t.Run(spec, func(t *testing.T) {
+			p := policy(t, spec, func(s *balancer.Settings) {
+				s.Decongestant.Bound, s.Spillway.Bound = balancer.Bound{}, balancer.Bound{}
+				s.Decongestant.Interval, s.Spillway.Interval = 200*time.Millisecond, 100*time.Millisecond
+			})
+			r := connect(t, rs.URI(), p)
+			readN(t, r, "bound0", 2000)
+			if s := r.Served(); s.Secondary != 0 || s.Primary != 2000 {
+				t.Fatalf("bound 0: served %+v, want all 2000 on the primary", s)
+			}
+			if f := r.Fraction(); f != 0 {
+				t.Fatalf("fraction %v with bound 0", f)
+			}
+		})
 	}
 }
 
