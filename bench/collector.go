@@ -70,61 +70,73 @@ func (c *collector) onEvent(e router.Event) {
 	ts := metrics.Round3(e.At.Sub(c.start).Seconds())
 	switch e.Kind {
 	case router.EventLag:
-		if perMember(e) {
-			c.memberChanges(ts, e)
-		}
-		c.fracSum += e.Fraction
-		c.fracN++
-		if e.Lag.Known {
-			c.maxLag = max(c.maxLag, e.Lag.Max)
-		}
-		if e.Lag.Err != nil && !c.unknown {
-			c.events = append(c.events, results.Event{TS: ts, Kind: "lag-unknown", Detail: e.Lag.Err.Error()})
-		}
-		c.unknown = e.Lag.Err != nil
-		if e.Previous > 0 && e.Fraction == 0 {
-			headroom := c.headroom
-			if headroom == balancer.AutoHeadroom {
-				headroom = e.Lag.Horizon
-			}
-			why := fmt.Sprintf("max lag %v + headroom %v > bound %v", e.Lag.Max.Round(time.Millisecond), headroom.Round(time.Millisecond), c.bound)
-			if !e.Lag.Known {
-				why = "lag unknown"
-				if e.Lag.Err != nil {
-					why += ": " + e.Lag.Err.Error()
-				}
-			}
-			c.events = append(c.events, results.Event{TS: ts, Kind: "bound-exceeded",
-				Detail: fmt.Sprintf("%s: fraction %.2f -> 0", why, e.Previous)})
-		}
-		if e.Previous == 0 && e.Fraction > 0 {
-			c.events = append(c.events, results.Event{TS: ts, Kind: "bound-restored",
-				Detail: fmt.Sprintf("max lag %v: fraction 0 -> %.2f", e.Lag.Max, e.Fraction)})
-		}
+		c.onLag(ts, e)
 	case router.EventPeriod:
-		if !math.IsNaN(e.Decision.Ratio) && !math.IsInf(e.Decision.Ratio, 0) {
-			r := metrics.Round3(e.Decision.Ratio)
-			c.ratio = &r
-		}
-		if perMember(e) {
-			// A per-member policy decides every second or so: its
-			// decisions are recorded when the reason changes; the
-			// weights of every period are in periods[].members[].
-			if e.Decision.Reason != c.lastReason {
-				c.events = append(c.events, results.Event{TS: ts, Kind: "decision",
-					Detail: fmt.Sprintf("%s: %s; %s", e.Decision.Reason, e.Weights, e.Decision.Detail)})
-			}
-			c.lastReason = e.Decision.Reason
-			return
-		}
-		p, l := e.Period, e.Latencies
-		us := func(d time.Duration) time.Duration { return d.Round(time.Microsecond) }
-		c.events = append(c.events, results.Event{TS: ts, Kind: "decision",
-			Detail: fmt.Sprintf("%.2f -> %.2f %s: ratio %.2f; primary wire p50 %v client p50 %v rtt %v (%d reads); secondary wire p50 %v client p50 %v rtt %v (%d reads)",
-				e.Previous, e.Fraction, e.Decision.Reason, e.Decision.Ratio,
-				us(l.Primary.Command.P50), us(l.Primary.Client.P50), us(p.PrimaryRTT), l.Primary.Client.Count,
-				us(l.Secondary.Command.P50), us(l.Secondary.Client.P50), us(p.SecondaryRTT), l.Secondary.Client.Count)})
+		c.onPeriod(ts, e)
 	}
+}
+
+// onLag records a lag poll: the fraction's mean and the lag's max for the
+// period, the lag turning unknown, the bound forcing the fraction to 0 and
+// restoring it, and a per-member policy's secondaries leaving or rejoining.
+func (c *collector) onLag(ts float64, e router.Event) {
+	if perMember(e) {
+		c.memberChanges(ts, e)
+	}
+	c.fracSum += e.Fraction
+	c.fracN++
+	if e.Lag.Known {
+		c.maxLag = max(c.maxLag, e.Lag.Max)
+	}
+	if e.Lag.Err != nil && !c.unknown {
+		c.events = append(c.events, results.Event{TS: ts, Kind: "lag-unknown", Detail: e.Lag.Err.Error()})
+	}
+	c.unknown = e.Lag.Err != nil
+	if e.Previous > 0 && e.Fraction == 0 {
+		headroom := c.headroom
+		if headroom == balancer.AutoHeadroom {
+			headroom = e.Lag.Horizon
+		}
+		why := fmt.Sprintf("max lag %v + headroom %v > bound %v", e.Lag.Max.Round(time.Millisecond), headroom.Round(time.Millisecond), c.bound)
+		if !e.Lag.Known {
+			why = "lag unknown"
+			if e.Lag.Err != nil {
+				why += ": " + e.Lag.Err.Error()
+			}
+		}
+		c.events = append(c.events, results.Event{TS: ts, Kind: "bound-exceeded",
+			Detail: fmt.Sprintf("%s: fraction %.2f -> 0", why, e.Previous)})
+	}
+	if e.Previous == 0 && e.Fraction > 0 {
+		c.events = append(c.events, results.Event{TS: ts, Kind: "bound-restored",
+			Detail: fmt.Sprintf("max lag %v: fraction 0 -> %.2f", e.Lag.Max, e.Fraction)})
+	}
+}
+
+// onPeriod records a period's decision.
+func (c *collector) onPeriod(ts float64, e router.Event) {
+	if !math.IsNaN(e.Decision.Ratio) && !math.IsInf(e.Decision.Ratio, 0) {
+		r := metrics.Round3(e.Decision.Ratio)
+		c.ratio = &r
+	}
+	if perMember(e) {
+		// A per-member policy decides every second or so: its
+		// decisions are recorded when the reason changes; the
+		// weights of every period are in periods[].members[].
+		if e.Decision.Reason != c.lastReason {
+			c.events = append(c.events, results.Event{TS: ts, Kind: "decision",
+				Detail: fmt.Sprintf("%s: %s; %s", e.Decision.Reason, e.Weights, e.Decision.Detail)})
+		}
+		c.lastReason = e.Decision.Reason
+		return
+	}
+	p, l := e.Period, e.Latencies
+	us := func(d time.Duration) time.Duration { return d.Round(time.Microsecond) }
+	c.events = append(c.events, results.Event{TS: ts, Kind: "decision",
+		Detail: fmt.Sprintf("%.2f -> %.2f %s: ratio %.2f; primary wire p50 %v client p50 %v rtt %v (%d reads); secondary wire p50 %v client p50 %v rtt %v (%d reads)",
+			e.Previous, e.Fraction, e.Decision.Reason, e.Decision.Ratio,
+			us(l.Primary.Command.P50), us(l.Primary.Client.P50), us(p.PrimaryRTT), l.Primary.Client.Count,
+			us(l.Secondary.Command.P50), us(l.Secondary.Client.P50), us(p.SecondaryRTT), l.Secondary.Client.Count)})
 }
 
 func (c *collector) event(ts float64, kind, detail string) {
