@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"errors"
 	"math"
 	"reflect"
 	"runtime"
@@ -387,5 +388,16 @@ func TestEndPeriod(t *testing.T) {
 	r.endPeriod(time.Now())
 	if got := events[1].Period; got.Primary.Count != 0 || got.Secondary.Count != 0 || got.PrimaryRTT != 0 {
 		t.Fatalf("second period %+v, want nothing carried over", got)
+	}
+}
+
+func TestPerMemberRefusesSRV(t *testing.T) {
+	p, err := balancer.NewSpillway(balancer.DefaultSpillwayConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = newConfig("mongodb+srv://cluster0.example.net/?replicaSet=rs0", []Option{WithPolicy(p)})
+	if !errors.Is(err, ErrBadURI) || !strings.Contains(err.Error(), "give the seed list instead") {
+		t.Fatalf("error %v, want ErrBadURI asking for the seed list", err)
 	}
 }

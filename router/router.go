@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -160,6 +161,11 @@ func newConfig(uri string, opts []Option) (config, error) {
 			return cfg, err
 		}
 		cfg.policy = p
+	}
+	if cfg.policy.Selection().Mode == balancer.PerMember && strings.HasPrefix(uri, "mongodb+srv://") {
+		// The driver refuses a direct connection under an SRV URI.
+		return cfg, fmt.Errorf("%w: %s routes per member over a direct connection to each member, which the driver does not allow with a mongodb+srv:// URI; give the seed list instead (mongodb://host1,host2,host3/?replicaSet=...&tls=true, e.g. the \"standard connection string\" of a managed service)",
+			ErrBadURI, cfg.policy.Name())
 	}
 	if err := monitor.CheckURI(uri); err != nil {
 		return cfg, err
