@@ -24,8 +24,8 @@ type config struct {
 // Option configures a Router.
 type Option func(*config) error
 
-// WithPolicy sets the routing policy (default: decongestant with seed 000's
-// constants and a 10 s staleness bound).
+// WithPolicy sets the routing policy (default: Spillway with its defaults and
+// a 10 s staleness bound; seed 000's Algorithm 1 is balancer.NewDecongestant).
 func WithPolicy(p balancer.Policy) Option {
 	return func(c *config) error {
 		if p == nil {

@@ -156,7 +156,7 @@ func newConfig(uri string, opts []Option) (config, error) {
 		}
 	}
 	if cfg.policy == nil {
-		p, err := balancer.NewDecongestant(balancer.DefaultConfig())
+		p, err := balancer.NewSpillway(balancer.DefaultSpillwayConfig())
 		if err != nil {
 			return cfg, err
 		}

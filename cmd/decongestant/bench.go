@@ -51,6 +51,7 @@ type benchDefaults struct {
 	sprobe                      bool
 	out, db, writeConcern       string
 	clients                     int
+	policies                    string // "" = primary,secondary,decongestant,spillway
 }
 
 // defaultsFor returns `bench <workload>`'s defaults: the workload's own
@@ -72,7 +73,11 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.DurationVar(&b.period, "period", 10*time.Second, "reporting period")
 	fs.DurationVar(&b.warmup, "warmup", def.warmup, "time excluded from summaries at the start of each run (seed 000 used 100s)")
 	fs.IntVar(&b.repeat, "repeat", 1, "repetitions of every policy")
-	fs.StringVar(&b.policies, "policies", "primary,secondary,decongestant", "comma-separated policies: "+balancer.Names)
+	policies := def.policies
+	if policies == "" {
+		policies = "primary,secondary,decongestant,spillway"
+	}
+	fs.StringVar(&b.policies, "policies", policies, "comma-separated policies: "+balancer.Names)
 	fs.StringVar(&b.maxStaleness, "max-staleness", "10s", "staleness bound for decongestant and for counting violations: a duration, 0 (no stale reads) or none")
 	fs.BoolVar(&b.sprobe, "sprobe", def.sprobe, "run the S staleness probe alongside the workload")
 	fs.DurationVar(&b.probeInterval, "sprobe-interval", 100*time.Millisecond, "pause between S probes")

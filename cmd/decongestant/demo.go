@@ -32,8 +32,8 @@ func parseDemoFlags(args []string, stderr io.Writer) (d *demoFlags, help bool, e
 	fs.SetOutput(stderr)
 	d = &demoFlags{w: ycsb.NewFlags()} // YCSB-B over 100 000 records
 	// A 5 s balancing period (seed 000: 10 s) lets decongestant climb from
-	// 10% to 90% in 40 s, so three policies fit in the demo's ten minutes.
-	d.b.registerCommon(fs, benchDefaults{duration: 140 * time.Second, warmup: 50 * time.Second,
+	// 10% to 90% in 40 s, so four policies fit in the demo's ten minutes.
+	d.b.registerCommon(fs, benchDefaults{duration: 120 * time.Second, warmup: 45 * time.Second,
 		balPeriod: 5 * time.Second, sprobe: true, out: "", db: "ycsb", writeConcern: "1", clients: 64})
 	addFlags(fs, d.w.Flags())
 	fs.StringVar(&d.outDir, "out-dir", "demo-out", "directory for results.json, report.html and the plots")
@@ -56,7 +56,7 @@ func parseDemoFlags(args []string, stderr io.Writer) (d *demoFlags, help bool, e
 }
 
 // runDemo starts a capped 3-member replica set, runs YCSB-B under primary,
-// secondary and decongestant, writes the results and the report, and tears
+// secondary, decongestant and spillway, writes the results and the report, and tears
 // the cluster down, also on failure and on Ctrl-C.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	d, help, err := parseDemoFlags(args, stderr)

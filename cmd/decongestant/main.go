@@ -28,8 +28,10 @@ const usage = `decongestant: freshness-aware adaptive read routing for MongoDB r
 
 usage:
   decongestant demo [flags]                 start a capped local replica set, run YCSB-B under
-                                            primary, secondary and decongestant, report, tear down
-  decongestant cluster up|down|status [flags]  manage a local replica set
+                                            primary, secondary, decongestant and spillway, report,
+                                            tear down
+  decongestant cluster up|down|status|stepdown|pause|resume|kill|restart|cap [flags]
+                                            manage a local replica set
   decongestant bench ycsb --uri URI [flags] run YCSB under each policy, write results JSON
   decongestant bench tpcc --uri URI [flags] run TPC-C (standard or seed 000's read-write mix)
                                             under each policy, with tpmC and consistency checks
