@@ -37,8 +37,9 @@ type SpillwayConfig struct {
 	// Smoothing is the weight of a period's latency in each member's
 	// moving average (0.5).
 	Smoothing float64
-	// MinSamples is the number of reads a member needs in a period for its
-	// latency to count (10).
+	// MinSamples is the number of reads in a period from which its median
+	// moves a member's average by the full Smoothing (fewer move it in
+	// proportion) and counts toward the baseline (10).
 	MinSamples int
 	// LatencyFloor bounds a member's server time from below (20 µs).
 	LatencyFloor time.Duration
@@ -170,6 +171,9 @@ func (s *Spillway) ObserveLag(l Lag) float64 {
 	for _, m := range l.Members {
 		switch {
 		case m.Role == Primary:
+			if s.primary != m.Host {
+				s.write = 0 // the writes' time was the old primary's
+			}
 			s.primary = m.Host
 		case m.Role != Secondary || !l.Known || slices.Contains(s.fresh, m.Host):
 		case s.cfg.Bound.Unbounded || (s.cfg.Bound.Max > 0 && m.Lag+headroom <= s.cfg.Bound.Max):
@@ -234,7 +238,7 @@ func (s *Spillway) EndPeriod(p Period) Decision {
 		share = 1 - (1-share)*math.Exp(s.cfg.Gain*e)
 	}
 	n := float64(len(s.fresh))
-	share = min(max(share, s.cfg.ProbeShare), 1-n*s.cfg.ProbeShare)
+	share = min(max(share, s.cfg.ProbeShare), max(1-n*s.cfg.ProbeShare, s.cfg.ProbeShare))
 	if share < 1 {
 		rel = floorShares(rel, s.cfg.ProbeShare/(1-share))
 	}
@@ -272,16 +276,7 @@ func (s *Spillway) primaryCost(p Period) float64 {
 // share and counts at the measured ones' mean.
 func (s *Spillway) secondaryShares() (rel []float64, mean float64) {
 	total := s.w.Secondary()
-	var known, sum float64
-	for _, h := range s.fresh {
-		if l := s.lat[h]; l > 0 {
-			sum += s.w.Of(h) * l
-			known += s.w.Of(h)
-		}
-	}
-	if known > 0 {
-		mean = sum / known
-	}
+	mean = s.spillLatency()
 	rel = make([]float64, len(s.fresh))
 	var relSum float64
 	for i, h := range s.fresh {
@@ -323,6 +318,31 @@ func floorShares(rel []float64, floor float64) []float64 {
 	return rel
 }
 
+// spillLatency is the latency of the secondaries where spilled reads go:
+// their median server times weighted by their shares beyond ProbeShare (a
+// member only probed takes no spilled reads), or the least of them when all
+// are only probed; 0 when none is measured.
+func (s *Spillway) spillLatency() float64 {
+	var weight, sum, least float64
+	for _, h := range s.fresh {
+		l := s.lat[h]
+		if l <= 0 {
+			continue
+		}
+		if least == 0 || l < least {
+			least = l
+		}
+		if beyond := s.w.Of(h) - s.cfg.ProbeShare; beyond > 1e-9 {
+			sum += beyond * l
+			weight += beyond
+		}
+	}
+	if weight > 0 {
+		return sum / weight
+	}
+	return least
+}
+
 // observe updates the members' smoothed server times, the primary's write
 // time and the baseline from a period.
 func (s *Spillway) observe(p Period) {
@@ -334,16 +354,25 @@ func (s *Spillway) observe(p Period) {
 			least = m.Min
 		}
 		s.rtt.add(m.Host, least)
-		if m.Count < s.cfg.MinSamples || m.P50 <= 0 {
+		if m.Count <= 0 || m.P50 <= 0 {
 			continue
 		}
 		server := s.server(m.P50, s.rtt.least(m.Host))
-		s.base.add("", seconds(server))
-		s.lat[m.Host] = smooth(s.lat[m.Host], server, s.cfg.Smoothing)
+		if m.Count >= s.cfg.MinSamples {
+			s.base.add("", seconds(server))
+		}
+		s.lat[m.Host] = smooth(s.lat[m.Host], server, s.sampleWeight(m.Count))
 	}
-	if p.Writes.Count >= s.cfg.MinSamples && p.Writes.P50 > 0 {
-		s.write = smooth(s.write, s.server(p.Writes.P50, s.rtt.least(s.primary)), s.cfg.Smoothing)
+	if p.Writes.Count > 0 && p.Writes.P50 > 0 {
+		s.write = smooth(s.write, s.server(p.Writes.P50, s.rtt.least(s.primary)), s.sampleWeight(p.Writes.Count))
 	}
+}
+
+// sampleWeight is how much a period's median of n reads moves an average:
+// Smoothing from MinSamples reads on, in proportion below, so a member on
+// its probe share at a low read rate is still measured, slowly.
+func (s *Spillway) sampleWeight(n int) float64 {
+	return s.cfg.Smoothing * min(1, float64(n)/float64(s.cfg.MinSamples))
 }
 
 // server is a median latency less the round trip, floored, in seconds.

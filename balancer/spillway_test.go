@@ -328,18 +328,21 @@ func TestSpillway(t *testing.T) {
 				}}),
 		},
 		{
-			name: "the primary's latency or the baseline unknown: weights stay as they are",
+			name: "the baseline or the primary's latency unknown: weights stay as they are",
 			steps: []spStep{
 				{lag: l(freshPoll)},
-				{period: p(secPeriod(med(h1, 9, 20), med(h2, 9, 5), med(h3, 9, 5))),
+				// the secondaries are measured from their few reads, but a
+				// period under MinSamples reads makes no baseline
+				{period: p(secPeriod(med(h2, 9, 5), med(h3, 9, 5))),
 					want: map[string]float64{"primary": p2, h2: q2, h3: q2}, reason: "too-few-samples", ratio: ratio(nan())},
-				// the secondaries are measured (and make a baseline), the primary is not
-				{period: p(secPeriod(med(h1, 9, 20), med(h2, 400, 0.5), med(h3, 400, 0.5))),
+				// the baseline known, the primary still not measured
+				{period: p(secPeriod(med(h2, 400, 0.5), med(h3, 400, 0.5))),
 					want: map[string]float64{"primary": p2, h2: q2, h3: q2}, reason: "too-few-samples"},
 				{period: p(Period{Length: time.Second}),
 					want: map[string]float64{"primary": p2, h2: q2, h3: q2}, reason: "too-few-samples"},
-				// the primary measured at last
-				{period: p(congested), reason: "spill", check: primaryFalls(0.9)},
+				// the primary measured at last, from a few reads: against the
+				// secondaries' 2.75 ms (5 then 0.5, smoothed), all only probed
+				{period: p(secPeriod(med(h1, 9, 20))), reason: "spill", ratio: ratio(20 / 2.75), check: primaryFalls(0.9)},
 			},
 		},
 		{
@@ -433,21 +436,35 @@ func TestSpillway(t *testing.T) {
 				}}),
 		},
 		{
-			// The floor is ProbeShare of the secondaries' part: with the
-			// primary at 0.98, h3 keeps 0.01 x 0.02 of all reads.
-			name: "a slow secondary falls to ProbeShare of the secondaries' part while the primary holds the rest",
+			// The floor is ProbeShare of all reads: with the primary at 0.98
+			// both secondaries are held at it, however slow (a floor of
+			// ProbeShare of the secondaries' part would leave h3 0.0002).
+			name: "a slow secondary keeps ProbeShare of all reads while the primary holds the rest",
 			steps: append(append([]spStep{
 				{lag: l(freshPoll)},
 			}, repeat(30, spStep{period: p(slowSecondary), reason: "primary", check: func(_, w Weights) error {
-				if w.Primary < 0.98-1e-12 || w.Of(h3) <= 0 || w.Of(h3) > w.Of(h2) {
-					return fmt.Errorf("want the primary at 0.98, h3 below h2 but weighted: %v", w)
+				if w.Primary < 0.98-1e-12 || w.Of(h3) < 0.01-1e-12 || w.Of(h3) > w.Of(h2)+1e-12 {
+					return fmt.Errorf("want the primary at 0.98, h3 at least ProbeShare and no more than h2: %v", w)
 				}
 				return nil
 			}})...),
-				spStep{period: p(slowSecondary), reason: "primary", check: func(_, w Weights) error {
-					// floored at 0.01, then renormalised with h2's part
-					if rel := w.Of(h3) / w.Secondary(); rel < 0.0098 || rel > 0.01 {
-						return fmt.Errorf("h3 holds %v of the secondaries' part, want the floor: %v", rel, w)
+				spStep{period: p(slowSecondary), reason: "primary", want: map[string]float64{"primary": 0.98, h2: 0.01, h3: 0.01}}),
+		},
+		{
+			// With reads spilled, a secondary 50 times slower falls to the
+			// floor: ProbeShare of all reads, not of the secondaries' part.
+			name: "a slow secondary keeps ProbeShare of all reads while reads spill",
+			steps: append(append([]spStep{
+				{lag: l(freshPoll)},
+			}, repeat(40, spStep{period: p(slowH3), reason: "spill", check: func(_, w Weights) error {
+				if w.Of(h3) < 0.01-1e-12 {
+					return fmt.Errorf("h3 %v under ProbeShare of all reads: %v", w.Of(h3), w)
+				}
+				return nil
+			}})...),
+				spStep{period: p(slowH3), reason: "spill", check: func(_, w Weights) error {
+					if math.Abs(w.Of(h3)-0.01) > 1e-12 || w.Primary > 0.5 {
+						return fmt.Errorf("want h3 at ProbeShare of all reads, the primary spilled: %v", w)
 					}
 					return nil
 				}}),
@@ -456,10 +473,11 @@ func TestSpillway(t *testing.T) {
 			name: "a slow secondary at its probe share does not keep the reads on a congested primary",
 			steps: append(append([]spStep{
 				{lag: l(freshPoll)},
-				// h3 counts in the secondaries' latency by its share: at first
-				// it makes the target, and the primary keeps the reads
-				{period: p(slowH3), reason: "primary", ratio: ratio(20 / 25.5)},
-			}, repeat(10, spStep{period: p(slowH3)})...),
+				// both secondaries only probed: the spill latency is the
+				// least of theirs, h2's 1 ms, under Allowance x baseline
+				// (4 ms), so the primary's 20 ms spills from the first period
+				{period: p(slowH3), reason: "spill", ratio: ratio(5), check: primaryFalls(p2*math.Pow(5, -0.25) + 1e-12)},
+			}, repeat(10, spStep{period: p(slowH3), reason: "spill"})...),
 				spStep{period: p(slowH3), reason: "spill", check: func(before, w Weights) error {
 					if err := primaryFalls(0.5)(before, w); err != nil {
 						return err
@@ -749,8 +767,8 @@ func TestSpillwayPrimaryCost(t *testing.T) {
 	}
 }
 
-// TestSpillwaySecondaryShares checks the secondaries' relative shares and
-// their latency weighted by share.
+// TestSpillwaySecondaryShares checks the secondaries' relative shares,
+// unfloored, and the spill latency they are moved toward.
 func TestSpillwaySecondaryShares(t *testing.T) {
 	g := DefaultSpillwayConfig().Gain
 	norm := func(r ...float64) []float64 {
@@ -778,12 +796,12 @@ func TestSpillwaySecondaryShares(t *testing.T) {
 			wantMean: 0.002,
 		},
 		{
-			name:     "each moves by (mean/latency)^Gain, the mean weighted by share",
+			name:     "each moves by (mean/latency)^Gain, the mean weighted by share beyond ProbeShare",
 			w:        Weights{Primary: 0.5, Secondaries: []HostWeight{{h2, 0.3}, {h3, 0.2}}},
 			lat:      map[string]float64{h2: 0.001, h3: 0.004},
-			wantMean: (0.3*0.001 + 0.2*0.004) / 0.5,
-			wantRel: norm(0.6*math.Pow((0.3*0.001+0.2*0.004)/0.5/0.001, g),
-				0.4*math.Pow((0.3*0.001+0.2*0.004)/0.5/0.004, g)),
+			wantMean: (0.29*0.001 + 0.19*0.004) / 0.48,
+			wantRel: norm(0.6*math.Pow((0.29*0.001+0.19*0.004)/0.48/0.001, g),
+				0.4*math.Pow((0.29*0.001+0.19*0.004)/0.48/0.004, g)),
 		},
 		{
 			name:     "an unmeasured secondary keeps its share and is left out of the mean",
@@ -799,27 +817,21 @@ func TestSpillwaySecondaryShares(t *testing.T) {
 			wantMean: 0,
 		},
 		{
-			name:     "no secondary share yet: equal",
+			name: "no secondary share yet: from equal, each moved toward the least latency",
+			// none is beyond ProbeShare: the mean is the least latency
 			w:        Weights{Primary: 1, Secondaries: []HostWeight{{h2, 0}, {h3, 0}}},
 			lat:      map[string]float64{h2: 0.001, h3: 0.004},
-			wantRel:  []float64{0.5, 0.5},
-			wantMean: 0,
+			wantRel:  norm(0.5, 0.5*math.Pow(0.25, g)),
+			wantMean: 0.001,
 		},
 		{
-			name: "floored at ProbeShare of the secondaries' part, then renormalised",
-			// h3 holds 1% of the secondaries' part and is 16 times slower: it
-			// would drop to about 0.5%
+			name: "not floored here: a slow member falls below ProbeShare (EndPeriod floors the shares)",
+			// h3 holds 1% of the secondaries' part, at its probe share of all
+			// reads, and is 16 times slower: the mean is h2's alone, h3 halves
 			w:        Weights{Primary: 0.5, Secondaries: []HostWeight{{h2, 0.495}, {h3, 0.005}}},
 			lat:      map[string]float64{h2: 0.001, h3: 0.016},
-			wantMean: (0.495*0.001 + 0.005*0.016) / 0.5,
-			wantRel: func() []float64 {
-				mean := (0.495*0.001 + 0.005*0.016) / 0.5
-				r := norm(0.99*math.Pow(mean/0.001, g), 0.01*math.Pow(mean/0.016, g))
-				if r[1] >= 0.01 {
-					panic("the case does not reach the floor")
-				}
-				return norm(r[0], 0.01)
-			}(),
+			wantMean: 0.001,
+			wantRel:  norm(0.99, 0.01*math.Pow(1.0/16, g)),
 		},
 	}
 	for _, tt := range tests {
@@ -836,6 +848,233 @@ func TestSpillwaySecondaryShares(t *testing.T) {
 			}
 			if len(rel) != 2 || math.Abs(rel[0]-tt.wantRel[0]) > 1e-12 || math.Abs(rel[1]-tt.wantRel[1]) > 1e-12 {
 				t.Errorf("relative shares %v, want %v", rel, tt.wantRel)
+			}
+		})
+	}
+}
+
+// TestSpillwaySpillLatency checks the latency spilled reads are judged by:
+// the secondaries' weighted by their shares beyond ProbeShare, the least
+// when all are only probed, 0 when none is measured.
+func TestSpillwaySpillLatency(t *testing.T) {
+	tests := []struct {
+		name  string
+		probe float64
+		w     Weights
+		lat   map[string]float64 // s
+		want  float64            // s
+	}{
+		{
+			name: "weighted by the shares beyond ProbeShare",
+			w:    Weights{Primary: 0.5, Secondaries: []HostWeight{{h2, 0.3}, {h3, 0.2}}},
+			lat:  map[string]float64{h2: 0.001, h3: 0.004},
+			want: (0.29*0.001 + 0.19*0.004) / 0.48,
+		},
+		{
+			name: "a member only probed takes no part",
+			w:    Weights{Primary: 0.49, Secondaries: []HostWeight{{h2, 0.5}, {h3, 0.01}}},
+			lat:  map[string]float64{h2: 0.001, h3: 0.05},
+			want: 0.001,
+		},
+		{
+			name: "all only probed: the least of them",
+			w:    Weights{Primary: 0.98, Secondaries: []HostWeight{{h2, 0.01}, {h3, 0.01}}},
+			lat:  map[string]float64{h2: 0.003, h3: 0.002},
+			want: 0.002,
+		},
+		{
+			name: "all under their probe share (a fresh poll's): the least of them",
+			w:    Weights{Primary: p2, Secondaries: []HostWeight{{h2, q2}, {h3, q2}}},
+			lat:  map[string]float64{h2: 0.001, h3: 0.05},
+			want: 0.001,
+		},
+		{
+			name: "an unmeasured member takes no part, whatever its share",
+			w:    Weights{Primary: 0.4, Secondaries: []HostWeight{{h2, 0.5}, {h3, 0.1}}},
+			lat:  map[string]float64{h3: 0.004},
+			want: 0.004,
+		},
+		{
+			name: "the primary's latency takes no part",
+			w:    Weights{Primary: 0.98, Secondaries: []HostWeight{{h2, 0.01}, {h3, 0.01}}},
+			lat:  map[string]float64{h1: 0.0001, h2: 0.003, h3: 0.002},
+			want: 0.002,
+		},
+		{
+			name: "none measured: 0",
+			w:    Weights{Primary: 0.5, Secondaries: []HostWeight{{h2, 0.3}, {h3, 0.2}}},
+			want: 0,
+		},
+		{
+			name:  "ProbeShare 0: weighted by the whole shares",
+			probe: -1,
+			w:     Weights{Primary: 0.5, Secondaries: []HostWeight{{h2, 0.3}, {h3, 0.2}}},
+			lat:   map[string]float64{h2: 0.001, h3: 0.004},
+			want:  (0.3*0.001 + 0.2*0.004) / 0.5,
+		},
+		{
+			name:  "ProbeShare 0 and no share yet: the least",
+			probe: -1,
+			w:     Weights{Primary: 1, Secondaries: []HostWeight{{h2, 0}, {h3, 0}}},
+			lat:   map[string]float64{h2: 0.001, h3: 0.004},
+			want:  0.001,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSpillway(t, func(c *SpillwayConfig) {
+				if tt.probe < 0 {
+					c.ProbeShare = 0
+				}
+			})
+			s.fresh = []string{h2, h3}
+			s.primary = h1
+			s.w = tt.w
+			for h, v := range tt.lat {
+				s.lat[h] = v
+			}
+			if got := s.spillLatency(); math.Abs(got-tt.want) > 1e-15 {
+				t.Fatalf("spill latency %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSpillwaySampleWeight checks how far a period's median of n reads
+// moves an average.
+func TestSpillwaySampleWeight(t *testing.T) {
+	tests := []struct {
+		minSamples int
+		smoothing  float64
+		n          int
+		want       float64
+	}{
+		{10, 0.5, 0, 0},
+		{10, 0.5, 1, 0.05},
+		{10, 0.5, 5, 0.25},
+		{10, 0.5, 9, 0.45},
+		{10, 0.5, 10, 0.5},
+		{10, 0.5, 11, 0.5},
+		{10, 0.5, 100000, 0.5},
+		{100, 0.5, 50, 0.25},
+		{100, 0.5, 100, 0.5},
+		{10, 1, 4, 0.4},
+		{10, 1, 10, 1},
+		{1, 0.5, 1, 0.5},
+	}
+	for _, tt := range tests {
+		s := newSpillway(t, func(c *SpillwayConfig) { c.MinSamples, c.Smoothing = tt.minSamples, tt.smoothing })
+		if got := s.sampleWeight(tt.n); math.Abs(got-tt.want) > 1e-15 {
+			t.Errorf("MinSamples %d Smoothing %v: sampleWeight(%d) = %v, want %v", tt.minSamples, tt.smoothing, tt.n, got, tt.want)
+		}
+	}
+}
+
+// TestSpillwayWritesNewPrimary checks that the writes' estimate is the
+// primary's in the latest poll: a poll that names another primary resets
+// it, so the old primary's writes do not count against the new one.
+func TestSpillwayWritesNewPrimary(t *testing.T) {
+	elected := poll(time.Second, prim(h2), sec(h1, 0), sec(h3, 0))
+	type step struct {
+		lag    *Lag
+		period *Period
+		write  float64 // ms after the step
+	}
+	steps := []step{
+		{lag: l(freshPoll), write: 0},
+		{period: p(withWrites(secPeriod(med(h1, 100, 2), med(h2, 100, 1), med(h3, 100, 1)), 100, 8)), write: 8},
+		// the same primary: kept
+		{lag: l(freshPoll), write: 8},
+		// a failed poll names no primary: kept
+		{lag: l(Lag{}), write: 8},
+		{lag: l(freshPoll), write: 8},
+		// an election: reset
+		{lag: l(elected), write: 0},
+		// the new primary's first writes are taken as they are (with the old
+		// estimate kept they would average to 14 ms)
+		{period: p(withWrites(secPeriod(med(h2, 100, 3), med(h1, 100, 1), med(h3, 100, 1)), 100, 20)), write: 20},
+		{lag: l(elected), write: 20},
+		// and back
+		{lag: l(freshPoll), write: 0},
+	}
+	s := newSpillway(t, nil)
+	for i, st := range steps {
+		switch {
+		case st.lag != nil:
+			s.ObserveLag(*st.lag)
+		case st.period != nil:
+			s.EndPeriod(*st.period)
+		}
+		if got := s.write * 1000; math.Abs(got-st.write) > 1e-9 {
+			t.Fatalf("step %d: writes %vms, want %vms", i, got, st.write)
+		}
+	}
+
+	// Right after an election the new primary's cost is its reads' alone,
+	// though writes are counted in the period.
+	s = newSpillway(t, func(c *SpillwayConfig) { c.Smoothing = 1 })
+	s.ObserveLag(freshPoll)
+	s.EndPeriod(withWrites(secPeriod(med(h1, 100, 2), med(h2, 100, 1), med(h3, 100, 1)), 100, 500))
+	s.ObserveLag(elected)
+	s.lat[h2] = 0.003
+	if got := s.primaryCost(withWrites(secPeriod(med(h2, 100, 3)), 100, 0)); math.Abs(got-0.003) > 1e-15 {
+		t.Fatalf("new primary's cost %v, want its reads' 0.003 (the old primary's writes forgotten)", got)
+	}
+}
+
+// TestSpillwayPrimaryCap checks the primary's share cap, 1 - n x
+// ProbeShare but never under ProbeShare: with many secondaries the primary
+// keeps its probe share and the secondaries split the rest.
+func TestSpillwayPrimaryCap(t *testing.T) {
+	type split struct{ primary, each float64 }
+	tests := []struct {
+		name         string
+		n            int   // fresh secondaries
+		light, heavy split // the shares after light load (the cap), then heavy (the floor)
+	}{
+		{"5 secondaries: 1 - n x ProbeShare", 5, split{0.5, 0.1}, split{0.1, 0.18}},
+		{"9 secondaries: 1 - n x ProbeShare = ProbeShare", 9, split{0.1, 0.1}, split{0.1, 0.1}},
+		{"10 secondaries: ProbeShare, not 0", 10, split{0.1, 0.09}, split{0.1, 0.09}},
+		{"11 secondaries: ProbeShare, not negative", 11, split{0.1, 0.9 / 11}, split{0.1, 0.9 / 11}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSpillway(t, func(c *SpillwayConfig) { c.ProbeShare, c.Gain, c.Smoothing = 0.1, 2, 1 })
+			members := []MemberLag{prim(h1)}
+			light := secPeriod(med(h1, 200, 0.6))
+			heavy := secPeriod(med(h1, 200, 1000))
+			for i := range tt.n {
+				h := fmt.Sprintf("s%d:27017", i)
+				members = append(members, sec(h, 0))
+				light.Members = append(light.Members, med(h, 20, 0.1))
+				heavy.Members = append(heavy.Members, med(h, 20, 0.1))
+			}
+			s.ObserveLag(poll(time.Second, members...))
+			for _, ph := range []struct {
+				name   string
+				period Period
+				reason string
+				want   split
+			}{{"light", light, "primary", tt.light}, {"heavy", heavy, "spill", tt.heavy}} {
+				var dec Decision
+				for range 10 {
+					dec = s.EndPeriod(ph.period)
+				}
+				w := s.Weights()
+				if err := checkWeights(w); err != nil {
+					t.Fatal(err)
+				}
+				if dec.Reason != ph.reason || math.Abs(dec.Fraction-(1-ph.want.primary)) > 1e-12 {
+					t.Fatalf("%s: decision %+v, want %q with fraction %v", ph.name, dec, ph.reason, 1-ph.want.primary)
+				}
+				if math.Abs(w.Primary-ph.want.primary) > 1e-12 || len(w.Secondaries) != tt.n {
+					t.Fatalf("%s: weights %v, want the primary at %v", ph.name, w, ph.want.primary)
+				}
+				for _, h := range w.Secondaries {
+					if math.Abs(h.Weight-ph.want.each) > 1e-12 {
+						t.Fatalf("%s: weights %v, want each secondary at %v", ph.name, w, ph.want.each)
+					}
+				}
 			}
 		})
 	}
@@ -894,10 +1133,17 @@ func TestSpillwayObserve(t *testing.T) {
 			base: 2,
 		},
 		{
-			name:    "a round trip from a period too short of reads still counts",
-			periods: []Period{secPeriod(rtt(h1, 9, 100, 0.5, 0)), secPeriod(rtt(h1, 10, 3, 2, 0))},
+			name:    "a round trip from a period without reads still counts",
+			periods: []Period{secPeriod(rtt(h1, 0, 0, 0.5, 0)), secPeriod(rtt(h1, 10, 3, 2, 0))},
 			want:    map[string]float64{h1: 2.5},
 			base:    2.5,
+		},
+		{
+			name: "a round trip from a period under MinSamples reads counts too",
+			// 1 ms (3 less 2), then 2.5 ms (3 less 0.5) with weight 0.45
+			periods: []Period{secPeriod(rtt(h1, 10, 3, 2, 0)), secPeriod(rtt(h1, 9, 3, 0.5, 0))},
+			want:    map[string]float64{h1: 1 + 0.45*1.5},
+			base:    1,
 		},
 		{
 			name:    "floored at LatencyFloor",
@@ -919,23 +1165,43 @@ func TestSpillwayObserve(t *testing.T) {
 			base:    2,
 		},
 		{
-			name:    "MinSamples reads count, one fewer do not",
-			periods: []Period{secPeriod(med(h1, 10, 2), med(h2, 9, 1))},
-			want:    map[string]float64{h1: 2, h2: 0},
+			name:    "a first measurement from few reads is taken as it is, but only MinSamples reads make the baseline",
+			periods: []Period{secPeriod(med(h1, 10, 2), med(h2, 9, 1), med(h3, 1, 0.5))},
+			want:    map[string]float64{h1: 2, h2: 1, h3: 0.5},
 			base:    2,
 		},
 		{
-			name:    "too few reads leave the latency and the baseline as they were",
+			name: "MinSamples reads or more move the average by Smoothing, fewer in proportion",
+			periods: []Period{secPeriod(med(h1, 10, 2), med(h2, 10, 2), med(h3, 500, 2)),
+				secPeriod(med(h1, 10, 4), med(h2, 9, 4), med(h3, 500, 4))},
+			want: map[string]float64{h1: 3, h2: 2 + 0.45*2, h3: 3},
+			base: 2,
+		},
+		{
+			name:    "a few reads move the latency in proportion and leave the baseline as it was",
 			periods: []Period{secPeriod(med(h1, 10, 2)), secPeriod(med(h1, 9, 0.5))},
+			want:    map[string]float64{h1: 2 - 0.45*1.5},
+			base:    2,
+		},
+		{
+			name:    "one read moves it by Smoothing / MinSamples",
+			periods: []Period{secPeriod(med(h1, 10, 2)), secPeriod(med(h1, 1, 0.5))},
+			want:    map[string]float64{h1: 2 - 0.05*1.5},
+			base:    2,
+		},
+		{
+			name:    "no reads leave the latency as it was",
+			periods: []Period{secPeriod(med(h1, 10, 2)), secPeriod(med(h1, 0, 0.5))},
 			want:    map[string]float64{h1: 2},
 			base:    2,
 		},
 		{
-			name:    "a custom MinSamples",
-			mutate:  func(c *SpillwayConfig) { c.MinSamples = 100 },
-			periods: []Period{secPeriod(med(h1, 100, 2), med(h2, 99, 1))},
-			want:    map[string]float64{h1: 2, h2: 0},
-			base:    2,
+			name:   "a custom MinSamples",
+			mutate: func(c *SpillwayConfig) { c.MinSamples = 100 },
+			periods: []Period{secPeriod(med(h1, 100, 2), med(h2, 100, 2), med(h3, 99, 1)),
+				secPeriod(med(h1, 100, 4), med(h2, 50, 4))},
+			want: map[string]float64{h1: 3, h2: 2.5, h3: 1},
+			base: 2,
 		},
 		{
 			name:    "no median: skipped",
@@ -965,8 +1231,20 @@ func TestSpillwayObserve(t *testing.T) {
 			base: 2.5,
 		},
 		{
-			name:    "too few writes leave their latency as it was",
+			name:    "a few writes move their latency in proportion",
 			periods: []Period{withWrites(secPeriod(), 10, 8), withWrites(secPeriod(), 9, 1)},
+			want:    map[string]float64{"writes": 8 - 0.45*7},
+			base:    0,
+		},
+		{
+			name:    "no writes leave their latency as it was",
+			periods: []Period{withWrites(secPeriod(), 10, 8), withWrites(secPeriod(), 0, 1)},
+			want:    map[string]float64{"writes": 8},
+			base:    0,
+		},
+		{
+			name:    "a first few writes are taken as they are",
+			periods: []Period{withWrites(secPeriod(), 1, 8)},
 			want:    map[string]float64{"writes": 8},
 			base:    0,
 		},
