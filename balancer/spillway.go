@@ -271,9 +271,8 @@ func (s *Spillway) primaryCost(p Period) float64 {
 }
 
 // secondaryShares returns the fresh secondaries' next relative shares
-// (summing to 1), each moved toward equal latency, and their latency
-// weighted by their current shares. A secondary not measured yet keeps its
-// share and counts at the measured ones' mean.
+// (summing to 1), each moved toward equal latency, and the latency spilled
+// reads meet (spillLatency). A secondary not measured yet keeps its share.
 func (s *Spillway) secondaryShares() (rel []float64, mean float64) {
 	total := s.w.Secondary()
 	mean = s.spillLatency()
