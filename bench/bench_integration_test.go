@@ -508,6 +508,7 @@ func TestRunRecordsMembers(t *testing.T) {
 	for _, run := range res.Runs {
 		perMember := run.Policy != "secondary"
 		served := map[string]int64{}
+		var probes int64
 		for _, p := range run.Periods {
 			if len(p.Members) == 0 {
 				t.Fatalf("%s: period %v has no members", run.Policy, p.TS)
@@ -521,6 +522,12 @@ func TestRunRecordsMembers(t *testing.T) {
 				}
 				served[m.Host] += m.Served
 			}
+			probes += p.SProbeSecondaryProbes
+		}
+		// The probe's second read goes where the policy sends reads: to a
+		// secondary with a share, for the per-member policies too.
+		if probes == 0 {
+			t.Errorf("%s: no S-probe read went to a secondary", run.Policy)
 		}
 		if strings.HasPrefix(run.Policy, "weights:") {
 			total := served[prim.Host] + served[sec.Host]

@@ -83,6 +83,9 @@ func probePeriod(per *results.Period, samples []sprobe.Sample, bound balancer.Bo
 	var gap time.Duration
 	for i, s := range samples {
 		stal[i] = s.Staleness
+		if s.Secondary {
+			per.SProbeSecondaryProbes++
+		}
 		gap = max(gap, s.ValueGap)
 		if !violates(s, bound) {
 			continue

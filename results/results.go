@@ -100,11 +100,14 @@ type Period struct {
 	// SProbeValueGapMaxMS is seed 000's measure of the probes' staleness
 	// (primary value minus second value), which counts pauses in the
 	// writes (an election) as staleness.
-	SProbeValueGapMaxMS float64          `json:"sprobe_value_gap_max_ms,omitempty"`
-	SProbeProbes        int64            `json:"sprobe_probes"`
-	Clients             int              `json:"clients"`
-	Mix                 string           `json:"mix"`
-	ServedBy            map[string]int64 `json:"served_by,omitempty"`
+	SProbeValueGapMaxMS float64 `json:"sprobe_value_gap_max_ms,omitempty"`
+	SProbeProbes        int64   `json:"sprobe_probes"`
+	// SProbeSecondaryProbes counts the probes whose second read was sent
+	// to a secondary (the others read the primary twice).
+	SProbeSecondaryProbes int64            `json:"sprobe_secondary_probes"`
+	Clients               int              `json:"clients"`
+	Mix                   string           `json:"mix"`
+	ServedBy              map[string]int64 `json:"served_by,omitempty"`
 	// ConnsOpened counts the connections the routed client opened to each
 	// member in the period, and CheckoutP99MS is the P99 wait to check a
 	// pooled connection out: client-side queues the wire time leaves out.

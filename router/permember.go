@@ -88,3 +88,19 @@ func (r *Router) appliedWeights() balancer.Weights {
 	w, _ := r.Weights()
 	return w
 }
+
+// SecondaryCollection returns collection coll of database db on a secondary
+// drawn by the shares in force, on its own pool, and its host; ok is false
+// for policies that do not route per member and when no secondary has a
+// share. The S probe reads with it where the policy would send a read.
+func (r *Router) SecondaryCollection(db, coll string) (*mongo.Collection, string, bool) {
+	if r.pools == nil {
+		return nil, "", false
+	}
+	tb := r.tab.Load()
+	if len(tb.secs) == 0 {
+		return nil, "", false
+	}
+	t := tb.draw().t
+	return t.client.Database(db).Collection(coll), t.host, true
+}

@@ -42,6 +42,16 @@ type Policy interface {
 	ReadPref(balancer.Side) *readpref.ReadPref
 }
 
+// MemberRouter is a Policy that chooses the member of every read (a
+// per-member policy): the probe's second read goes to a secondary it
+// weights, on that member's own pool. *router.Router satisfies it.
+type MemberRouter interface {
+	// SecondaryCollection returns a collection on a secondary drawn by
+	// the shares in force, and its host; ok is false when no secondary
+	// has a share (or the policy is not per member).
+	SecondaryCollection(db, coll string) (c *mongo.Collection, host string, ok bool)
+}
+
 // Config tunes the probe. Zero values take the defaults.
 type Config struct {
 	// WriteInterval is the pause between the writer's writes (5 ms): the
@@ -271,6 +281,30 @@ func hostMonitor() *event.CommandMonitor {
 	}}
 }
 
+// secondRead reads the probe document where the application's next read
+// would go: a secondary the policy weights (per-member policies), the
+// policy's secondary read preference while its fraction is above 0, else
+// the primary.
+func (p *Probe) secondRead(ctx context.Context) (v int64, host string, secondary bool, err error) {
+	if mr, ok := p.pol.(MemberRouter); ok {
+		if c, h, ok := mr.SecondaryCollection(p.cfg.Database, p.cfg.Collection); ok {
+			var doc struct {
+				T int64 `bson:"t"`
+			}
+			err := c.FindOne(ctx, bson.D{{Key: "_id", Value: p.cfg.ID}}).Decode(&doc)
+			return doc.T, h, true, err
+		}
+		v, host, err := p.read(ctx, readpref.Primary())
+		return v, host, false, err
+	}
+	if p.pol.Fraction() > 0 {
+		v, host, err := p.read(ctx, p.pol.ReadPref(balancer.Secondary))
+		return v, host, true, err
+	}
+	v, host, err = p.read(ctx, readpref.Primary())
+	return v, host, false, err
+}
+
 func (p *Probe) reader(ctx context.Context) {
 	defer p.wg.Done()
 	primary := readpref.Primary()
@@ -286,12 +320,8 @@ func (p *Probe) reader(ctx context.Context) {
 			p.fail(fmt.Errorf("sprobe: primary read: %w", err))
 			continue
 		}
-		second, secondary := primary, false
-		if p.pol.Fraction() > 0 {
-			second, secondary = p.pol.ReadPref(balancer.Secondary), true
-		}
 		at := time.Now()
-		v2, host, err := p.read(rctx, second)
+		v2, host, secondary, err := p.secondRead(rctx)
 		cancel()
 		if errors.Is(err, mongo.ErrNoDocuments) {
 			// The member has not replicated the probe document yet.
