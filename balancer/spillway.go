@@ -41,7 +41,7 @@ type SpillwayConfig struct {
 	Smoothing float64
 	// MinSamples is the number of reads in a period from which its median
 	// moves a member's average by the full Smoothing (fewer move it in
-	// proportion) and counts toward the baseline (10).
+	// proportion) (10).
 	MinSamples int
 	// LatencyFloor bounds a member's server time from below (20 µs).
 	LatencyFloor time.Duration
@@ -359,9 +359,11 @@ func (s *Spillway) observe(p Period) {
 			continue
 		}
 		server := s.server(m.P50, s.rtt.least(m.Host))
-		if m.Count >= s.cfg.MinSamples {
-			s.base.add("", seconds(server))
-		}
+		// Every measured member feeds the baseline, however few its reads:
+		// at low read rates the probed secondaries are the only uncongested
+		// reads there are (a TPC-C Stock-Level mix of 7 reads/s, measured,
+		// left the saturated primary as its own baseline and never spilled).
+		s.base.add("", seconds(server))
 		s.lat[m.Host] = smooth(s.lat[m.Host], server, s.sampleWeight(m.Count))
 	}
 	if p.Writes.Count > 0 && p.Writes.P50 > 0 {

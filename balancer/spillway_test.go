@@ -1168,10 +1168,10 @@ func TestSpillwayObserve(t *testing.T) {
 			base:    2,
 		},
 		{
-			name:    "a first measurement from few reads is taken as it is, but only MinSamples reads make the baseline",
+			name:    "a first measurement from few reads is taken as it is, and makes the baseline too",
 			periods: []Period{secPeriod(med(h1, 10, 2), med(h2, 9, 1), med(h3, 1, 0.5))},
 			want:    map[string]float64{h1: 2, h2: 1, h3: 0.5},
-			base:    2,
+			base:    0.5,
 		},
 		{
 			name: "MinSamples reads or more move the average by Smoothing, fewer in proportion",
@@ -1181,16 +1181,16 @@ func TestSpillwayObserve(t *testing.T) {
 			base: 2,
 		},
 		{
-			name:    "a few reads move the latency in proportion and leave the baseline as it was",
+			name:    "a few reads move the latency in proportion and count toward the baseline",
 			periods: []Period{secPeriod(med(h1, 10, 2)), secPeriod(med(h1, 9, 0.5))},
 			want:    map[string]float64{h1: 2 - 0.45*1.5},
-			base:    2,
+			base:    0.5,
 		},
 		{
 			name:    "one read moves it by Smoothing / MinSamples",
 			periods: []Period{secPeriod(med(h1, 10, 2)), secPeriod(med(h1, 1, 0.5))},
 			want:    map[string]float64{h1: 2 - 0.05*1.5},
-			base:    2,
+			base:    0.5,
 		},
 		{
 			name:    "no reads leave the latency as it was",
@@ -1204,7 +1204,7 @@ func TestSpillwayObserve(t *testing.T) {
 			periods: []Period{secPeriod(med(h1, 100, 2), med(h2, 100, 2), med(h3, 99, 1)),
 				secPeriod(med(h1, 100, 4), med(h2, 50, 4))},
 			want: map[string]float64{h1: 3, h2: 2.5, h3: 1},
-			base: 2,
+			base: 1,
 		},
 		{
 			name:    "no median: skipped",
@@ -1908,5 +1908,24 @@ func TestSpillwayDefaultFloorKeepsLightLoad(t *testing.T) {
 		if got := s.Weights().Primary; (got < 0.98-1e-9) != tt.spills {
 			t.Errorf("primary at %v ms: share %v, want spilling %v", tt.primaryMS, got, tt.spills)
 		}
+	}
+}
+
+// TestSpillwaySpillsAtLowReadRates is the TPC-C read-write mix measured
+// live: 7 Stock-Levels a second, a primary saturated by writes answering in
+// 300 ms, the probed secondaries in 5 ms from 0–3 reads a period. The
+// secondaries' few reads set the baseline, so the reads spill.
+func TestSpillwaySpillsAtLowReadRates(t *testing.T) {
+	s, err := NewSpillway(DefaultSpillwayConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ObserveLag(freshPoll)
+	for i := range 30 {
+		n := i % 4 // 0..3 reads on each secondary
+		s.EndPeriod(secPeriod(med(h1, 7, 300), med(h2, n, 5), med(h3, 3-n, 5)))
+	}
+	if got := s.Fraction(); got < 0.9 {
+		t.Fatalf("secondaries' share %v after 30 periods, want at least 0.9 (%v)", got, s.Weights())
 	}
 }
