@@ -46,9 +46,12 @@ type Policy interface {
 // per-member policy): the probe's second read goes to a secondary it
 // weights, on that member's own pool. *router.Router satisfies it.
 type MemberRouter interface {
+	// Weights returns the shares in force, and whether the policy routes
+	// per member at all.
+	Weights() (balancer.Weights, bool)
 	// SecondaryCollection returns a collection on a secondary drawn by
 	// the shares in force, and its host; ok is false when no secondary
-	// has a share (or the policy is not per member).
+	// has a share.
 	SecondaryCollection(db, coll string) (c *mongo.Collection, host string, ok bool)
 }
 
@@ -286,7 +289,7 @@ func hostMonitor() *event.CommandMonitor {
 // policy's secondary read preference while its fraction is above 0, else
 // the primary.
 func (p *Probe) secondRead(ctx context.Context) (v int64, host string, secondary bool, err error) {
-	if mr, ok := p.pol.(MemberRouter); ok {
+	if mr, ok := p.pol.(MemberRouter); ok && perMember(mr) {
 		if c, h, ok := mr.SecondaryCollection(p.cfg.Database, p.cfg.Collection); ok {
 			var doc struct {
 				T int64 `bson:"t"`
@@ -303,6 +306,11 @@ func (p *Probe) secondRead(ctx context.Context) (v int64, host string, secondary
 	}
 	v, host, err = p.read(ctx, readpref.Primary())
 	return v, host, false, err
+}
+
+func perMember(mr MemberRouter) bool {
+	_, ok := mr.Weights()
+	return ok
 }
 
 func (p *Probe) reader(ctx context.Context) {
