@@ -23,11 +23,11 @@ type SpillwayConfig struct {
 	// baseline (the least median server time of any member over
 	// BaselineWindow, i.e. an uncongested read) (4).
 	Allowance float64
-	// AllowanceFloor is the least the primary's target ever is (2 ms): a
+	// AllowanceFloor is the least the primary's target ever is (5 ms): a
 	// median server time under it is not congestion worth stale reads,
 	// whatever the ratio to the baseline (an idle member answers in 0.1 ms,
-	// and 4 clients on one 0.35-CPU primary already make it 0.6–1.5 ms, a
-	// time that spilling reads hardly shortens).
+	// and 4 clients on one 0.35-CPU primary already make it 0.6–2.8 ms, a
+	// time that spilling reads hardly shortens; 64 clients make it 20–50 ms).
 	AllowanceFloor time.Duration
 	// Gain is the controller's gain: a primary g times slower than its
 	// target keeps g^-Gain of its share after one period (0.25; at 0.5 the
@@ -56,7 +56,7 @@ type SpillwayConfig struct {
 // DefaultSpillwayConfig returns Spillway's defaults with a 10 s bound.
 func DefaultSpillwayConfig() SpillwayConfig {
 	return SpillwayConfig{Interval: time.Second, Bound: Bound{Max: 10 * time.Second}, Headroom: AutoHeadroom,
-		Allowance: 4, AllowanceFloor: 2 * time.Millisecond, Gain: 0.25, ProbeShare: 0.01, Smoothing: 0.5, MinSamples: 10,
+		Allowance: 4, AllowanceFloor: 5 * time.Millisecond, Gain: 0.25, ProbeShare: 0.01, Smoothing: 0.5, MinSamples: 10,
 		LatencyFloor: 20 * time.Microsecond, RTTWindow: 30 * time.Second, BaselineWindow: time.Minute}
 }
 
