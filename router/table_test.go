@@ -23,7 +23,7 @@ func TestBuildTable(t *testing.T) {
 		{"split", balancer.Weights{Primary: 0.2, Secondaries: []balancer.HostWeight{hw("s1", 0.4), hw("s2", 0.4)}}, all,
 			balancer.Weights{Primary: 0.2, Secondaries: []balancer.HostWeight{hw("s1", 0.4), hw("s2", 0.4)}}},
 		{"an unreadable member's share is spread", balancer.Weights{Primary: 0.2, Secondaries: []balancer.HostWeight{hw("s1", 0.4), hw("s2", 0.4)}},
-			func(h string) bool { return h != "s2" }, balancer.Weights{Primary: 1. / 3, Secondaries: []balancer.HostWeight{hw("s1", 2. / 3)}}},
+			func(h string) bool { return h != "s2" }, balancer.Weights{Primary: 1. / 3, Secondaries: []balancer.HostWeight{hw("s1", 2./3)}}},
 		{"a member without a pool gets nothing", balancer.Weights{Secondaries: []balancer.HostWeight{hw("s1", 0.5), hw("gone", 0.5)}}, all,
 			balancer.Weights{Secondaries: []balancer.HostWeight{hw("s1", 1)}}},
 		{"nothing routable: the primary", balancer.Weights{Secondaries: []balancer.HostWeight{hw("s1", 1)}}, func(string) bool { return false },
