@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"slices"
-
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/metrics"
 	"github.com/decongestant/decongestant/monitor"
@@ -15,22 +13,18 @@ import (
 // the latest poll, and the share the policy gave it (perMember only).
 func memberPeriods(cur, prev []router.MemberSnapshot, lag monitor.LagSample, w balancer.Weights, perMember bool) []results.Member {
 	out := make([]results.Member, 0, len(cur))
-	for _, m := range cur {
-		d := m.Sub(router.MemberSnapshot{})
-		if i := slices.IndexFunc(prev, func(p router.MemberSnapshot) bool { return p.Host == m.Host }); i >= 0 {
-			d = m.Sub(prev[i])
-		}
+	for _, d := range router.MembersSince(cur, prev) {
 		ms := func(q float64, s *metrics.Snapshot) float64 { return metrics.Round3(metrics.MS(s.Quantile(q))) }
-		rm := results.Member{Host: m.Host, Name: m.Name, Role: roleName(m.Role), Served: d.Served,
+		rm := results.Member{Host: d.Host, Name: d.Name, Role: d.Role.String(), Served: d.Served,
 			ClientP50MS: ms(0.5, d.Client), ClientP80MS: ms(0.8, d.Client), WireP50MS: ms(0.5, d.Wire),
 			RTTMinMS: ms(0, d.RTT)}
 		if d.Wire.Count() > 0 && d.RTT.Count() > 0 {
 			rm.ServerMS = metrics.Round3(max(rm.WireP50MS-rm.RTTMinMS, 0))
 		}
-		rm.LagMS = memberLag(lag, m.Host)
+		rm.LagMS = memberLag(lag, d.Host)
 		if perMember {
-			share := w.Of(m.Host)
-			if m.Role == balancer.Primary {
+			share := w.Of(d.Host)
+			if d.Role == balancer.Primary {
 				share = w.Primary
 			}
 			share = metrics.Round3(share)
@@ -55,11 +49,4 @@ func memberLag(s monitor.LagSample, host string) *float64 {
 		return &v
 	}
 	return nil
-}
-
-func roleName(s balancer.Side) string {
-	if s == 0 {
-		return "other"
-	}
-	return s.String()
 }

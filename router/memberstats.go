@@ -50,25 +50,33 @@ func (m MemberSnapshot) Sub(prev MemberSnapshot) MemberSnapshot {
 	return out
 }
 
+// MembersSince returns each member's reads between the prev snapshots
+// (taken earlier by Members) and cur; a member absent from prev counts
+// from zero.
+func MembersSince(cur, prev []MemberSnapshot) []MemberSnapshot {
+	out := make([]MemberSnapshot, 0, len(cur))
+	for _, m := range cur {
+		var p MemberSnapshot
+		if i := slices.IndexFunc(prev, func(p MemberSnapshot) bool { return p.Host == m.Host }); i >= 0 {
+			p = prev[i]
+		}
+		out = append(out, m.Sub(p))
+	}
+	return out
+}
+
 // memberStatsFrom is what a policy observes per member in a period: the
 // units each member served (between the prev and cur snapshots), their
 // latency by the chosen source, and the period's minimum ping.
 func memberStatsFrom(cur, prev []MemberSnapshot, rtt map[string][]time.Duration, src LatencySource) []balancer.MemberStats {
 	out := make([]balancer.MemberStats, 0, len(cur))
-	for _, m := range cur {
-		i := slices.IndexFunc(prev, func(p MemberSnapshot) bool { return p.Host == m.Host })
-		var d MemberSnapshot
-		if i >= 0 {
-			d = m.Sub(prev[i])
-		} else {
-			d = m.Sub(MemberSnapshot{})
-		}
+	for _, d := range MembersSince(cur, prev) {
 		lat := d.Wire
 		if src == ClientLatency {
 			lat = d.Client
 		}
-		out = append(out, balancer.MemberStats{Host: m.Host, Name: m.Name, Role: m.Role, Count: int(lat.Count()),
-			P50: lat.Quantile(0.5), Mean: lat.Mean(), Min: lat.Quantile(0), RTT: metrics.Quantile(rtt[m.Host], 0)})
+		out = append(out, balancer.MemberStats{Host: d.Host, Name: d.Name, Role: d.Role, Count: int(lat.Count()),
+			P50: lat.Quantile(0.5), Mean: lat.Mean(), Min: lat.Quantile(0), RTT: metrics.Quantile(rtt[d.Host], 0)})
 	}
 	return out
 }

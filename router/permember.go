@@ -20,13 +20,7 @@ func (r *Router) preparePools(uri string, clientOpts []*options.ClientOptions) {
 	r.primaryT = &target{}
 	r.tab.Store(&table{primaryShare: 1, primary: r.primaryT, weights: balancer.PrimaryOnly()})
 	open := func(host string) (*mongo.Client, error) {
-		co := append([]*options.ClientOptions{options.Client().ApplyURI(uri)}, clientOpts...)
-		userCmd := co[0].Monitor
-		for _, o := range clientOpts {
-			if o.Monitor != nil {
-				userCmd = o.Monitor
-			}
-		}
+		co, userCmd, _ := withUserMonitors(uri, clientOpts)
 		co = append(memberClientOptions(co, host), options.Client().SetMonitor(r.served.commandMonitor(userCmd)))
 		return mongo.Connect(co...)
 	}

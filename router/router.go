@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
@@ -191,6 +192,21 @@ func newConfig(uri string, opts []Option) (config, error) {
 // connectClient connects the routed client with the router's command and
 // server monitors in front of the user's own.
 func (r *Router) connectClient(uri string, clientOpts []*options.ClientOptions) error {
+	all, userCmd, userSrv := withUserMonitors(uri, clientOpts)
+	all = append(all, options.Client().SetMonitor(r.served.commandMonitor(userCmd)).
+		SetServerMonitor(r.served.serverMonitor(userSrv)))
+	client, err := mongo.Connect(all...)
+	if err != nil {
+		return fmt.Errorf("router: connect to %s: %w", redact.URI(uri), err)
+	}
+	r.client = client
+	return nil
+}
+
+// withUserMonitors returns the URI's options followed by the user's, and the
+// command and server monitors they set (the last one set wins), which the
+// router's own monitors chain to.
+func withUserMonitors(uri string, clientOpts []*options.ClientOptions) ([]*options.ClientOptions, *event.CommandMonitor, *event.ServerMonitor) {
 	co := options.Client().ApplyURI(uri)
 	userCmd, userSrv := co.Monitor, co.ServerMonitor
 	for _, o := range clientOpts {
@@ -201,15 +217,7 @@ func (r *Router) connectClient(uri string, clientOpts []*options.ClientOptions) 
 			userSrv = o.ServerMonitor
 		}
 	}
-	all := append([]*options.ClientOptions{co}, clientOpts...)
-	all = append(all, options.Client().SetMonitor(r.served.commandMonitor(userCmd)).
-		SetServerMonitor(r.served.serverMonitor(userSrv)))
-	client, err := mongo.Connect(all...)
-	if err != nil {
-		return fmt.Errorf("router: connect to %s: %w", redact.URI(uri), err)
-	}
-	r.client = client
-	return nil
+	return append([]*options.ClientOptions{co}, clientOpts...), userCmd, userSrv
 }
 
 // startMonitor starts RTT and lag polling within the connect timeout; every
