@@ -127,8 +127,9 @@ func (r *policyRun) begin(ctx context.Context) error {
 	if err := r.ws.resize(r.clients); err != nil {
 		return err
 	}
-	r.prev = periodBase{read: r.rec.read.Snapshot(), write: r.rec.write.Snapshot(), served: r.rt.Served(),
-		ops: r.rec.opsSnapshot(), checkout: r.conns.checkout.Snapshot(), members: r.rt.Members()}
+	served, members := r.rt.Counts()
+	r.prev = periodBase{read: r.rec.read.Snapshot(), write: r.rec.write.Snapshot(), served: served,
+		ops: r.rec.opsSnapshot(), checkout: r.conns.checkout.Snapshot(), members: members}
 	r.faults = startFaults(ctx, r.o.target, r.phases, r.start, r.col.event, r.o.Progress, r.label)
 	return nil
 }
@@ -207,9 +208,10 @@ func (r *policyRun) endPeriod(ctx context.Context, now time.Duration) {
 	if starts {
 		r.startMeasure(ctx)
 	}
+	served, members := r.rt.Counts()
 	cur := periodBase{at: now, read: r.rec.read.Snapshot(), write: r.rec.write.Snapshot(),
-		readErr: r.rec.readErr.Load(), writeErr: r.rec.writeErr.Load(), served: r.rt.Served(),
-		ops: r.rec.opsSnapshot(), checkout: r.conns.checkout.Snapshot(), members: r.rt.Members()}
+		readErr: r.rec.readErr.Load(), writeErr: r.rec.writeErr.Load(), served: served,
+		ops: r.rec.opsSnapshot(), checkout: r.conns.checkout.Snapshot(), members: members}
 	if starts {
 		r.measure.ops = cur.ops
 	}

@@ -39,6 +39,19 @@ func (r *Router) Members() []MemberSnapshot {
 	return out
 }
 
+// Counts returns Served and Members read from the same per-member counters,
+// so a read finishing between the two calls cannot land in one and not in
+// the other: a period's served_by and its members[] always agree.
+func (r *Router) Counts() (Served, []MemberSnapshot) {
+	members := r.Members()
+	s := Served{Primary: r.served.primary.Load(), Secondary: r.served.secondary.Load(), Other: r.served.other.Load(),
+		ByHost: make(map[string]int64, len(members))}
+	for _, m := range members {
+		s.ByHost[m.Host] = m.Served
+	}
+	return s, members
+}
+
 // Sub returns the reads between prev (an earlier snapshot of the same
 // member, or the zero value) and m.
 func (m MemberSnapshot) Sub(prev MemberSnapshot) MemberSnapshot {
