@@ -23,7 +23,7 @@ func DefaultSettings() Settings {
 }
 
 // Names lists the policy specs Parse accepts, for help texts.
-const Names = "spillway, decongestant, rpm, primary, secondary, secondarypreferred, nearest, maxstaleness:<dur>=90s, fixed:<fraction 0..1>, weights:<member>=<share>,... (members: primary, a name such as n2, or host:port)"
+const Names = "spillway[:<key>=<value>/...], decongestant, rpm, primary, secondary, secondarypreferred, nearest, maxstaleness:<dur>=90s, fixed:<fraction 0..1>, weights:<member>=<share>,... (members: primary, a name such as n2, or host:port)"
 
 // Spec is a parsed, validated policy spec. A policy is a state machine, so
 // every run needs its own: parse a spec once and call New for each.
@@ -115,7 +115,7 @@ func parse(spec string, s Settings) (Policy, error) {
 	case "rpm":
 		return noArg(NewRPM(s.RPM))
 	case "spillway":
-		return noArg(NewSpillway(s.Spillway))
+		return parseSpillway(spec, arg, hasArg, s.Spillway)
 	case "weights":
 		if !hasArg {
 			return nil, fmt.Errorf("%w %q: want weights:<member>=<share>,..., e.g. weights:primary=0.2,n2=0.4,n3=0.4", ErrInvalidPolicy, spec)

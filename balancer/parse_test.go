@@ -25,6 +25,8 @@ func TestParse(t *testing.T) {
 		{"maxstaleness:120s", "maxstaleness:2m0s", MaxStaleness, 1},
 		{"spillway", "spillway", PerMember, 0},
 		{" Spillway", "spillway", PerMember, 0},
+		{"spillway:Deadband=0.30", "spillway:deadband=0.3", PerMember, 0},
+		{"spillway:deadband=0.3/gain=0.1", "spillway:deadband=0.3/gain=0.1", PerMember, 0},
 		{"weights:primary=0.2,n2=0.4,n3=0.4", "weights:primary=0.2,n2=0.4,n3=0.4", PerMember, 0},
 		{"Weights:primary=0.5,127.0.0.1:27018=0.5", "weights:primary=0.5,127.0.0.1:27018=0.5", PerMember, 0},
 	}
@@ -41,7 +43,8 @@ func TestParse(t *testing.T) {
 	}
 	bad := []string{"", "primry", "fixed", "fixed:", "fixed:1.5", "fixed:-0.1", "fixed:x",
 		"maxstaleness:30s", "maxstaleness", "maxstaleness:abc", "decongestant:3", "primary:1",
-		"spillway:1", "spillway:", "weights", "weights:", "weights:primary=0.5", "weights:n2", "weights:primary=0.5,n2=0.5,n2=0"}
+		"spillway:1", "spillway:", "spillway:gain", "spillway:gain=x", "spillway:speed=1", "spillway:gain=3",
+		"spillway:deadband=0.3/", "weights", "weights:", "weights:primary=0.5", "weights:n2", "weights:primary=0.5,n2=0.5,n2=0"}
 	for _, spec := range bad {
 		t.Run("bad "+spec, func(t *testing.T) {
 			if _, err := Parse(spec, DefaultSettings()); !errors.Is(err, ErrInvalidPolicy) {
@@ -159,5 +162,19 @@ func TestParseBound(t *testing.T) {
 		if (err == nil) != tt.ok || (tt.ok && got != tt.want) {
 			t.Errorf("ParseBound(%q) = %v, %v", tt.in, got, err)
 		}
+	}
+}
+
+// TestParseSpillwaySettings checks that a spillway spec's keys reach the
+// policy's constants and leave the others as given.
+func TestParseSpillwaySettings(t *testing.T) {
+	p, err := Parse("spillway:deadband=0.3/gain=0.1/allowance=2/probe-share=0.02/smoothing=0.8", DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := p.(*Spillway).Config(), DefaultSpillwayConfig()
+	want.Deadband, want.Gain, want.Allowance, want.ProbeShare, want.Smoothing = 0.3, 0.1, 2, 0.02, 0.8
+	if got != want {
+		t.Fatalf("config %+v, want %+v", got, want)
 	}
 }

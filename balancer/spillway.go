@@ -33,6 +33,14 @@ type SpillwayConfig struct {
 	// target keeps g^-Gain of its share after one period (0.25; at 0.5 the
 	// shares swung between periods on 0.35-CPU members).
 	Gain float64
+	// Deadband is the latency error a share does not answer: a primary
+	// within a factor 1+Deadband of its target keeps its share, and a
+	// larger error moves it only by the part beyond that factor; the same
+	// holds between the secondaries (0: every error moves the shares).
+	// Median latencies of CPU-capped members swing by tens of percent
+	// from one second to the next, and every answered swing moves reads
+	// that change the latencies again.
+	Deadband float64
 	// ProbeShare is the least share every readable member gets, so its
 	// latency stays measured (0.01).
 	ProbeShare float64
@@ -71,6 +79,8 @@ func (c SpillwayConfig) Validate() error {
 		return fmt.Errorf("%w: allowance floor %v must not be negative", ErrInvalidPolicy, c.AllowanceFloor)
 	case !(c.Gain > 0 && c.Gain <= 2):
 		return fmt.Errorf("%w: gain %v must be in (0, 2]", ErrInvalidPolicy, c.Gain)
+	case !(c.Deadband >= 0 && c.Deadband <= 1):
+		return fmt.Errorf("%w: deadband %v must be in [0, 1]", ErrInvalidPolicy, c.Deadband)
 	case !(c.ProbeShare >= 0 && c.ProbeShare <= 0.1):
 		return fmt.Errorf("%w: probe share %v must be in [0, 0.1]", ErrInvalidPolicy, c.ProbeShare)
 	case !(c.Smoothing > 0 && c.Smoothing <= 1):
@@ -100,6 +110,7 @@ func (c SpillwayConfig) Validate() error {
 // secondary is readable only while its last polled lag plus headroom is
 // within the bound; it drops out alone at the poll that says otherwise.
 type Spillway struct {
+	name    string // "spillway", or the spec that changed its settings
 	cfg     SpillwayConfig
 	lat     map[string]float64 // host -> moving average of the median server time (s)
 	write   float64            // moving average of the primary's write server time (s), 0 unknown
@@ -121,13 +132,14 @@ func NewSpillway(cfg SpillwayConfig) (*Spillway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Spillway{cfg: cfg, lat: map[string]float64{}, w: PrimaryOnly(),
+	return &Spillway{name: "spillway", cfg: cfg, lat: map[string]float64{}, w: PrimaryOnly(),
 		rtt:  newWindow(int(cfg.RTTWindow / cfg.Interval)),
 		base: newWindow(int(cfg.BaselineWindow / cfg.Interval))}, nil
 }
 
-// Name returns "spillway".
-func (s *Spillway) Name() string { return "spillway" }
+// Name returns "spillway", or the spec with the settings it changed
+// ("spillway:deadband=0.3").
+func (s *Spillway) Name() string { return s.name }
 
 // Selection returns PerMember.
 func (s *Spillway) Selection() Selection { return Selection{Mode: PerMember, LeastLoaded: true} }
@@ -231,7 +243,7 @@ func (s *Spillway) EndPeriod(p Period) Decision {
 	share := s.w.Primary
 	rel, ls := s.secondaryShares()
 	target := max(s.cfg.Allowance*base, s.cfg.AllowanceFloor.Seconds(), ls)
-	e := math.Log(lp / target)
+	e := s.beyondDeadband(math.Log(lp / target))
 	reason := "primary"
 	if e > 0 {
 		share *= math.Exp(-s.cfg.Gain * e)
@@ -286,7 +298,7 @@ func (s *Spillway) secondaryShares() (rel []float64, mean float64) {
 			r = s.w.Of(h) / total
 		}
 		if l := s.lat[h]; l > 0 && mean > 0 {
-			r *= math.Pow(mean/l, s.cfg.Gain)
+			r *= math.Exp(s.cfg.Gain * s.beyondDeadband(math.Log(mean/l)))
 		}
 		rel[i] = r
 		relSum += r
@@ -295,6 +307,19 @@ func (s *Spillway) secondaryShares() (rel []float64, mean float64) {
 		rel[i] /= relSum
 	}
 	return rel, mean
+}
+
+// beyondDeadband is the part of the log latency error e beyond the
+// deadband, with e's sign.
+func (s *Spillway) beyondDeadband(e float64) float64 {
+	band := math.Log1p(s.cfg.Deadband)
+	switch {
+	case e > band:
+		return e - band
+	case e < -band:
+		return e + band
+	}
+	return 0
 }
 
 // floorShares raises every share to at least floor (capped at an equal

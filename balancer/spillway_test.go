@@ -681,6 +681,33 @@ func TestSpillwayDecision(t *testing.T) {
 			ratio:   1, reason: "primary",
 		},
 		{
+			name: "deadband: a primary within 1+Deadband of its target keeps its share",
+			// target 5 ms (the secondaries), primary 6 ms: 1.2 < 1.25
+			mutate:  func(c *SpillwayConfig) { c.Allowance = 1; c.Deadband = 0.25 },
+			periods: []Period{secPeriod(med(h1, 100, 6), med(h2, 100, 5), med(h3, 100, 5))},
+			primary: func(b float64) float64 { return min(b, 0.98) }, // 1 - n x ProbeShare
+			ratio:   1.2, reason: "primary",
+		},
+		{
+			name: "deadband: a larger error moves the share by the part beyond it",
+			// ratio 4 less the band 1.25: the share shrinks by 3.2^-Gain
+			mutate:  func(c *SpillwayConfig) { c.Allowance = 1; c.Deadband = 0.25 },
+			periods: []Period{secPeriod(med(h1, 100, 20), med(h2, 100, 5), med(h3, 100, 5))},
+			primary: func(b float64) float64 { return b * math.Pow(4/1.25, -gain) },
+			ratio:   4, reason: "spill",
+		},
+		{
+			name: "deadband: below the target too",
+			// first spill, then the primary at 2 ms against 5 ms: 0.4 x 1.25 = 0.5
+			mutate: func(c *SpillwayConfig) { c.Allowance = 1; c.Deadband = 0.25 },
+			periods: []Period{
+				secPeriod(med(h1, 100, 20), med(h2, 100, 5), med(h3, 100, 5)),
+				secPeriod(med(h1, 100, 2), med(h2, 100, 5), med(h3, 100, 5)),
+			},
+			primary: func(b float64) float64 { return 1 - (1-b)*math.Pow(0.5, gain) },
+			ratio:   0.4, reason: "primary",
+		},
+		{
 			name:    "clamped at ProbeShare",
 			mutate:  func(c *SpillwayConfig) { c.Gain = 2 },
 			periods: []Period{secPeriod(med(h1, 100, 1000), med(h2, 100, 0.1), med(h3, 100, 0.1))},
