@@ -12,8 +12,9 @@
 // recorder.go (timing every operation), collector.go (router events),
 // aggregate.go (minutes and summaries), connwatch.go (connection pools),
 // reads.go (routed reads for workloads), sweep.go (client-count sweeps:
-// --clients 20,60,..., the order of the runs), phases.go (parsing), faults.go
-// (fault actions on the cluster, and restoring it after a run) and cpu.go.
+// --clients 20,60,..., the order of the runs), phases.go (parsing; the fault
+// actions and restoring the cluster after a run are package faults') and
+// cpu.go.
 package bench
 
 import (

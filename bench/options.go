@@ -14,6 +14,7 @@ import (
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/cluster"
+	"github.com/decongestant/decongestant/faults"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/results"
 	"github.com/decongestant/decongestant/router"
@@ -99,7 +100,7 @@ type Options struct {
 	OnEvent func(policy string, e router.Event)
 
 	// target is Cluster, or the one opened from ClusterDir (prepare).
-	target faultCluster
+	target faults.Cluster
 }
 
 // validate checks the options once and fills in the defaults.
@@ -182,8 +183,8 @@ func (o *Options) defaults() {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
-	if _, ok := o.Progress.(*lockedWriter); !ok {
-		o.Progress = &lockedWriter{w: o.Progress}
+	if _, ok := o.Progress.(*faults.LockedWriter); !ok {
+		o.Progress = &faults.LockedWriter{W: o.Progress}
 	}
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = 15 * time.Second

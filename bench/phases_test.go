@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/decongestant/decongestant/faults"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -20,21 +21,21 @@ func TestParsePhases(t *testing.T) {
 		{"0s:workload=a,clients=180; 620s:workload=b ;700s:clients=20",
 			[]Phase{{At: 0, Mix: "a", Clients: 180}, {At: 620 * s, Mix: "b"}, {At: 700 * s, Clients: 20}}},
 		{"60s:pause=n3;120s:resume=n3", []Phase{
-			{At: 60 * s, Actions: []Action{{ActionPause, "n3"}}},
-			{At: 120 * s, Actions: []Action{{ActionResume, "n3"}}}}},
+			{At: 60 * s, Actions: []faults.Action{{Kind: faults.Pause, Member: "n3"}}},
+			{At: 120 * s, Actions: []faults.Action{{Kind: faults.Resume, Member: "n3"}}}}},
 		{"30s:stepdown;50s:kill=n2;80s:restart=n2", []Phase{
-			{At: 30 * s, Actions: []Action{{Kind: ActionStepDown}}},
-			{At: 50 * s, Actions: []Action{{ActionKill, "n2"}}},
-			{At: 80 * s, Actions: []Action{{ActionRestart, "n2"}}}}},
-		{"60s:clients=100,pause=n3", []Phase{{At: 60 * s, Clients: 100, Actions: []Action{{ActionPause, "n3"}}}}},
+			{At: 30 * s, Actions: []faults.Action{{Kind: faults.StepDown}}},
+			{At: 50 * s, Actions: []faults.Action{{Kind: faults.Kill, Member: "n2"}}},
+			{At: 80 * s, Actions: []faults.Action{{Kind: faults.Restart, Member: "n2"}}}}},
+		{"60s:clients=100,pause=n3", []Phase{{At: 60 * s, Clients: 100, Actions: []faults.Action{{Kind: faults.Pause, Member: "n3"}}}}},
 		{"1s:pause=all,Stop=n2, stepdown ;2s:resume=all,restart=n2", []Phase{
-			{At: s, Actions: []Action{{ActionPause, "all"}, {ActionStop, "n2"}, {Kind: ActionStepDown}}},
-			{At: 2 * s, Actions: []Action{{ActionResume, "all"}, {ActionRestart, "n2"}}}}},
+			{At: s, Actions: []faults.Action{{Kind: faults.Pause, Member: "all"}, {Kind: faults.Stop, Member: "n2"}, {Kind: faults.StepDown}}},
+			{At: 2 * s, Actions: []faults.Action{{Kind: faults.Resume, Member: "all"}, {Kind: faults.Restart, Member: "n2"}}}}},
 		{"1s:kill=primary;2s:restart=primary;3s:stop=primary;4s:restart=primary", []Phase{
-			{At: s, Actions: []Action{{ActionKill, "primary"}}}, {At: 2 * s, Actions: []Action{{ActionRestart, "primary"}}},
-			{At: 3 * s, Actions: []Action{{ActionStop, "primary"}}}, {At: 4 * s, Actions: []Action{{ActionRestart, "primary"}}}}},
-		{"1s:kill=primary,restart=primary", []Phase{{At: s, Actions: []Action{{ActionKill, "primary"}, {ActionRestart, "primary"}}}}},
-		{"5s:restart=n12", []Phase{{At: 5 * s, Actions: []Action{{ActionRestart, "n12"}}}}},
+			{At: s, Actions: []faults.Action{{Kind: faults.Kill, Member: "primary"}}}, {At: 2 * s, Actions: []faults.Action{{Kind: faults.Restart, Member: "primary"}}},
+			{At: 3 * s, Actions: []faults.Action{{Kind: faults.Stop, Member: "primary"}}}, {At: 4 * s, Actions: []faults.Action{{Kind: faults.Restart, Member: "primary"}}}}},
+		{"1s:kill=primary,restart=primary", []Phase{{At: s, Actions: []faults.Action{{Kind: faults.Kill, Member: "primary"}, {Kind: faults.Restart, Member: "primary"}}}}},
+		{"5s:restart=n12", []Phase{{At: 5 * s, Actions: []faults.Action{{Kind: faults.Restart, Member: "n12"}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -104,8 +105,8 @@ func TestCheckMembers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = checkMembers(phases, names)
-			if tt.say == "" && err != nil || tt.say != "" && (!errors.Is(err, ErrBadPhases) || !strings.Contains(err.Error(), tt.say)) {
+			err = faults.CheckMembers(steps(phases), names)
+			if tt.say == "" && err != nil || tt.say != "" && (!errors.Is(err, faults.ErrBadActions) || !strings.Contains(err.Error(), tt.say)) {
 				t.Fatalf("checkMembers: %v; want %q", err, tt.say)
 			}
 		})
@@ -125,7 +126,7 @@ func TestPhaseSpecsRecordActions(t *testing.T) {
 	if got := actions(phases); !reflect.DeepEqual(got, []string{"pause=n3", "stepdown", "resume=n3"}) {
 		t.Errorf("actions: %v", got)
 	}
-	if got := ActionKind(0).String(); got != "ActionKind(0)" {
+	if got := faults.ActionKind(0).String(); got != "ActionKind(0)" {
 		t.Errorf("zero ActionKind prints %q", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/decongestant/decongestant/cluster"
+	"github.com/decongestant/decongestant/faults"
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/results"
@@ -80,8 +81,8 @@ func checkCluster(ctx context.Context, o *Options, client *mongo.Client) error {
 			return fmt.Errorf("%w: --cluster-dir: %w; fault actions need a cluster started by `decongestant cluster up --dir DIR`", ErrBadOptions, err)
 		}
 	}
-	if err := checkMembers(o.Phases, memberNames(c.Members())); err != nil {
-		return err
+	if err := faults.CheckMembers(steps(o.Phases), memberNames(c.Members())); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadPhases, err)
 	}
 	if err := checkRunning(ctx, c); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/faults"
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/metrics"
 	"github.com/decongestant/decongestant/results"
@@ -30,7 +31,7 @@ type policyRun struct {
 	conns    *connWatch
 	ws       *workers
 	probe    *probeRun
-	faults   *faults
+	faults   *faults.Runner
 	reporter workload.RunReporter
 	stopWork context.CancelFunc
 
@@ -130,7 +131,7 @@ func (r *policyRun) begin(ctx context.Context) error {
 	served, members := r.rt.Counts()
 	r.prev = periodBase{read: r.rec.read.Snapshot(), write: r.rec.write.Snapshot(), served: served,
 		ops: r.rec.opsSnapshot(), checkout: r.conns.checkout.Snapshot(), members: members}
-	r.faults = startFaults(ctx, r.o.target, r.phases, r.start, r.col.event, r.o.Progress, r.label)
+	r.faults = faults.Start(ctx, r.o.target, len(steps(r.phases)), r.start, r.col.event, r.o.Progress, r.label)
 	return nil
 }
 
@@ -175,7 +176,7 @@ func (r *policyRun) applyPhases(now time.Duration) error {
 	for len(r.phases) > 0 && now >= r.phases[0].At {
 		ph := r.phases[0]
 		r.phases = r.phases[1:]
-		r.faults.enqueue(ph.Actions)
+		r.faults.Enqueue(ph.Actions)
 		var parts []string
 		if ph.Mix != "" && ph.Mix != r.mix {
 			if err := r.o.Generator.SetMix(ph.Mix); err != nil {
@@ -269,7 +270,7 @@ func (r *policyRun) period(cur periodBase) (results.Period, *metrics.Snapshot) {
 func (r *policyRun) finish(ctx context.Context, runErr error) (*results.Run, error) {
 	r.stopWork()
 	r.ws.stop()
-	if err := r.faults.finish(ctx); err != nil && runErr == nil {
+	if err := r.faults.Finish(ctx); err != nil && runErr == nil {
 		runErr = err
 	}
 	run := r.run

@@ -1,4 +1,4 @@
-package bench
+package faults
 
 import (
 	"context"
@@ -115,19 +115,19 @@ func (l *eventLog) record(_ float64, kind, detail string) {
 	l.mu.Unlock()
 }
 
-// runFaults applies the phases' actions in order, then finishes.
+// runFaults applies the schedule's actions in order, then finishes.
 func runFaults(t *testing.T, ctx context.Context, c *fakeCluster, spec string) ([]string, []string, error) {
 	t.Helper()
-	phases, err := ParsePhases(spec)
+	steps, err := ParseSchedule(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var log eventLog
-	f := startFaults(ctx, c, phases, time.Now(), log.record, io.Discard, "test")
-	for _, ph := range phases {
-		f.enqueue(ph.Actions)
+	f := Start(ctx, c, len(steps), time.Now(), log.record, io.Discard, "test")
+	for _, ph := range steps {
+		f.Enqueue(ph.Actions)
 	}
-	err = f.finish(context.Background())
+	err = f.Finish(context.Background())
 	return c.calls, log.events, err
 }
 
@@ -220,16 +220,16 @@ func TestFaultsInterrupted(t *testing.T) {
 }
 
 func TestNoFaults(t *testing.T) {
-	var f *faults = startFaults(context.Background(), newFakeCluster(), []Phase{{At: time.Second, Clients: 3}}, time.Now(), nil, io.Discard, "")
+	var f *Runner = Start(context.Background(), newFakeCluster(), 0, time.Now(), nil, io.Discard, "")
 	if f != nil {
 		t.Fatal("a run without actions started a fault worker")
 	}
-	f.enqueue([]Action{{Kind: ActionStepDown}}) // nil-safe
-	if err := f.finish(context.Background()); err != nil {
+	f.Enqueue([]Action{{Kind: StepDown}}) // nil-safe
+	if err := f.Finish(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	phases, _ := ParsePhases("1s:stepdown")
-	if startFaults(context.Background(), nil, phases, time.Now(), nil, io.Discard, "") != nil {
+	steps, _ := ParseSchedule("1s:stepdown")
+	if Start(context.Background(), nil, len(steps), time.Now(), nil, io.Discard, "") != nil {
 		t.Fatal("a fault worker without a cluster")
 	}
 }

@@ -1,4 +1,4 @@
-package bench
+package faults
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 	"github.com/decongestant/decongestant/cluster"
 )
 
-// faultCluster is what fault actions need of a cluster; *cluster.Cluster
+// Cluster is what fault actions need of a cluster; *cluster.Cluster
 // has it, and the unit tests a fake.
-type faultCluster interface {
+type Cluster interface {
 	Members() []cluster.Member
 	Primary(ctx context.Context) (cluster.Member, error)
 	PauseReplication(ctx context.Context, name string) error
@@ -28,7 +28,7 @@ type faultCluster interface {
 	WaitHealthy(ctx context.Context) error
 }
 
-var _ faultCluster = (*cluster.Cluster)(nil)
+var _ Cluster = (*cluster.Cluster)(nil)
 
 const (
 	// actionTimeout bounds one fault action (a restart waits for the
@@ -38,14 +38,14 @@ const (
 	restoreTimeout = 3 * time.Minute
 )
 
-// faults applies a run's fault actions one at a time, in order, on a
+// Runner applies a run's fault actions one at a time, in order, on a
 // goroutine of its own, so the clients and the runner's loop never wait for
 // the cluster. Each action is two events, "fault": when it started, and when
 // it was done or failed (a failure does not stop the run). At the end of the
 // run, finish undoes what the actions left (members down, replication
 // paused) and waits for a healthy set.
-type faults struct {
-	c        faultCluster
+type Runner struct {
+	c        Cluster
 	start    time.Time
 	record   func(ts float64, kind, detail string)
 	progress io.Writer
@@ -61,35 +61,32 @@ type faults struct {
 	acted       bool            // an action ran: finish waits for a healthy set
 }
 
-// startFaults starts the worker of a run whose phases hold fault actions,
-// on ctx (the run's: an interruption cancels the action under way); nil
-// when there are none.
-func startFaults(ctx context.Context, c faultCluster, phases []Phase, start time.Time,
-	record func(ts float64, kind, detail string), progress io.Writer, label string) *faults {
-	n := 0
-	for _, ph := range phases {
-		if len(ph.Actions) > 0 {
-			n++
-		}
-	}
-	if c == nil || n == 0 {
+// Start starts the worker for a run with steps phases that hold fault
+// actions, on ctx (the run's: an interruption cancels the action under
+// way); nil when there are none. record gets every event (seconds since
+// start, "fault" or "fault-restore", what happened); progress a line for
+// each, labelled.
+func Start(ctx context.Context, c Cluster, steps int, start time.Time,
+	record func(ts float64, kind, detail string), progress io.Writer, label string) *Runner {
+	if c == nil || steps == 0 {
 		return nil
 	}
-	f := &faults{c: c, start: start, record: record, progress: progress, label: label,
+	n := steps
+	f := &Runner{c: c, start: start, record: record, progress: progress, label: label,
 		jobs: make(chan []Action, n), done: make(chan struct{}), paused: map[string]bool{}, down: map[string]bool{}}
 	go f.work(ctx)
 	return f
 }
 
-// enqueue hands a phase's actions to the worker; it never blocks (the queue
+// Enqueue hands a phase's actions to the worker; it never blocks (the queue
 // holds every phase of the run).
-func (f *faults) enqueue(actions []Action) {
+func (f *Runner) Enqueue(actions []Action) {
 	if f != nil && len(actions) > 0 {
 		f.jobs <- actions
 	}
 }
 
-func (f *faults) work(ctx context.Context) {
+func (f *Runner) work(ctx context.Context) {
 	defer close(f.done)
 	for actions := range f.jobs {
 		for _, a := range actions {
@@ -99,14 +96,14 @@ func (f *faults) work(ctx context.Context) {
 }
 
 // event records an event at the time since the run's start and prints it.
-func (f *faults) event(kind, detail string) {
+func (f *Runner) event(kind, detail string) {
 	ts := time.Since(f.start).Seconds()
 	f.record(ts, kind, detail)
 	fmt.Fprintf(f.progress, "  [%s] t=%4.0fs %s: %s\n", f.label, ts, kind, detail)
 }
 
 // apply runs one action and records its start and its outcome.
-func (f *faults) apply(ctx context.Context, a Action) {
+func (f *Runner) apply(ctx context.Context, a Action) {
 	if ctx.Err() != nil {
 		f.event("fault", a.String()+": not run: the run was interrupted")
 		return
@@ -144,11 +141,11 @@ func outcome(what string, targets []cluster.Member, note string, took time.Durat
 }
 
 // do carries an action out and returns the members it acted on.
-func (f *faults) do(ctx context.Context, a Action) ([]cluster.Member, string, error) {
+func (f *Runner) do(ctx context.Context, a Action) ([]cluster.Member, string, error) {
 	switch a.Kind {
-	case ActionPause, ActionResume:
+	case Pause, Resume:
 		return f.replication(ctx, a)
-	case ActionStepDown:
+	case StepDown:
 		old, err := f.c.Primary(ctx)
 		if err != nil {
 			return nil, "", err
@@ -158,14 +155,14 @@ func (f *faults) do(ctx context.Context, a Action) ([]cluster.Member, string, er
 			return []cluster.Member{old}, "", err
 		}
 		return []cluster.Member{old}, fmt.Sprintf("new primary %s (%s)", next.Name, next.Host), nil
-	case ActionKill, ActionStop, ActionRestart:
+	case Kill, Stop, Restart:
 		return f.process(ctx, a)
 	}
 	return nil, "", fmt.Errorf("unknown action %v", a.Kind)
 }
 
 // replication pauses or resumes replication on the action's members.
-func (f *faults) replication(ctx context.Context, a Action) ([]cluster.Member, string, error) {
+func (f *Runner) replication(ctx context.Context, a Action) ([]cluster.Member, string, error) {
 	targets, err := f.replicationTargets(ctx, a)
 	if err != nil {
 		return nil, "", err
@@ -173,7 +170,7 @@ func (f *faults) replication(ctx context.Context, a Action) ([]cluster.Member, s
 	var errs []error
 	for _, m := range targets {
 		var err error
-		if a.Kind == ActionPause {
+		if a.Kind == Pause {
 			f.paused[m.Name] = true // even if it fails: resuming is harmless
 			err = f.c.PauseReplication(ctx, m.Name)
 		} else {
@@ -189,13 +186,13 @@ func (f *faults) replication(ctx context.Context, a Action) ([]cluster.Member, s
 
 // replicationTargets: one member; for pause=all every member but the
 // primary, for resume=all every member the run has not taken down.
-func (f *faults) replicationTargets(ctx context.Context, a Action) ([]cluster.Member, error) {
+func (f *Runner) replicationTargets(ctx context.Context, a Action) ([]cluster.Member, error) {
 	members := f.c.Members()
 	if a.Member != AllMembers {
 		return memberNamed(members, a.Member)
 	}
 	skip := f.down
-	if a.Kind == ActionPause {
+	if a.Kind == Pause {
 		p, err := f.c.Primary(ctx)
 		if err != nil {
 			return nil, err
@@ -206,10 +203,10 @@ func (f *faults) replicationTargets(ctx context.Context, a Action) ([]cluster.Me
 }
 
 // process kills, stops or restarts the action's member.
-func (f *faults) process(ctx context.Context, a Action) ([]cluster.Member, string, error) {
+func (f *Runner) process(ctx context.Context, a Action) ([]cluster.Member, string, error) {
 	name := a.Member
 	switch {
-	case a.Member == PrimaryMember && a.Kind == ActionRestart:
+	case a.Member == PrimaryMember && a.Kind == Restart:
 		if name = f.primaryDown; name == "" {
 			return nil, "", errors.New("no earlier kill=primary or stop=primary took a member down")
 		}
@@ -225,14 +222,14 @@ func (f *faults) process(ctx context.Context, a Action) ([]cluster.Member, strin
 		return nil, "", err
 	}
 	switch a.Kind {
-	case ActionRestart:
+	case Restart:
 		err = f.restart(ctx, name)
-	case ActionKill, ActionStop:
+	case Kill, Stop:
 		f.down[name] = true // even if it fails: restarting is harmless
 		if a.Member == PrimaryMember {
 			f.primaryDown = name
 		}
-		if a.Kind == ActionKill {
+		if a.Kind == Kill {
 			err = f.c.KillMember(ctx, name)
 		} else {
 			err = f.c.StopMember(ctx, name)
@@ -242,7 +239,7 @@ func (f *faults) process(ctx context.Context, a Action) ([]cluster.Member, strin
 }
 
 // restart restarts a member, which also clears its fail points.
-func (f *faults) restart(ctx context.Context, name string) error {
+func (f *Runner) restart(ctx context.Context, name string) error {
 	err := f.c.RestartMember(ctx, name)
 	if err == nil {
 		delete(f.down, name)
@@ -263,14 +260,14 @@ func memberNamed(members []cluster.Member, name string) ([]cluster.Member, error
 	return nil, fmt.Errorf("no member %s", name)
 }
 
-// finish waits for the action under way (the queue is closed: no phase is
+// Finish waits for the action under way (the queue is closed: no phase is
 // due after the run), then leaves the cluster usable for the next run:
 // restarts every member the run took down and did not restart, resumes
 // replication wherever it paused it and did not resume, and waits until the
 // set is healthy, each step a "fault-restore" event. It runs on a context of
 // its own, so it also restores after an interruption. The error says the set
 // did not become healthy.
-func (f *faults) finish(ctx context.Context) error {
+func (f *Runner) Finish(ctx context.Context) error {
 	if f == nil {
 		return nil
 	}
@@ -306,7 +303,7 @@ func (f *faults) finish(ctx context.Context) error {
 }
 
 // restore runs one restore step and records its outcome.
-func (f *faults) restore(what, name string, step func() error) {
+func (f *Runner) restore(what, name string, step func() error) {
 	began := time.Now()
 	err := step()
 	if what == "resume" && err == nil {
@@ -316,15 +313,15 @@ func (f *faults) restore(what, name string, step func() error) {
 	f.event("fault-restore", outcome(what, targets, "", time.Since(began), err))
 }
 
-// lockedWriter serialises writes to the progress writer: fault actions
+// LockedWriter serialises writes to the progress writer: fault actions
 // report from their own goroutine while the runner reports periods.
-type lockedWriter struct {
+type LockedWriter struct {
 	mu sync.Mutex
-	w  io.Writer
+	W  io.Writer
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
+func (l *LockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	return l.W.Write(p)
 }

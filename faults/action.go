@@ -1,0 +1,189 @@
+package faults
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrBadActions is wrapped by errors in fault actions: a malformed action,
+// a restart=primary with nothing to restart, a member the cluster lacks.
+var ErrBadActions = errors.New("fault actions")
+
+// ActionKind is what a fault action does; the zero value is invalid.
+type ActionKind int
+
+// The fault actions.
+const (
+	_        ActionKind = iota
+	Pause               // stop a member applying the oplog (fail point rsSyncApplyStop)
+	Resume              // let it apply the oplog again
+	StepDown            // step the primary down (replSetStepDown) and wait for another
+	Kill                // SIGKILL a member
+	Stop                // shut a member down cleanly (SIGTERM)
+	Restart             // start a member again (same port, data and CPU cap)
+)
+
+var actionNames = []string{Pause: "pause", Resume: "resume", StepDown: "stepdown",
+	Kill: "kill", Stop: "stop", Restart: "restart"}
+
+func (k ActionKind) String() string {
+	if k <= 0 || int(k) >= len(actionNames) {
+		return "ActionKind(" + strconv.Itoa(int(k)) + ")"
+	}
+	return actionNames[k]
+}
+
+// Targets of an action besides a member name (n1, n2, ...).
+const (
+	// AllMembers: pause every member that is secondary when the action
+	// runs; resume every member the run has not taken down.
+	AllMembers = "all"
+	// PrimaryMember: kill or stop the member that is primary when the
+	// action runs; restart the member the latest kill=primary or
+	// stop=primary took down.
+	PrimaryMember = "primary"
+)
+
+// Action is one fault action of a phase: Kind on Member ("" for stepdown).
+type Action struct {
+	Kind   ActionKind
+	Member string
+}
+
+// String is the action as written in a phase: "pause=n3", "stepdown".
+func (a Action) String() string {
+	if a.Member == "" {
+		return a.Kind.String()
+	}
+	return a.Kind.String() + "=" + a.Member
+}
+
+// Step is the actions due at a time into a run, in order.
+type Step struct {
+	At      time.Duration
+	Actions []Action
+}
+
+// ParseAction parses one key=value of a phase when the key is an action
+// ("pause=n3", a bare "stepdown"); ok is false when the key is not one.
+func ParseAction(kv string) (a Action, ok bool, err error) {
+	k, v, hasValue := strings.Cut(kv, "=")
+	k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+	kind := ActionKind(max(0, slices.Index(actionNames, k)))
+	if kind == 0 {
+		return Action{}, false, nil
+	}
+	a, err = parseAction(kind, v, hasValue)
+	return a, true, err
+}
+
+// Keys lists the action keys, for messages.
+const Keys = "pause, resume, stepdown, kill, stop, restart"
+
+var memberName = regexp.MustCompile(`^n[1-9][0-9]*$`)
+
+// parseAction checks an action's target: stepdown takes none, pause and
+// resume a member or all, kill, stop and restart a member or primary.
+func parseAction(kind ActionKind, member string, hasValue bool) (Action, error) {
+	a := Action{Kind: kind, Member: member}
+	if kind == StepDown {
+		if hasValue {
+			return a, fmt.Errorf("%q: stepdown takes no member (it steps down whichever member is primary)", a)
+		}
+		return a, nil
+	}
+	special := AllMembers
+	if kind == Kill || kind == Stop || kind == Restart {
+		special = PrimaryMember
+	}
+	switch {
+	case member == "":
+		return a, fmt.Errorf("%s needs a member: %s=n2 or %s=%s", kind, kind, kind, special)
+	case member == special || memberName.MatchString(member):
+		return a, nil
+	case member == PrimaryMember && kind == Pause:
+		return a, fmt.Errorf("%q: a primary applies no oplog to pause; name a secondary (n2) or all", a)
+	case member == PrimaryMember:
+		return a, fmt.Errorf("%q: %s takes a member (n2) or all", a, kind)
+	case member == AllMembers:
+		return a, fmt.Errorf("%q: %s takes one member (n2) or primary", a, kind)
+	}
+	return a, fmt.Errorf("%q: member %q is not a member name such as n2, nor %s", a, member, special)
+}
+
+// CheckRestarts checks that every restart=primary follows a kill=primary or
+// stop=primary that it undoes.
+func CheckRestarts(steps []Step) error {
+	down := false
+	for _, ph := range steps {
+		for _, a := range ph.Actions {
+			switch {
+			case (a.Kind == Kill || a.Kind == Stop) && a.Member == PrimaryMember:
+				down = true
+			case a.Kind == Restart && a.Member == PrimaryMember:
+				if !down {
+					return fmt.Errorf("%w: restart=primary at %v: no earlier kill=primary or stop=primary took a member down (restart=n2 names one)", ErrBadActions, ph.At)
+				}
+				down = false
+			}
+		}
+	}
+	return nil
+}
+
+// CheckMembers checks that every member the steps name is one of names.
+func CheckMembers(steps []Step, names []string) error {
+	for _, ph := range steps {
+		for _, a := range ph.Actions {
+			if memberName.MatchString(a.Member) && !slices.Contains(names, a.Member) {
+				return fmt.Errorf("%w: %s at %v: the cluster has no member %s (members: %s)",
+					ErrBadActions, a, ph.At, a.Member, strings.Join(names, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// ParseSchedule parses fault actions alone by time:
+// "30s:stepdown;50s:kill=primary;80s:restart=primary" (the keys of
+// ParseAction; times are Go durations and must increase).
+func ParseSchedule(s string) ([]Step, error) {
+	var out []Step
+	for _, part := range strings.Split(s, ";") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		at, list, ok := strings.Cut(part, ":")
+		d, err := time.ParseDuration(strings.TrimSpace(at))
+		if !ok || err != nil || d < 0 {
+			return nil, fmt.Errorf("%w: %q: want TIME:action[,action], e.g. 30s:stepdown or 60s:pause=n3", ErrBadActions, part)
+		}
+		if len(out) > 0 && d <= out[len(out)-1].At {
+			return nil, fmt.Errorf("%w: %q: times must increase", ErrBadActions, part)
+		}
+		st := Step{At: d}
+		for _, kv := range strings.Split(list, ",") {
+			a, isAction, err := ParseAction(kv)
+			switch {
+			case err != nil:
+				return nil, fmt.Errorf("%w: %q: %v", ErrBadActions, part, err)
+			case !isAction:
+				return nil, fmt.Errorf("%w: %q: %q is not an action (%s)", ErrBadActions, part, strings.TrimSpace(kv), Keys)
+			}
+			st.Actions = append(st.Actions, a)
+		}
+		out = append(out, st)
+	}
+	if len(out) == 0 && strings.TrimSpace(s) != "" {
+		return nil, fmt.Errorf("%w: %q holds no action", ErrBadActions, s)
+	}
+	if err := CheckRestarts(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
