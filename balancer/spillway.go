@@ -36,10 +36,11 @@ type SpillwayConfig struct {
 	// Deadband is the latency error a share does not answer: a primary
 	// within a factor 1+Deadband of its target keeps its share, and a
 	// larger error moves it only by the part beyond that factor; the same
-	// holds between the secondaries (0: every error moves the shares).
-	// Median latencies of CPU-capped members swing by tens of percent
-	// from one second to the next, and every answered swing moves reads
-	// that change the latencies again.
+	// holds between the secondaries (0.3; 0: every error moves the
+	// shares). Median latencies of CPU-capped members swing by tens of
+	// percent from one second to the next, and every answered swing moves
+	// reads that change the latencies again: on 3 x 0.35-CPU members
+	// (YCSB-B, 64 clients) 0.3 gave 2596 reads/s against 2346 without.
 	Deadband float64
 	// ProbeShare is the least share every readable member gets, so its
 	// latency stays measured (0.01).
@@ -64,7 +65,7 @@ type SpillwayConfig struct {
 // DefaultSpillwayConfig returns Spillway's defaults with a 10 s bound.
 func DefaultSpillwayConfig() SpillwayConfig {
 	return SpillwayConfig{Interval: time.Second, Bound: Bound{Max: 10 * time.Second}, Headroom: AutoHeadroom,
-		Allowance: 4, AllowanceFloor: 5 * time.Millisecond, Gain: 0.25, ProbeShare: 0.01, Smoothing: 0.5, MinSamples: 10,
+		Allowance: 4, AllowanceFloor: 5 * time.Millisecond, Gain: 0.25, Deadband: 0.3, ProbeShare: 0.01, Smoothing: 0.5, MinSamples: 10,
 		LatencyFloor: 20 * time.Microsecond, RTTWindow: 30 * time.Second, BaselineWindow: time.Minute}
 }
 

@@ -11,11 +11,12 @@ import (
 )
 
 // newSpillway returns a Spillway with the defaults but a 1 ms allowance
-// floor, the value the tables below were worked out with, changed by mutate.
+// floor and no deadband, the values the tables below were worked out with,
+// changed by mutate.
 func newSpillway(t *testing.T, mutate func(*SpillwayConfig)) *Spillway {
 	t.Helper()
 	cfg := DefaultSpillwayConfig()
-	cfg.AllowanceFloor = time.Millisecond
+	cfg.AllowanceFloor, cfg.Deadband = time.Millisecond, 0
 	if mutate != nil {
 		mutate(&cfg)
 	}

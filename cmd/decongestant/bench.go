@@ -41,7 +41,7 @@ type benchFlags struct {
 	balPeriod, rpmPeriod, spillPeriod, allowanceFloor, rttInterval, lagInterval, connectTimeout time.Duration
 	delta, lowBal, highBal, lowRatio, highRatio                                                 float64
 	history, minSamples                                                                         int
-	rpmExploration, rpmThreshold, rttQuantile, allowance, probeShare, spillGain                 float64
+	rpmExploration, rpmThreshold, rttQuantile, allowance, probeShare, spillGain, deadband       float64
 }
 
 // benchDefaults are the runner's defaults that differ between workloads
@@ -99,6 +99,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.DurationVar(&b.spillPeriod, "spillway-period", d.Spillway.Interval, "spillway: control period")
 	fs.DurationVar(&b.allowanceFloor, "allowance-floor", d.Spillway.AllowanceFloor, "spillway: a primary median server time under this is never congestion")
 	fs.Float64Var(&b.allowance, "allowance", d.Spillway.Allowance, "spillway: how many times an uncongested read's server time the primary's operations may take before reads spill")
+	fs.Float64Var(&b.deadband, "deadband", d.Spillway.Deadband, "spillway: a latency within this factor of its target (1+deadband) moves no share")
 	fs.Float64Var(&b.probeShare, "probe-share", d.Spillway.ProbeShare, "spillway: least share of every readable member, to keep it measured")
 	fs.Float64Var(&b.spillGain, "spillway-gain", d.Spillway.Gain, "spillway: controller gain (a primary g times slower than its target keeps g^-gain of its share per period)")
 	fs.DurationVar(&b.rpmPeriod, "rpm-period", d.RPM.Interval, "rpm: decision period")
@@ -238,7 +239,7 @@ func (b *benchFlags) settings() (balancer.Settings, error) {
 	s.RPM = balancer.RPMConfig{Interval: b.rpmPeriod, Exploration: b.rpmExploration,
 		Threshold: b.rpmThreshold, MinSamples: b.minSamples}
 	sp := &s.Spillway
-	sp.AllowanceFloor = b.allowanceFloor
+	sp.AllowanceFloor, sp.Deadband = b.allowanceFloor, b.deadband
 	sp.Interval, sp.Allowance, sp.ProbeShare, sp.Gain, sp.Bound, sp.Headroom = b.spillPeriod, b.allowance, b.probeShare, b.spillGain, bound, headroom
 	if err := s.Decongestant.Validate(); err != nil {
 		return s, fmt.Errorf("--max-staleness/--lag-headroom: %w", err)
