@@ -126,14 +126,15 @@ func TestCheckLinearizable(t *testing.T) {
 			dropped: 1,
 		},
 		{
-			name: "the smallest of two failing keys",
+			name: "the first of the smallest failing keys",
 			h: hist(
 				w(1, "a", 1, 1, 0, 10), w(1, "a", 2, 2, 20, 30), rd(2, "a", 1, 1, 40, 50), rd(2, "a", 2, 2, 60, 70),
 				w(1, "b", 3, 1, 0, 10), w(1, "b", 4, 2, 20, 30), rd(2, "b", 3, 1, 40, 50),
 				w(1, "c", 5, 1, 0, 10), rd(2, "c", 5, 1, 20, 30),
+				w(1, "d", 6, 1, 0, 10), w(1, "d", 7, 2, 20, 30), rd(2, "d", 6, 1, 40, 50),
 			),
 			want:    LinIllegal,
-			illegal: 2,
+			illegal: 3,
 			failure: "b",
 		},
 	} {
