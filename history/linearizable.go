@@ -2,6 +2,7 @@ package history
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -132,8 +133,13 @@ func CheckLinearizable(h History, timeout time.Duration) LinReport {
 // WriteVisualization writes Porcupine's HTML visualisation: of the smallest
 // failing key when there is one (its partial linearizations and the point
 // where each gets stuck), else of every key with its linearization (the
-// keys are checked again, under the report's timeout, to collect it).
+// keys are checked again, under the report's timeout, to collect it). It
+// needs the report CheckLinearizable returned: one decoded from JSON has
+// lost what Porcupine found.
 func (r LinReport) WriteVisualization(w io.Writer) error {
+	if r.checks == nil {
+		return errors.New("no linearizability check to visualise: the report was not returned by CheckLinearizable")
+	}
 	if r.Failure != nil {
 		return porcupine.Visualize(registerModel, r.checks[r.Failure.Key].info, w)
 	}

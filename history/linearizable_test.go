@@ -220,6 +220,17 @@ func TestWriteVisualization(t *testing.T) {
 	}
 }
 
+func TestWriteVisualizationNeedsTheCheck(t *testing.T) {
+	b, _ := json.Marshal(CheckLinearizable(hist(w(1, "x", 1, 1, 0, 10), rd(2, "x", 2, 2, 20, 30)), 0))
+	var decoded LinReport
+	if err := json.Unmarshal(b, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	if err := decoded.WriteVisualization(&bytes.Buffer{}); err == nil {
+		t.Error("a report decoded from JSON drew a visualisation of nothing")
+	}
+}
+
 func BenchmarkCheckLinearizable20k(b *testing.B) {
 	h := generate(genConfig{ops: 20000, keys: 8, clients: 16, seed: 1, unknown: 0.002})
 	for b.Loop() {
