@@ -102,7 +102,7 @@ func CheckStaleness(h History, bound time.Duration) StaleReport {
 			}
 			switch w, ok := kw.byValue[op.Value]; {
 			case op.Version == 0 && op.Value == 0: // the initial state
-			case !ok || w.Outcome == OutcomeFail || (w.Outcome == OutcomeOK && w.Version != op.Version):
+			case op.Version == 0, !ok, w.Outcome == OutcomeFail, w.Outcome == OutcomeOK && w.Version != op.Version:
 				rep.Phantom++
 				rep.PhantomExamples = appendExample(rep.PhantomExamples, op)
 			case w.Outcome == OutcomeUnknown || w.Complete > op.Invoke:

@@ -82,6 +82,12 @@ func TestCheckStaleness(t *testing.T) {
 			want:  want{reads: 1, phantom: 1},
 		},
 		{
+			name:  "an unknown write's value under the initial version",
+			h:     hist(unknown(w(1, "x", 1, 0, 0, 10)), rd(2, "x", 1, 0, 20, 30)),
+			bound: RealTime,
+			want:  want{reads: 1, phantom: 1},
+		},
+		{
 			name:  "value of a failed write",
 			h:     hist(failed(w(1, "x", 1, 0, 0, 10), "not primary"), rd(2, "x", 1, 1, 20, 30)),
 			bound: RealTime,
