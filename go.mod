@@ -3,6 +3,7 @@ module github.com/decongestant/decongestant
 go 1.26
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	go.mongodb.org/mongo-driver/v2 v2.9.3
 	golang.org/x/sync v0.21.0
 )
