@@ -81,7 +81,7 @@ func checkCluster(ctx context.Context, o *Options, client *mongo.Client) error {
 			return fmt.Errorf("%w: --cluster-dir: %w; fault actions need a cluster started by `decongestant cluster up --dir DIR`", ErrBadOptions, err)
 		}
 	}
-	if err := faults.CheckMembers(steps(o.Phases), memberNames(c.Members())); err != nil {
+	if err := faults.CheckMembers(steps(o.Phases), cluster.Names(c.Members())); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadPhases, err)
 	}
 	if err := checkRunning(ctx, c); err != nil {
@@ -142,12 +142,4 @@ func matchSet(h helloSet, replSet string, members []cluster.Member, dir string) 
 	}
 	return fmt.Errorf("%w: --uri points at replica set %q (%s), but the cluster in %s is %q (%s): fault actions would hit another set",
 		ErrBadOptions, h.SetName, strings.Join(theirs, ","), dir, replSet, strings.Join(ours, ","))
-}
-
-func memberNames(members []cluster.Member) []string {
-	names := make([]string, len(members))
-	for i, m := range members {
-		names[i] = m.Name
-	}
-	return names
 }

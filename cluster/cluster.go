@@ -151,11 +151,24 @@ func newCluster(cfg Config, dir, mongod string, createdDir bool) *Cluster {
 	}
 }
 
+// MemberName is the name of the i-th member (from 0) of a local set: n1,
+// n2, ...
+func MemberName(i int) string { return "n" + strconv.Itoa(i+1) }
+
+// Names returns the members' names, in order.
+func Names(members []Member) []string {
+	out := make([]string, len(members))
+	for i, m := range members {
+		out[i] = m.Name
+	}
+	return out
+}
+
 // plannedMembers names a member per port, n1 first, with its dbpath and log in dir.
 func plannedMembers(dir string, ports []int) []Member {
 	var members []Member
 	for i, port := range ports {
-		name := "n" + strconv.Itoa(i+1)
+		name := MemberName(i)
 		members = append(members, Member{
 			Name:    name,
 			Host:    "127.0.0.1:" + strconv.Itoa(port),

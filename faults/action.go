@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -186,4 +187,55 @@ func ParseSchedule(s string) ([]Step, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// Nemesis kinds: what Nemesis schedules.
+const (
+	NemesisStepDown = "stepdown" // step the primary down
+	NemesisKill     = "kill"     // kill the primary, restart it half an interval later
+	NemesisPause    = "pause"    // pause replication on every secondary, resume half an interval later
+)
+
+// Nemesis schedules faults of the given kinds, one every interval from the
+// first interval on, in turn, until duration less one interval (so the
+// last fault is undone and the set has settled before the run ends).
+// "kill" restarts the killed primary and "pause" resumes replication half
+// an interval later.
+func Nemesis(kinds []string, interval, duration time.Duration) ([]Step, error) {
+	if len(kinds) == 0 {
+		return nil, nil
+	}
+	for _, k := range kinds {
+		if k != NemesisStepDown && k != NemesisKill && k != NemesisPause {
+			return nil, fmt.Errorf("%w: nemesis %q: want %s, %s or %s", ErrBadActions, k, NemesisStepDown, NemesisKill, NemesisPause)
+		}
+	}
+	if interval <= 0 {
+		return nil, fmt.Errorf("%w: nemesis interval %v must be positive", ErrBadActions, interval)
+	}
+	if duration < 2*interval {
+		return nil, fmt.Errorf("%w: a run of %v has no room for a fault every %v (give at least twice the interval)", ErrBadActions, duration, interval)
+	}
+	var out []Step
+	for i, at := 0, interval; at+interval <= duration; i, at = i+1, at+interval {
+		switch kinds[i%len(kinds)] {
+		case NemesisStepDown:
+			out = append(out, Step{At: at, Actions: []Action{{Kind: StepDown}}})
+		case NemesisKill:
+			out = append(out, Step{At: at, Actions: []Action{{Kind: Kill, Member: PrimaryMember}}},
+				Step{At: at + interval/2, Actions: []Action{{Kind: Restart, Member: PrimaryMember}}})
+		case NemesisPause:
+			out = append(out, Step{At: at, Actions: []Action{{Kind: Pause, Member: AllMembers}}},
+				Step{At: at + interval/2, Actions: []Action{{Kind: Resume, Member: AllMembers}}})
+		}
+	}
+	return out, nil
+}
+
+// Merge merges two schedules by time; actions due at the same time run a's
+// first.
+func Merge(a, b []Step) []Step {
+	out := slices.Concat(a, b)
+	slices.SortStableFunc(out, func(x, y Step) int { return cmp.Compare(x.At, y.At) })
+	return out
 }

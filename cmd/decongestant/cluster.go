@@ -289,10 +289,4 @@ func clusterCap(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return printStatus(ctx, c, stdout)
 }
 
-func memberNames(c *cluster.Cluster) string {
-	var names []string
-	for _, m := range c.Members() {
-		names = append(names, m.Name)
-	}
-	return strings.Join(names, ", ")
-}
+func memberNames(c *cluster.Cluster) string { return strings.Join(cluster.Names(c.Members()), ", ") }

