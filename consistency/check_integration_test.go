@@ -124,3 +124,19 @@ func TestVerifyReportsAPlantedLostWrite(t *testing.T) {
 		t.Fatalf("lost %d, want the planted one", v.Lost.Lost)
 	}
 }
+
+// TestCheckLosesNoW1WriteWithoutFaults: w:1 writes with no fault are all in
+// the final state, the last ones too (the final read waits until they are
+// majority-committed; it once read the majority snapshot right away and
+// called the last few writes lost).
+func TestCheckLosesNoW1WriteWithoutFaults(t *testing.T) {
+	o := checkOptions(t, consistency.Concerns{W: "1", RC: "local", Read: "primary"}, 3*time.Second)
+	o.Registers.WriteInterval = 0 // writes up to the last moment
+	v, err := consistency.Check(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Lost.Acknowledged == 0 || v.Lost.Lost != 0 {
+		t.Fatalf("lost %d of %d acknowledged w:1 writes without a fault: %v", v.Lost.Lost, v.Lost.Acknowledged, v.Lost.Examples)
+	}
+}

@@ -95,8 +95,15 @@ func writeRegister(ctx context.Context, c *mongo.Collection, key string, value, 
 }
 
 // finalState reads every register, log included, from the primary with
-// read concern majority.
+// read concern majority, after a majority write: once that is acknowledged,
+// every write the primary acknowledged before it is majority-committed, so
+// a w:1 write the final read misses was lost, not merely unreplicated yet.
 func finalState(ctx context.Context, c *mongo.Collection, keys []string) ([]history.Final, error) {
+	sync := c.Database().Collection(c.Name()+"_sync", options.Collection().SetWriteConcern(writeconcern.Majority()))
+	if _, err := sync.UpdateOne(ctx, bson.D{{Key: "_id", Value: "final"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}},
+		options.UpdateOne().SetUpsert(true)); err != nil {
+		return nil, fmt.Errorf("registers: majority write before the final read: %w", err)
+	}
 	out := make([]history.Final, 0, len(keys))
 	for _, k := range keys {
 		var r register
