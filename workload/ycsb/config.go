@@ -32,6 +32,10 @@ type Config struct {
 	Collection string
 	// InsertStart is the first key number Load inserts (YCSB's insertstart).
 	InsertStart int64
+	// Causal runs every client in a causally consistent session: its
+	// reads, routed ones included, see its own writes and never go back
+	// (with majority read and write concerns, also across failovers).
+	Causal bool
 }
 
 // Defaults, as YCSB's workload files and CoreWorkload set them; maxscanlength
@@ -119,6 +123,7 @@ const (
 	optSeed          = "seed"
 	optCollection    = "collection"
 	optInsertStart   = "insertstart"
+	optCausal        = "causal"
 )
 
 var optionAliases = map[string]string{
@@ -130,7 +135,7 @@ var optionAliases = map[string]string{
 
 var optionNames = []string{
 	optWorkload, optRecords, optFields, optFieldLength, optDistribution,
-	optMaxScanLength, optSeed, optCollection, optInsertStart,
+	optMaxScanLength, optSeed, optCollection, optInsertStart, optCausal,
 }
 
 // ParseOptions builds a validated Config from string options over
@@ -200,6 +205,8 @@ func (c *Config) set(name, value string) error {
 		c.Collection = v
 	case optInsertStart:
 		c.InsertStart, err = strconv.ParseInt(v, 10, 64)
+	case optCausal:
+		c.Causal, err = strconv.ParseBool(v)
 	}
 	if err != nil {
 		return fmt.Errorf("ycsb: option %s=%q: %w", name, value, err)

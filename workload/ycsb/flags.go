@@ -34,6 +34,7 @@ func (f *Flags) Flags() *flag.FlagSet {
 	opt(optMaxScanLength, "workload E: longest scan")
 	opt(optCollection, "YCSB table (collection)")
 	opt(optInsertStart, "first key number loaded")
+	opt(optCausal, "run every client in a causally consistent session (true/false)")
 	return fs
 }
 
@@ -77,6 +78,11 @@ func (o option) String() string {
 		return o.c.Collection
 	case optInsertStart:
 		return strconv.FormatInt(o.c.InsertStart, 10)
+	case optCausal:
+		return strconv.FormatBool(o.c.Causal)
 	}
 	return ""
 }
+
+// IsBoolFlag lets --causal stand alone.
+func (o option) IsBoolFlag() bool { return o.name == optCausal }

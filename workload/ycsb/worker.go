@@ -24,6 +24,8 @@ type worker struct {
 	reads workload.ReadCollection
 	coll  *mongo.Collection
 	keys  keyChooser
+	// sess is the client's causally consistent session (Config.Causal).
+	sess *mongo.Session
 
 	keybuf []byte
 	valbuf []byte
@@ -70,6 +72,9 @@ func (s *scanOptions) List() []func(*options.FindOptions) error { return s.fns[:
 // Do performs one operation of the worker's mix and reports it under YCSB's
 // name; the Op is valid even when err is not nil.
 func (w *worker) Do(ctx context.Context) (workload.Op, error) {
+	if w.sess != nil {
+		ctx = mongo.NewSessionContext(ctx, w.sess)
+	}
 	o := chooseOp(w.mix, w.rng.Float64())
 	var err error
 	switch o {
@@ -204,4 +209,11 @@ func (w *worker) readModifyWrite(ctx context.Context) error {
 		return w.missing("read-modify-write", key, keynum)
 	}
 	return w.setOneField(ctx, "read-modify-write", key, keynum)
+}
+
+// Close ends the client's session, if it has one.
+func (w *worker) Close() {
+	if w.sess != nil {
+		w.sess.EndSession(context.Background())
+	}
 }

@@ -184,6 +184,13 @@ func (g *Generator) NewWorker(env workload.Env, id int) (workload.Worker, error)
 		valbuf: make([]byte, g.cfg.FieldLength),
 	}
 	w.init()
+	if g.cfg.Causal {
+		sess, err := env.DB.Client().StartSession(options.Session().SetCausalConsistency(true))
+		if err != nil {
+			return nil, fmt.Errorf("ycsb: new worker: causal session: %w", err)
+		}
+		w.sess = sess
+	}
 	return w, nil
 }
 
