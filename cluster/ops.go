@@ -477,6 +477,20 @@ func (c *Cluster) PauseReplication(ctx context.Context, name string) error {
 	return c.SetFailPoint(ctx, name, bson.D{{Key: "configureFailPoint", Value: "rsSyncApplyStop"}, {Key: "mode", Value: "alwaysOn"}})
 }
 
+// IsolateMember stops member name fetching the oplog (fail point
+// stopReplProducer): it receives no new writes at all, as if cut off from
+// the primary's, so w:1 writes the primary acknowledges meanwhile exist on
+// the primary alone (and are rolled back if it fails). It has no effect
+// while the member is primary.
+func (c *Cluster) IsolateMember(ctx context.Context, name string) error {
+	return c.SetFailPoint(ctx, name, bson.D{{Key: "configureFailPoint", Value: "stopReplProducer"}, {Key: "mode", Value: "alwaysOn"}})
+}
+
+// RejoinMember undoes IsolateMember.
+func (c *Cluster) RejoinMember(ctx context.Context, name string) error {
+	return c.SetFailPoint(ctx, name, bson.D{{Key: "configureFailPoint", Value: "stopReplProducer"}, {Key: "mode", Value: "off"}})
+}
+
 // ResumeReplication undoes PauseReplication.
 func (c *Cluster) ResumeReplication(ctx context.Context, name string) error {
 	return c.SetFailPoint(ctx, name, bson.D{{Key: "configureFailPoint", Value: "rsSyncApplyStop"}, {Key: "mode", Value: "off"}})

@@ -27,9 +27,11 @@ const (
 	Kill                // SIGKILL a member
 	Stop                // shut a member down cleanly (SIGTERM)
 	Restart             // start a member again (same port, data and CPU cap)
+	Isolate             // stop a member fetching the oplog (fail point stopReplProducer)
+	Rejoin              // let it fetch again
 )
 
-var actionNames = []string{Pause: "pause", Resume: "resume", StepDown: "stepdown",
+var actionNames = []string{Pause: "pause", Resume: "resume", StepDown: "stepdown", Isolate: "isolate", Rejoin: "rejoin",
 	Kill: "kill", Stop: "stop", Restart: "restart"}
 
 func (k ActionKind) String() string {
@@ -84,7 +86,7 @@ func ParseAction(kv string) (a Action, ok bool, err error) {
 }
 
 // Keys lists the action keys, for messages.
-const Keys = "pause, resume, stepdown, kill, stop, restart"
+const Keys = "pause, resume, isolate, rejoin, stepdown, kill, stop, restart"
 
 var memberName = regexp.MustCompile(`^n[1-9][0-9]*$`)
 
@@ -107,8 +109,8 @@ func parseAction(kind ActionKind, member string, hasValue bool) (Action, error) 
 		return a, fmt.Errorf("%s needs a member: %s=n2 or %s=%s", kind, kind, kind, special)
 	case member == special || memberName.MatchString(member):
 		return a, nil
-	case member == PrimaryMember && kind == Pause:
-		return a, fmt.Errorf("%q: a primary applies no oplog to pause; name a secondary (n2) or all", a)
+	case member == PrimaryMember && (kind == Pause || kind == Isolate):
+		return a, fmt.Errorf("%q: a primary fetches and applies no oplog to %s; name a secondary (n2) or all", a, kind)
 	case member == PrimaryMember:
 		return a, fmt.Errorf("%q: %s takes a member (n2) or all", a, kind)
 	case member == AllMembers:
@@ -194,6 +196,11 @@ const (
 	NemesisStepDown = "stepdown" // step the primary down
 	NemesisKill     = "kill"     // kill the primary, restart it half an interval later
 	NemesisPause    = "pause"    // pause replication on every secondary, resume half an interval later
+	// NemesisLose isolates every secondary, kills the primary a quarter of
+	// an interval later and lets the others rejoin (they elect one of
+	// themselves), and restarts the old primary half an interval after the
+	// start: the w:1 writes it acknowledged alone are rolled back.
+	NemesisLose = "lose"
 )
 
 // Nemesis schedules faults of the given kinds, one every interval from the
@@ -206,8 +213,8 @@ func Nemesis(kinds []string, interval, duration time.Duration) ([]Step, error) {
 		return nil, nil
 	}
 	for _, k := range kinds {
-		if k != NemesisStepDown && k != NemesisKill && k != NemesisPause {
-			return nil, fmt.Errorf("%w: nemesis %q: want %s, %s or %s", ErrBadActions, k, NemesisStepDown, NemesisKill, NemesisPause)
+		if k != NemesisStepDown && k != NemesisKill && k != NemesisPause && k != NemesisLose {
+			return nil, fmt.Errorf("%w: nemesis %q: want %s, %s, %s or %s", ErrBadActions, k, NemesisStepDown, NemesisKill, NemesisPause, NemesisLose)
 		}
 	}
 	if interval <= 0 {
@@ -227,6 +234,10 @@ func Nemesis(kinds []string, interval, duration time.Duration) ([]Step, error) {
 		case NemesisPause:
 			out = append(out, Step{At: at, Actions: []Action{{Kind: Pause, Member: AllMembers}}},
 				Step{At: at + interval/2, Actions: []Action{{Kind: Resume, Member: AllMembers}}})
+		case NemesisLose:
+			out = append(out, Step{At: at, Actions: []Action{{Kind: Isolate, Member: AllMembers}}},
+				Step{At: at + interval/4, Actions: []Action{{Kind: Kill, Member: PrimaryMember}, {Kind: Rejoin, Member: AllMembers}}},
+				Step{At: at + interval/2, Actions: []Action{{Kind: Restart, Member: PrimaryMember}}})
 		}
 	}
 	return out, nil

@@ -21,6 +21,8 @@ type Cluster interface {
 	Primary(ctx context.Context) (cluster.Member, error)
 	PauseReplication(ctx context.Context, name string) error
 	ResumeReplication(ctx context.Context, name string) error
+	IsolateMember(ctx context.Context, name string) error
+	RejoinMember(ctx context.Context, name string) error
 	StepDown(ctx context.Context) (cluster.Member, error)
 	KillMember(ctx context.Context, name string) error
 	StopMember(ctx context.Context, name string) error
@@ -56,6 +58,7 @@ type Runner struct {
 
 	// Owned by the worker until done is closed, then by finish.
 	paused      map[string]bool // members paused and not resumed since
+	isolated    map[string]bool // members isolated and not rejoined since
 	down        map[string]bool // members killed or stopped and not restarted since
 	primaryDown string          // the member the latest kill/stop=primary took down
 	acted       bool            // an action ran: finish waits for a healthy set
@@ -73,7 +76,7 @@ func Start(ctx context.Context, c Cluster, steps int, start time.Time,
 	}
 	n := steps
 	f := &Runner{c: c, start: start, record: record, progress: progress, label: label,
-		jobs: make(chan []Action, n), done: make(chan struct{}), paused: map[string]bool{}, down: map[string]bool{}}
+		jobs: make(chan []Action, n), done: make(chan struct{}), paused: map[string]bool{}, isolated: map[string]bool{}, down: map[string]bool{}}
 	go f.work(ctx)
 	return f
 }
@@ -143,7 +146,7 @@ func outcome(what string, targets []cluster.Member, note string, took time.Durat
 // do carries an action out and returns the members it acted on.
 func (f *Runner) do(ctx context.Context, a Action) ([]cluster.Member, string, error) {
 	switch a.Kind {
-	case Pause, Resume:
+	case Pause, Resume, Isolate, Rejoin:
 		return f.replication(ctx, a)
 	case StepDown:
 		old, err := f.c.Primary(ctx)
@@ -161,7 +164,8 @@ func (f *Runner) do(ctx context.Context, a Action) ([]cluster.Member, string, er
 	return nil, "", fmt.Errorf("unknown action %v", a.Kind)
 }
 
-// replication pauses or resumes replication on the action's members.
+// replication pauses or resumes replication, or isolates or rejoins, the
+// action's members.
 func (f *Runner) replication(ctx context.Context, a Action) ([]cluster.Member, string, error) {
 	targets, err := f.replicationTargets(ctx, a)
 	if err != nil {
@@ -170,12 +174,19 @@ func (f *Runner) replication(ctx context.Context, a Action) ([]cluster.Member, s
 	var errs []error
 	for _, m := range targets {
 		var err error
-		if a.Kind == Pause {
+		switch a.Kind {
+		case Pause:
 			f.paused[m.Name] = true // even if it fails: resuming is harmless
 			err = f.c.PauseReplication(ctx, m.Name)
-		} else {
+		case Resume:
 			delete(f.paused, m.Name)
 			err = f.c.ResumeReplication(ctx, m.Name)
+		case Isolate:
+			f.isolated[m.Name] = true
+			err = f.c.IsolateMember(ctx, m.Name)
+		case Rejoin:
+			delete(f.isolated, m.Name)
+			err = f.c.RejoinMember(ctx, m.Name)
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -184,15 +195,16 @@ func (f *Runner) replication(ctx context.Context, a Action) ([]cluster.Member, s
 	return targets, "", errors.Join(errs...)
 }
 
-// replicationTargets: one member; for pause=all every member but the
-// primary, for resume=all every member the run has not taken down.
+// replicationTargets: one member; for pause=all and isolate=all every
+// member but the primary, for resume=all and rejoin=all every member the
+// run has not taken down.
 func (f *Runner) replicationTargets(ctx context.Context, a Action) ([]cluster.Member, error) {
 	members := f.c.Members()
 	if a.Member != AllMembers {
 		return memberNamed(members, a.Member)
 	}
 	skip := f.down
-	if a.Kind == Pause {
+	if a.Kind == Pause || a.Kind == Isolate {
 		p, err := f.c.Primary(ctx)
 		if err != nil {
 			return nil, err
@@ -244,6 +256,7 @@ func (f *Runner) restart(ctx context.Context, name string) error {
 	if err == nil {
 		delete(f.down, name)
 		delete(f.paused, name)
+		delete(f.isolated, name)
 		if f.primaryDown == name {
 			f.primaryDown = ""
 		}
@@ -285,6 +298,9 @@ func (f *Runner) Finish(ctx context.Context) error {
 	for _, name := range slices.Sorted(maps.Keys(f.paused)) {
 		steps = append(steps, "resume "+name)
 	}
+	for _, name := range slices.Sorted(maps.Keys(f.isolated)) {
+		steps = append(steps, "rejoin "+name)
+	}
 	fmt.Fprintf(f.progress, "  [%s] restoring the cluster after the run's fault actions: %s\n",
 		f.label, strings.Join(append(steps, "wait for a healthy set"), ", "))
 	for _, name := range slices.Sorted(maps.Keys(f.down)) {
@@ -292,6 +308,9 @@ func (f *Runner) Finish(ctx context.Context) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(f.paused)) {
 		f.restore("resume", name, func() error { return f.c.ResumeReplication(rctx, name) })
+	}
+	for _, name := range slices.Sorted(maps.Keys(f.isolated)) {
+		f.restore("rejoin", name, func() error { return f.c.RejoinMember(rctx, name) })
 	}
 	began := time.Now()
 	if err := f.c.WaitHealthy(rctx); err != nil {
@@ -308,6 +327,9 @@ func (f *Runner) restore(what, name string, step func() error) {
 	err := step()
 	if what == "resume" && err == nil {
 		delete(f.paused, name)
+	}
+	if what == "rejoin" && err == nil {
+		delete(f.isolated, name)
 	}
 	targets, _ := memberNamed(f.c.Members(), name)
 	f.event("fault-restore", outcome(what, targets, "", time.Since(began), err))

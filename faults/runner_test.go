@@ -87,6 +87,8 @@ func (f *fakeCluster) PauseReplication(_ context.Context, n string) error { retu
 func (f *fakeCluster) ResumeReplication(_ context.Context, n string) error {
 	return f.call("resume", n)
 }
+func (f *fakeCluster) IsolateMember(_ context.Context, n string) error { return f.call("isolate", n) }
+func (f *fakeCluster) RejoinMember(_ context.Context, n string) error  { return f.call("rejoin", n) }
 func (f *fakeCluster) KillMember(_ context.Context, n string) error    { return f.call("kill", n) }
 func (f *fakeCluster) StopMember(_ context.Context, n string) error    { return f.call("stop", n) }
 func (f *fakeCluster) RestartMember(_ context.Context, n string) error { return f.call("restart", n) }
@@ -145,6 +147,11 @@ func TestFaultsApplyAndRestore(t *testing.T) {
 		{"stopped, not restarted", "1s:stop=n3", []string{"stop n3", "restart n3", "healthy"}},
 		{"a restart clears the pause", "1s:pause=n2;2s:kill=n2", []string{"pause n2", "kill n2", "restart n2", "healthy"}},
 		{"stepdown", "1s:stepdown", []string{"stepdown", "healthy"}},
+		{"isolate then rejoin", "1s:isolate=n2;2s:rejoin=n2", []string{"isolate n2", "rejoin n2", "healthy"}},
+		{"isolate all, left on, is rejoined", "1s:isolate=all", []string{"isolate n2", "isolate n3", "rejoin n2", "rejoin n3", "healthy"}},
+		{"the lose nemesis: isolate, kill the primary, rejoin, restart", "1s:isolate=all;2s:kill=primary,rejoin=all;3s:restart=primary",
+			[]string{"isolate n2", "isolate n3", "kill n1", "rejoin n2", "rejoin n3", "restart n1", "healthy"}},
+		{"a restart clears the isolation", "1s:isolate=n3;2s:kill=n3", []string{"isolate n3", "kill n3", "restart n3", "healthy"}},
 		{"restart=primary restarts the member the kill hit", "1s:kill=primary;2s:stepdown;3s:restart=primary",
 			[]string{"kill n1", "stepdown", "restart n1", "healthy"}},
 		{"stop=primary twice", "1s:stop=primary;2s:stop=primary;3s:restart=primary",

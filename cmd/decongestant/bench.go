@@ -81,7 +81,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.StringVar(&b.maxStaleness, "max-staleness", "10s", "staleness bound for decongestant and for counting violations: a duration, 0 (no stale reads) or none")
 	fs.BoolVar(&b.sprobe, "sprobe", def.sprobe, "run the S staleness probe alongside the workload")
 	fs.DurationVar(&b.probeInterval, "sprobe-interval", 100*time.Millisecond, "pause between S probes")
-	fs.StringVar(&b.phases, "phases", "", `dynamic phases: workload and client switches and fault actions (pause, resume, stepdown, kill, stop, restart), e.g. "0s:workload=a,clients=180;620s:workload=b" or "60s:pause=n3;120s:resume=n3"`)
+	fs.StringVar(&b.phases, "phases", "", `dynamic phases: workload and client switches and fault actions (pause, resume, isolate, rejoin, stepdown, kill, stop, restart), e.g. "0s:workload=a,clients=180;620s:workload=b" or "60s:pause=n3;120s:resume=n3"`)
 	fs.StringVar(&b.out, "out", def.out, "results JSON path (written atomically after every run)")
 	fs.StringVar(&b.db, "db", def.db, "database of the workload")
 	fs.DurationVar(&b.connectTimeout, "connect-timeout", 15*time.Second, "how long to wait for the servers before reporting them unreachable")
