@@ -119,7 +119,7 @@ func CheckStaleness(h History, bound time.Duration) StaleReport {
 	for i, s := range stale {
 		versions[i] = s.AgeVersions
 	}
-	rep.AgeVersions = VersionAges{Max: slices.Max(versions), P50: quantileInt64(versions, 0.5), P99: quantileInt64(versions, 0.99)}
+	rep.AgeVersions = VersionAges{Max: slices.Max(versions), P50: metrics.Quantile(versions, 0.5), P99: metrics.Quantile(versions, 0.99)}
 	ms := func(q float64) float64 { return metrics.Round3(metrics.MS(metrics.Quantile(ages, q))) }
 	rep.AgeMs = MsAges{Max: ms(1), P50: ms(0.5), P99: ms(0.99)}
 	slices.SortStableFunc(stale, func(a, b StaleRead) int {
@@ -210,16 +210,4 @@ func appendExample(ex []Op, op Op) []Op {
 		ex = append(ex, op)
 	}
 	return ex
-}
-
-// quantileInt64 is the nearest-rank q-quantile of vs, as metrics.Quantile
-// computes it for durations.
-func quantileInt64(vs []int64, q float64) int64 {
-	if len(vs) == 0 {
-		return 0
-	}
-	c := slices.Clone(vs)
-	slices.Sort(c)
-	i := int(math.Ceil(q*float64(len(c)))) - 1
-	return c[max(0, min(i, len(c)-1))]
 }

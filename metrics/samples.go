@@ -1,9 +1,9 @@
 package metrics
 
 import (
+	"cmp"
 	"math"
 	"slices"
-	"time"
 )
 
 // Quantile returns the nearest-rank q-quantile of ds: the smallest sample
@@ -11,9 +11,10 @@ import (
 // minimum, 0.5 the lower median, 1 the maximum), or 0 for no samples. ds is
 // not modified. This is the project's one quantile of a sample list; the
 // Histogram's is Snapshot.Quantile.
-func Quantile(ds []time.Duration, q float64) time.Duration {
+func Quantile[T cmp.Ordered](ds []T, q float64) T {
 	if len(ds) == 0 {
-		return 0
+		var zero T
+		return zero
 	}
 	c := slices.Clone(ds)
 	slices.Sort(c)

@@ -24,7 +24,7 @@ func TestQuantile(t *testing.T) {
 	if got := Quantile([]time.Duration{1, 2, 3}, 0.5); got != 2 {
 		t.Errorf("median of 3: %v", got)
 	}
-	if Quantile(nil, 0.5) != 0 {
+	if Quantile[time.Duration](nil, 0.5) != 0 || Quantile([]int64{7, 3, 5}, 0.5) != 5 {
 		t.Error("no samples: not 0")
 	}
 }
