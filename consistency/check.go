@@ -27,6 +27,9 @@ const (
 	VisualizationFile = "linearizability.html"
 )
 
+// finalTimeout bounds the final read, majority write included.
+const finalTimeout = 2 * time.Minute
+
 // Event is a fault action's start or outcome during a run.
 type Event struct {
 	TS     float64 `json:"t_s"`
@@ -50,6 +53,7 @@ func Check(ctx context.Context, o CheckOptions) (*Verdict, error) {
 		return nil, err
 	}
 	defer closeEnv()
+	final := registers.FinalCollection(env.Client, o.Registers.Database, o.Registers.Collection)
 
 	histPath := filepath.Join(o.Out, HistoryFile)
 	sink, err := newHistoryFile(histPath, env.Header)
@@ -64,7 +68,9 @@ func Check(ctx context.Context, o CheckOptions) (*Verdict, error) {
 
 	start := time.Now()
 	var events []Event
-	record := func(ts float64, kind, detail string) { events = append(events, Event{TS: ts, Kind: kind, Detail: detail}) }
+	record := func(ts float64, kind, detail string) {
+		events = append(events, Event{TS: ts, Kind: kind, Detail: detail})
+	}
 	fr := faults.Start(ctx, o.Cluster, len(o.Faults), start, record, o.Progress, "check")
 	schedCtx, stopSched := context.WithCancel(ctx)
 	schedDone := schedule(schedCtx, fr, o.Faults, start)
@@ -74,9 +80,14 @@ func Check(ctx context.Context, o CheckOptions) (*Verdict, error) {
 	if err := fr.Finish(ctx); err != nil && runErr == nil {
 		runErr = err
 	}
-	if runErr != nil && len(h.Final) == 0 && ctx.Err() == nil {
-		// The final read failed (faults left no primary?): keep the
-		// history, unchecked for lost writes.
+	if runErr == nil {
+		// Faults undone and the set healthy: the registers' final state.
+		fctx, cancel := context.WithTimeout(ctx, finalTimeout)
+		h.Final, runErr = registers.ReadFinal(fctx, final, h.Header.Keys)
+		cancel()
+	}
+	if runErr != nil && ctx.Err() == nil {
+		// Keep the history, unchecked for lost writes.
 		fmt.Fprintf(o.Progress, "check: %v\n", runErr)
 	}
 	if err := sink.finish(h.Final); err != nil {
@@ -144,8 +155,7 @@ func connect(ctx context.Context, o *CheckOptions) (registers.Env, func(), error
 		client := rt.Client()
 		env := registers.Env{Client: client, Header: header,
 			Writes: client.Database(db, options.Database().SetWriteConcern(wc)).Collection(coll),
-			Reads:  rt.Database(db).Collection(coll),
-			Final:  registers.FinalCollection(client, db, coll)}
+			Reads:  rt.Database(db).Collection(coll)}
 		return env, func() { _ = rt.Close(context.Background()) }, nil
 	}
 	rp, err := c.readPref()
@@ -162,8 +172,7 @@ func connect(ctx context.Context, o *CheckOptions) (registers.Env, func(), error
 	}
 	var reads workload.ReadCollection = client.Database(db, options.Database().SetReadPreference(rp)).Collection(coll)
 	env := registers.Env{Client: client, Header: header, Reads: reads,
-		Writes: client.Database(db, options.Database().SetWriteConcern(wc)).Collection(coll),
-		Final:  registers.FinalCollection(client, db, coll)}
+		Writes: client.Database(db, options.Database().SetWriteConcern(wc)).Collection(coll)}
 	return env, func() { _ = client.Disconnect(context.Background()) }, nil
 }
 

@@ -84,7 +84,9 @@ func (c Concerns) writeConcern() (*writeconcern.WriteConcern, error) {
 	return &writeconcern.WriteConcern{W: n}, nil
 }
 
-func (c Concerns) readConcern() *readconcern.ReadConcern { return &readconcern.ReadConcern{Level: c.RC} }
+func (c Concerns) readConcern() *readconcern.ReadConcern {
+	return &readconcern.ReadConcern{Level: c.RC}
+}
 
 func (c Concerns) readPref() (*readpref.ReadPref, error) {
 	mode, err := readpref.ModeFromString(strings.ToLower(c.Read))

@@ -5,7 +5,8 @@
 // document whose version counts its writes and whose log keeps every value
 // written, so the checkers can order writes and find the lost ones.
 //
-//	h, err := registers.Run(ctx, registers.Defaults(), registers.Env{
-//		Client: client, Writes: writes, Reads: reads, Final: registers.FinalCollection(client, "decongestant", "registers"),
-//	}, time.Now())
+//	cfg := registers.Defaults()
+//	h, err := registers.Run(ctx, cfg, registers.Env{Client: client, Writes: writes, Reads: reads}, time.Now())
+//	// ... undo any faults, then:
+//	h.Final, err = registers.ReadFinal(ctx, registers.FinalCollection(client, cfg.Database, cfg.Collection), h.Header.Keys)
 package registers

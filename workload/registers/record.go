@@ -27,9 +27,6 @@ type Env struct {
 	// Reads is where the run's reads go: a collection with the run's read
 	// concern and read preference, or a router's routed collection.
 	Reads workload.ReadCollection
-	// Final reads the registers after the run: primary, read concern
-	// majority.
-	Final *mongo.Collection
 	// Header describes the run in the history (settings, keys, start).
 	Header history.Header
 	// Sink receives every operation as it completes (a history.Writer
@@ -49,11 +46,12 @@ func Keys(n int) []string {
 	return keys
 }
 
-// Run records a history: it resets the registers, runs the writers and the
-// readers until Config.Writes or Config.Duration, or ctx, ends them, then
-// reads the registers' final state. start is the history's time zero
-// (fault schedules count from it too). The error is a setup or final-read
-// failure; an interrupted run returns what it recorded with ctx's error.
+// Run records a history: it resets the registers and runs the writers and
+// the readers until Config.Writes or Config.Duration, or ctx, ends them.
+// start is the history's time zero (fault schedules count from it too).
+// The registers' final state is ReadFinal's, once faults are undone. The
+// error is a setup failure; an interrupted run returns what it recorded
+// with ctx's error.
 func Run(ctx context.Context, cfg Config, env Env, start time.Time) (history.History, error) {
 	if err := cfg.Validate(); err != nil {
 		return history.History{}, err
@@ -94,12 +92,7 @@ func Run(ctx context.Context, cfg Config, env Env, start time.Time) (history.His
 	go func() { wg.Wait(); close(done) }()
 	rec.progress(done)
 	h.Ops = rec.ops
-	if err := ctx.Err(); err != nil {
-		return h, err
-	}
-	final, err := finalState(context.WithoutCancel(ctx), env.Final, keys)
-	h.Final = final
-	return h, err
+	return h, ctx.Err()
 }
 
 // recorder collects the clients' operations.

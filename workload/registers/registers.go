@@ -94,11 +94,11 @@ func writeRegister(ctx context.Context, c *mongo.Collection, key string, value, 
 	return r.V, err == nil, err
 }
 
-// finalState reads every register, log included, from the primary with
+// ReadFinal reads every register, log included, from the primary with
 // read concern majority, after a majority write: once that is acknowledged,
 // every write the primary acknowledged before it is majority-committed, so
 // a w:1 write the final read misses was lost, not merely unreplicated yet.
-func finalState(ctx context.Context, c *mongo.Collection, keys []string) ([]history.Final, error) {
+func ReadFinal(ctx context.Context, c *mongo.Collection, keys []string) ([]history.Final, error) {
 	sync := c.Database().Collection(c.Name()+"_sync", options.Collection().SetWriteConcern(writeconcern.Majority()))
 	if _, err := sync.UpdateOne(ctx, bson.D{{Key: "_id", Value: "final"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}},
 		options.UpdateOne().SetUpsert(true)); err != nil {
@@ -117,8 +117,8 @@ func finalState(ctx context.Context, c *mongo.Collection, keys []string) ([]hist
 	return out, nil
 }
 
-// FinalCollection returns c's registers with read concern majority and
-// read preference primary, for the final read.
+// FinalCollection returns the registers with read concern majority and
+// read preference primary, for ReadFinal.
 func FinalCollection(client *mongo.Client, db, coll string) *mongo.Collection {
 	return client.Database(db, options.Database().SetReadConcern(readconcern.Majority())).Collection(coll)
 }
