@@ -92,6 +92,9 @@ func newResults(o *Options) *results.Results {
 	if o.sweeping() {
 		res.Config.Clients = o.Sweep[0]
 	}
+	if d, ok := o.Generator.(workload.Described); ok {
+		res.Config.WorkloadSettings = d.Settings()
+	}
 	if bound := o.Settings.Decongestant.Bound; !bound.Unbounded {
 		v := metrics.MS(bound.Max)
 		res.Config.MaxStalenessMS = &v

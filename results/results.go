@@ -32,20 +32,23 @@ type Config struct {
 	// 20,60,...), in the order they ran; each run records its own
 	// (Run.Clients) and Clients holds the first. Absent when the
 	// invocation had one count.
-	ClientsSweep   []int             `json:"clients_sweep,omitempty"`
-	DurationS      float64           `json:"duration_s"`
-	PeriodS        float64           `json:"period_s"`
-	WarmupS        float64           `json:"warmup_s"`
-	Repeat         int               `json:"repeat"`
-	Policies       []string          `json:"policies"`
-	MaxStalenessMS *float64          `json:"max_staleness_ms"`
-	SProbe         bool              `json:"sprobe"`
-	WriteConcern   string            `json:"write_concern"`
-	Phases         []PhaseSpec       `json:"phases,omitempty"`
-	Balancer       map[string]any    `json:"balancer,omitempty"`
-	Extra          map[string]string `json:"extra,omitempty"`
-	StartedAt      string            `json:"started_at"`
-	Host           map[string]any    `json:"host,omitempty"`
+	ClientsSweep   []int          `json:"clients_sweep,omitempty"`
+	DurationS      float64        `json:"duration_s"`
+	PeriodS        float64        `json:"period_s"`
+	WarmupS        float64        `json:"warmup_s"`
+	Repeat         int            `json:"repeat"`
+	Policies       []string       `json:"policies"`
+	MaxStalenessMS *float64       `json:"max_staleness_ms"`
+	SProbe         bool           `json:"sprobe"`
+	WriteConcern   string         `json:"write_concern"`
+	Phases         []PhaseSpec    `json:"phases,omitempty"`
+	Balancer       map[string]any `json:"balancer,omitempty"`
+	// WorkloadSettings are the workload's own settings beyond the mix and
+	// the size (e.g. YCSB's causal sessions).
+	WorkloadSettings map[string]string `json:"workload_settings,omitempty"`
+	Extra            map[string]string `json:"extra,omitempty"`
+	StartedAt        string            `json:"started_at"`
+	Host             map[string]any    `json:"host,omitempty"`
 }
 
 // PhaseSpec is one phase of a dynamic run as recorded in results.

@@ -215,6 +215,12 @@ type Sized interface {
 	Records() int64
 }
 
+// Described is implemented by generators with settings the results should
+// record beside the mix and the size (YCSB's distribution, causal sessions).
+type Described interface {
+	Settings() map[string]string
+}
+
 // Meta describes a registered workload.
 type Meta struct {
 	Name string

@@ -1,6 +1,7 @@
 package ycsb
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -156,4 +157,20 @@ func equalDocs(a, b bson.D) bool {
 		}
 	}
 	return true
+}
+
+// TestSettingsRecorded: the settings the results record follow the
+// configuration, the mix's distribution included.
+func TestSettingsRecorded(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Mix, cfg.Causal = MixD, true
+	g, err := NewGenerator(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := g.Settings()
+	want := map[string]string{"fields": "10", "fieldlength": "100", "distribution": "latest", "causal": "true"}
+	if !maps.Equal(got, want) {
+		t.Fatalf("settings %v, want %v", got, want)
+	}
 }

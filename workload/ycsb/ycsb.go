@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -161,6 +162,14 @@ func (g *Generator) Load(ctx context.Context, env workload.Env, parallel int, pr
 func (g *Generator) latestZetan() float64 {
 	g.latestOnce.Do(func() { g.latestZeta = zeta(0, g.cfg.Records, ZipfianConstant, 0) })
 	return g.latestZeta
+}
+
+// Settings returns the settings the results record beside the mix and the
+// record count.
+func (g *Generator) Settings() map[string]string {
+	c := g.cfg
+	return map[string]string{"fields": strconv.Itoa(c.Fields), "fieldlength": strconv.Itoa(c.FieldLength),
+		"distribution": c.distribution(g.currentMix()).String(), "causal": strconv.FormatBool(c.Causal)}
 }
 
 // NewWorker returns a worker running the current mix, with its own random
