@@ -85,7 +85,11 @@ func TestPerMemberReadsLandOnTheChosenMember(t *testing.T) {
 			for _, m := range rs.Members() {
 				got := float64(s.ByHost[m.Host]) / n
 				want := tt.want[m.Host]
-				tol := 5*math.Sqrt(want*(1-want)/n) + 1e-9
+				// 5 sigma of the draw, and at least 1%: a member the driver
+				// loses sight of for a heartbeat (a loaded host) is not
+				// readable, and its reads go to the primary meanwhile, by
+				// design (8 of 2400 once, with the whole suite running).
+				tol := max(5*math.Sqrt(want*(1-want)/n), 0.01)
 				if math.Abs(got-want) > tol {
 					t.Fatalf("%s (%s) served %.3f of the reads, want %.2f±%.3f (%v)", m.Name, m.Host, got, want, tol, s.ByHost)
 				}
