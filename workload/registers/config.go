@@ -51,6 +51,11 @@ type Config struct {
 	DocSize int
 	// Sessions runs each client in a causally consistent session.
 	Sessions bool
+	// WholeReads makes a read fetch the whole register but its log
+	// (padding included), as seed 003's reader fetched whole documents, so
+	// read latency grows with DocSize; otherwise a read fetches only the
+	// version and the value.
+	WholeReads bool
 	// Database and Collection hold the registers ("decongestant",
 	// "registers").
 	Database, Collection string
