@@ -16,6 +16,9 @@ const MaxDocSize = 16 << 20
 // v, val, the field names and BSON framing (bytes).
 const overhead = 64
 
+// MinDocSize is the smallest DocSize but 0: the register's own fields.
+const MinDocSize = overhead
+
 // logRoom is what a register keeps free for its log of every value written
 // (about 16 bytes a value in BSON: 64 Ki values).
 const logRoom = 1 << 20
