@@ -10,7 +10,8 @@ import (
 // per series in each, with optional error bars, as seed 003 draws its
 // figures 4.3-4.23 (a (w, rc) pair per category, here a bar per read
 // target). A value that is absent (a skipped cell) leaves a gap labelled
-// with the series' note, so an empty slot is never mistaken for zero.
+// with the series' note, so an empty slot is never mistaken for zero, and a
+// measured zero is a sliver on the axis.
 type barChart struct {
 	id, title      string
 	xTitle, yTitle string
@@ -126,6 +127,12 @@ func (c *barChart) render(b *strings.Builder, x, y float64, standalone bool) {
 			}
 			fmt.Fprintf(b, `<rect class="bar" x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s</title></rect>`+"\n",
 				num(bx+0.5), num(base-h), num(math.Max(barW-1, 1)), num(h), esc(s.color), esc(v.tip))
+			if h == 0 {
+				// A measured zero: a sliver on the axis, so it reads as
+				// zero rather than as a gap.
+				fmt.Fprintf(b, `<rect class="zero" x="%s" y="%s" width="%s" height="2" fill="%s"/>`+"\n",
+					num(bx+0.5), num(base-2), num(math.Max(barW-1, 1)), esc(s.color))
+			}
 			if finite(v.lo) && finite(v.hi) && v.hi > v.lo {
 				cx, lo, hi := bx+barW/2, f.py(v.lo), f.py(v.hi)
 				cw := math.Min(4, barW/3)

@@ -73,8 +73,8 @@ func TestBarChart(t *testing.T) {
 	if r := p2.h / p1.h; math.Abs(r-4) > 0.1 {
 		t.Errorf("heights %v and %v: ratio %v, want 4", p2.h, p1.h, r)
 	}
-	if s3.h != 0 {
-		t.Errorf("a zero value drawn %v high", s3.h)
+	if s3.h != 0 || strings.Count(svg, `<rect class="zero"`) != 1 {
+		t.Errorf("a zero value drawn %v high, with %d zero slivers", s3.h, strings.Count(svg, `<rect class="zero"`))
 	}
 	// Series side by side within a group, groups left to right.
 	if !(p1.x < s1.x && s1.x < p2.x && p2.x < p3.x && p3.x < s3.x) {

@@ -17,7 +17,7 @@ td.partial { color: #8a5a00; font-weight: 600; }
 td.disagree { color: #a00; font-weight: 600; }
 td.none { color: #888; }
 td.skip { color: #888; font-style: italic; }
-table.matrix td.l { white-space: normal; }
+table.matrix td.skip { white-space: normal; }
 table.claims td { white-space: normal; }
 table.claims td.est { white-space: nowrap; }
 table.claims td.find { min-width: 240px; }
@@ -123,8 +123,8 @@ func writeMatrixConfig(b *strings.Builder, m *results.Matrix) {
 	item("reads", strings.Join(c.Reads, ", "))
 	item("iterations", strconv.Itoa(c.Iterations))
 	item("writes per writer", strconv.Itoa(c.Writes))
-	item("write interval", fmtNum(c.WriteIntervalMs)+" ms")
-	item("read interval", fmtNum(c.ReadIntervalMs)+" ms")
+	item("write interval", strconv.FormatFloat(c.WriteIntervalMs, 'g', -1, 64)+" ms")
+	item("read interval", strconv.FormatFloat(c.ReadIntervalMs, 'g', -1, 64)+" ms")
 	item("policies' bound", orDash(c.MaxStaleness))
 	item("reads fetch", map[bool]string{true: "the whole document", false: "version and value only"}[c.WholeReads])
 	b.WriteString("</dl>\n")
@@ -296,7 +296,7 @@ func writeMatrixTable(b *strings.Builder, m *results.Matrix, setup string, pal p
 		`<th class="l">size</th><th class="l">w</th><th class="l">rc</th><th class="l">read</th><th>it.</th>` +
 		"<th>write mean (ms)</th><th>write P50</th><th>write P99</th>" +
 		"<th>read mean (ms)</th><th>read P50</th><th>read P99</th>" +
-		"<th>stale %</th><th>stale age max (versions)</th><th>stale age max (ms)</th><th>unacked reads %</th><th>reads</th></tr></thead>\n<tbody>\n")
+		"<th>stale %</th><th>age max (versions)</th><th>age max (ms)</th><th>unacked %</th><th>reads</th></tr></thead>\n<tbody>\n")
 	for _, c := range m.Cells {
 		if c.Setup != setup {
 			continue
@@ -316,13 +316,13 @@ func writeMatrixTable(b *strings.Builder, m *results.Matrix, setup string, pal p
 		for _, sp := range []results.Spread{s.WriteMean, s.WriteP50, s.WriteP99, s.ReadMean, s.ReadP50, s.ReadP99, s.StalePct} {
 			writeSpreadCell(b, sp)
 		}
-		for _, sp := range []results.Spread{s.StaleVersionsMax, s.StaleMsMax, s.UnacknowledgedPct} {
-			fmt.Fprintf(b, `<td class="n">%s</td>`, esc(fmtNum(sp.Max)))
-		}
+		fmt.Fprintf(b, `<td class="n">%s</td><td class="n">%s</td><td class="n">%s</td>`,
+			esc(fmtCount(s.StaleVersionsMax.Max)), esc(fmtNum(s.StaleMsMax.Max)), esc(fmtNum(s.UnacknowledgedPct.Max)))
 		fmt.Fprintf(b, `<td class="n">%s</td></tr>`+"\n", esc(fmtCount(s.Reads.Mean)))
 	}
 	b.WriteString("</tbody>\n</table></div>\n")
-	b.WriteString(`<p class="note">Stale age and unacknowledged reads: the highest over the iterations. Reads: mean per iteration.</p>` + "\n")
+	b.WriteString(`<p class="note">Latencies and stale %: mean over iterations, min-max below. Age max (the stalest read's age) and ` +
+		`unacked % (reads that returned a write not yet acknowledged): the highest over the iterations. Reads: mean per iteration.</p>` + "\n")
 }
 
 // writeSpreadCell writes a mean with its min-max below when the
