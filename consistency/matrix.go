@@ -128,7 +128,7 @@ type MatrixOptions struct {
 	Reads []string
 	// Iterations is how many times each cell runs (3; the thesis: 10).
 	Iterations int
-	// Writes is each writer's writes per iteration (25; the thesis: 100).
+	// Writes is each writer's writes per iteration (20; the thesis: 100).
 	Writes int
 	// WriteInterval and ReadInterval are the pauses between a writer's
 	// and a reader's operations (20 ms and 1 ms; the thesis: 1 s and 1 ms).
@@ -159,14 +159,14 @@ const DefaultReads = "primary,secondary,decongestant"
 
 // MatrixDefaults returns a matrix that finishes in about a quarter of an
 // hour on a 2-core machine: the thesis' sizes and concern pairs, 3
-// iterations of 25 writes 20 ms apart per writer.
+// iterations of 20 writes 20 ms apart per writer.
 func MatrixDefaults() MatrixOptions {
 	return MatrixOptions{
 		Setups: []Setup{SetupOperation, SetupSession, SetupMulti},
 		Sizes:  []int{KiB, 50 * KiB, 100 * KiB, MiB},
 		W:      []string{"1", "majority"}, RC: []string{"local", "majority", "linearizable"},
 		Reads:      balancer.SplitSpecs(DefaultReads),
-		Iterations: 3, Writes: 25, WriteInterval: 20 * time.Millisecond, ReadInterval: time.Millisecond,
+		Iterations: 3, Writes: 20, WriteInterval: 20 * time.Millisecond, ReadInterval: time.Millisecond,
 		OpTimeout: 10 * time.Second, Settings: balancer.DefaultSettings(),
 		Database: "decongestant_matrix", Seed: 1,
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -18,11 +19,11 @@ import (
 )
 
 // RunMatrix runs seed 003's experiment: every cell once per iteration,
-// the iterations one after the other, so that a load that drifts over the
-// run (a shared machine) spreads over every cell rather than biasing the
-// cells measured last. Within an iteration there is one connection (a
-// router for a policy) per setup, (w, rc) pair and read target, shared by
-// the sizes; per size one registers.Run on one register with the setup's
+// the iterations one after the other and the cells of each in a shuffled
+// order, so that a load that drifts or comes and goes over the run (a
+// shared machine) spreads over every cell rather than biasing some. Within
+// an iteration there is one connection (a router for a policy) per setup,
+// (w, rc) pair and read target, shared by the sizes; per size one registers.Run on one register with the setup's
 // pure writers and pure readers. Cells MongoDB would reject (linearizable
 // reads off the primary) are recorded as skipped. An iteration that fails
 // is recorded in its cell's Failed and left out of its summary; the error
@@ -62,26 +63,53 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*results.Matrix, error) {
 	return m, err
 }
 
+// group is the cells of one connection: a setup and its concerns, every
+// size.
+type group struct {
+	setup    Setup
+	concerns Concerns
+}
+
+// groups are the matrix's runnable groups in the thesis' order.
+func (o *MatrixOptions) groups() []group {
+	var out []group
+	for _, s := range o.Setups {
+		for _, c := range o.pairs() {
+			for _, read := range o.Reads {
+				c.Read = read
+				if !linearizableOffPrimary(c) {
+					out = append(out, group{s, c})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// iterationOrder is the order the groups run in iteration i: shuffled
+// (reproducibly, from the seed and i), so that neither a setup nor a
+// concern always runs at the same point of a load that varies
+// periodically or drifts.
+func (o *MatrixOptions) iterationOrder(i int) []group {
+	gs := o.groups()
+	rng := rand.New(rand.NewPCG(o.Seed, uint64(i)))
+	rng.Shuffle(len(gs), func(a, b int) { gs[a], gs[b] = gs[b], gs[a] })
+	return gs
+}
+
 // runIteration measures every runnable cell once. In the last iteration
 // each cell's line says its numbers over all iterations; before, each
 // connection's line says how long its sizes took.
 func (o *MatrixOptions) runIteration(ctx context.Context, m *results.Matrix, i int) error {
 	last := i == o.Iterations-1
-	for _, s := range o.Setups {
-		for _, c := range o.pairs() {
-			for _, read := range o.Reads {
-				c.Read = read
-				if linearizableOffPrimary(c) {
-					continue
-				}
-				begin := time.Now()
-				if err := o.runGroup(ctx, m, s, c, last); err != nil {
-					return err
-				}
-				if !last {
-					fmt.Fprintf(o.Progress, "[%d/%d] %-9s %s: %d sizes in %.1f s\n", i+1, o.Iterations, s, c, len(o.Sizes), time.Since(begin).Seconds())
-				}
-			}
+	for _, g := range o.iterationOrder(i) {
+		begin := time.Now()
+		if err := o.runGroup(ctx, m, g.setup, g.concerns, last); err != nil {
+			return err
+		}
+		if !last {
+			fmt.Fprintf(o.Progress, "[%d/%d] %-9s %s: %d sizes in %.1f s\n",
+				i+1, o.Iterations, g.setup, g.concerns, len(o.Sizes), time.Since(begin).Seconds())
 		}
 	}
 	return nil

@@ -314,3 +314,38 @@ func TestCellLine(t *testing.T) {
 		}
 	}
 }
+
+// TestIterationOrder: every iteration runs every runnable group once, in
+// an order that changes from one iteration to the next and is the same
+// for the same seed.
+func TestIterationOrder(t *testing.T) {
+	o := MatrixDefaults()
+	want := len(o.groups())
+	if want != 3*(6+2*4) { // 3 setups x (6 pairs on the primary + 4 each on 2 other reads)
+		t.Fatalf("%d groups", want)
+	}
+	key := func(g group) string { return g.setup.String() + " " + g.concerns.String() }
+	orders := make([][]string, 3)
+	for i := range orders {
+		seen := map[string]bool{}
+		for _, g := range o.iterationOrder(i) {
+			if seen[key(g)] || linearizableOffPrimary(g.concerns) {
+				t.Fatalf("iteration %d: %s twice or not runnable", i, key(g))
+			}
+			seen[key(g)] = true
+			orders[i] = append(orders[i], key(g))
+		}
+		if len(seen) != want {
+			t.Fatalf("iteration %d runs %d groups, want %d", i, len(seen), want)
+		}
+	}
+	if strings.Join(orders[0], "|") == strings.Join(orders[1], "|") {
+		t.Error("two iterations in the same order")
+	}
+	again := o.iterationOrder(1)
+	for j, g := range again {
+		if key(g) != orders[1][j] {
+			t.Fatal("the same seed and iteration gave another order")
+		}
+	}
+}

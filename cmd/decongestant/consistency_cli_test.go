@@ -134,7 +134,7 @@ func TestConsistencyMatrixFull(t *testing.T) {
 		writes     int
 		interval   time.Duration
 	}{
-		{nil, 3, 25, 20 * time.Millisecond},
+		{nil, 3, 20, 20 * time.Millisecond},
 		{[]string{"--full"}, 10, 100, time.Second},
 		{[]string{"--full", "--iterations", "2"}, 2, 100, time.Second},
 		{[]string{"--write-interval", "5ms", "--full"}, 10, 100, 5 * time.Millisecond},
