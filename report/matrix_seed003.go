@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/decongestant/decongestant/results"
 )
@@ -114,6 +115,12 @@ var seed003Claims = []seed003Claim{
 	{where: "§4.3.2", text: "w majority with rc linearizable leaves almost no stale reads",
 		thesis: "≈ 0 %", kind: claimAtMost, want: 0.5, unit: "% (worst cell)",
 		measure: worst(func(c results.MatrixCell) bool { return c.W == "majority" && c.RC == "linearizable" }, stalePct)},
+	{where: "§4.3.2", text: "w 1 with rc majority: more stale reads with larger documents (smallest to largest size here)",
+		thesis: "more", kind: claimUp, unit: "pp",
+		measure: sizeStaleDiff("1", "majority")},
+	{where: "§4.3.2", text: "w majority with rc local: more stale reads with larger documents (smallest to largest size here)",
+		thesis: "more", kind: claimUp, unit: "pp",
+		measure: sizeStaleDiff("majority", "local")},
 	{where: "§4.3.2", text: "stricter concerns, fewer stale reads: w 1 rc local against w majority rc linearizable",
 		thesis: "more stale", kind: claimUp, unit: "pp",
 		measure: pairDiff(func(c results.MatrixCell) bool { return c.W == "1" && c.RC == "local" },
@@ -221,6 +228,20 @@ func sizeDiff(metric func(results.MatrixSummary) results.Spread) func(*results.M
 	}
 }
 
+// sizeStaleDiff compares the stale share at the largest size with the
+// smallest, in points, for one (w, rc) pair.
+func sizeStaleDiff(w, rc string) func(*results.Matrix) estimate {
+	return func(m *results.Matrix) estimate {
+		sizes := m.Config.Sizes
+		if len(sizes) < 2 {
+			return estimate{}
+		}
+		lo, hi := slices.Min(sizes), slices.Max(sizes)
+		return pairDiff(func(c results.MatrixCell) bool { return c.DocSize == hi && c.W == w && c.RC == rc },
+			func(k cellKey) cellKey { k.size = lo; return k }, stalePct, false)(m)
+	}
+}
+
 // setupDiff compares setup a with setup b, in %.
 func setupDiff(a, b string, metric func(results.MatrixSummary) results.Spread) func(*results.Matrix) estimate {
 	return pairDiff(func(c results.MatrixCell) bool { return c.Setup == a },
@@ -257,7 +278,7 @@ func seed003Caveats(m *results.Matrix) []string {
 	if iv := m.Config.WriteIntervalMs; iv > 0 && iv != 1000 {
 		out = append(out, fmt.Sprintf("This run wrote every %s ms, the thesis every 1 s. A read is stale while a newer "+
 			"acknowledged write is not yet visible to it, so the share of stale reads grows roughly with the write rate: "+
-			"compare stale shares in direction only, or run with --full (1 s).", fmtNum(iv)))
+			"compare stale shares in direction only, or run with --full (1 s).", strconv.FormatFloat(iv, 'g', -1, 64)))
 	}
 	out = append(out, "The thesis ran three machines on a network; here all three members share one machine, "+
 		"so latencies compare in direction and rough size only.")

@@ -194,6 +194,9 @@ func TestCompareSeed003(t *testing.T) {
 		{"more stale stricter", 0, 0, verdictNotMeasure},
 		{"no significant difference concerns in the connection string instead of per operation: write", 0, 0, verdictNotMeasure},
 		{"higher 2 writers", 10, 8, verdictAgrees},
+		// w 1 rc majority: 40 % stale at both sizes; rc local not here.
+		{"more w 1 with rc majority", 0, 2, verdictNoEffect},
+		{"more w majority with rc local", 0, 0, verdictNotMeasure},
 	}
 	for _, tt := range tests {
 		r := find(tt.claim)
