@@ -51,7 +51,7 @@ type MatrixConfig struct {
 	// "none").
 	MaxStaleness string `json:"max_staleness"`
 	// WholeReads is true when reads fetch the whole document (but the
-	// register's log), as seed 003's reader did.
+	// register's log), false when they fetch its version and value.
 	WholeReads bool `json:"whole_reads"`
 }
 

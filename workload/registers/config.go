@@ -55,9 +55,10 @@ type Config struct {
 	// Sessions runs each client in a causally consistent session.
 	Sessions bool
 	// WholeReads makes a read fetch the whole register but its log
-	// (padding included), as seed 003's reader fetched whole documents, so
-	// read latency grows with DocSize; otherwise a read fetches only the
-	// version and the value.
+	// (padding included), so the bytes a read moves grow with DocSize;
+	// otherwise a read fetches only the version and the value. Seed 003
+	// does not say which its reader did; its read latency barely grew with
+	// the document size.
 	WholeReads bool
 	// Database and Collection hold the registers ("decongestant",
 	// "registers").
