@@ -61,8 +61,14 @@ func ParseSpecs(list string, s Settings) ([]Spec, error) {
 	return out, nil
 }
 
+// SplitSpecs splits a comma-separated list of specs as ParseSpecs does,
+// keeping the member=share pairs after "weights:" with their spec, without
+// parsing them.
+func SplitSpecs(list string) []string { return splitSpecs(list) }
+
 // splitSpecs splits a policy list at commas, keeping the key=value items
 // that follow a "weights:" spec with it.
+
 func splitSpecs(list string) []string {
 	var out []string
 	weights := false

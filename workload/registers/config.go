@@ -16,6 +16,9 @@ const MaxDocSize = 16 << 20
 // v, val, the field names and BSON framing (bytes).
 const overhead = 64
 
+// MinDocSize is the smallest DocSize but 0: the register's own fields.
+const MinDocSize = overhead
+
 // logRoom is what a register keeps free for its log of every value written
 // (about 16 bytes a value in BSON: 64 Ki values).
 const logRoom = 1 << 20
@@ -51,6 +54,12 @@ type Config struct {
 	DocSize int
 	// Sessions runs each client in a causally consistent session.
 	Sessions bool
+	// WholeReads makes a read fetch the whole register but its log
+	// (padding included), so the bytes a read moves grow with DocSize;
+	// otherwise a read fetches only the version and the value. Seed 003
+	// does not say which its reader did; its read latency barely grew with
+	// the document size.
+	WholeReads bool
 	// Database and Collection hold the registers ("decongestant",
 	// "registers").
 	Database, Collection string

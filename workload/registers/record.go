@@ -198,7 +198,7 @@ func (c *client) read(ctx context.Context, key string) history.Op {
 	defer cancel()
 	octx, member := withMember(octx)
 	op.Invoke = c.rec.since()
-	v, val, err := readRegister(octx, c.rec.env.Reads, key)
+	v, val, err := readRegister(octx, c.rec.env.Reads, key, c.rec.cfg.WholeReads)
 	op.Complete = c.rec.since()
 	op.Member = member.get()
 	if err != nil {

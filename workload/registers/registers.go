@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readconcern"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/decongestant/decongestant/history"
@@ -30,7 +31,10 @@ type register struct {
 	Log []int64 `bson:"log,omitempty"`
 }
 
-var readProjection = bson.D{{Key: "v", Value: 1}, {Key: "val", Value: 1}, {Key: "_id", Value: 0}}
+var (
+	readProjection  = bson.D{{Key: "v", Value: 1}, {Key: "val", Value: 1}, {Key: "_id", Value: 0}}
+	wholeProjection = bson.D{{Key: "log", Value: 0}}
+)
 
 // padding is the bytes a write rewrites so the register has size bytes
 // before its log (none for 0).
@@ -64,10 +68,15 @@ func reset(ctx context.Context, c *mongo.Collection, keys []string, size int) er
 	return nil
 }
 
-// readRegister reads key's version and value.
-func readRegister(ctx context.Context, c workload.ReadCollection, key string) (v, val int64, err error) {
+// readRegister reads key's version and value; whole fetches the rest of
+// the register but its log too.
+func readRegister(ctx context.Context, c workload.ReadCollection, key string, whole bool) (v, val int64, err error) {
+	proj := readProjection
+	if whole {
+		proj = wholeProjection
+	}
 	var r register
-	err = c.FindOne(ctx, bson.D{{Key: "_id", Value: key}}, options.FindOne().SetProjection(readProjection)).Decode(&r)
+	err = c.FindOne(ctx, bson.D{{Key: "_id", Value: key}}, options.FindOne().SetProjection(proj)).Decode(&r)
 	return r.V, r.Val, err
 }
 
@@ -118,9 +127,11 @@ func ReadFinal(ctx context.Context, c *mongo.Collection, keys []string) ([]histo
 }
 
 // FinalCollection returns the registers with read concern majority and
-// read preference primary, for ReadFinal.
+// read preference primary, for ReadFinal (whatever read preference
+// the client's connection string gives).
 func FinalCollection(client *mongo.Client, db, coll string) *mongo.Collection {
-	return client.Database(db, options.Database().SetReadConcern(readconcern.Majority())).Collection(coll)
+	return client.Database(db, options.Database().SetReadConcern(readconcern.Majority()).
+		SetReadPreference(readpref.Primary())).Collection(coll)
 }
 
 // mongoCausal is the session options of a client's causally consistent

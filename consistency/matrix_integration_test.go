@@ -1,0 +1,63 @@
+package consistency_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/decongestant/decongestant/consistency"
+	"github.com/decongestant/decongestant/internal/testutil"
+)
+
+// TestRunMatrixTiny runs a tiny matrix on the shared set: the operation
+// setup, 1K documents, w majority with rc majority and linearizable, reads
+// on the primary and on secondaries, 1 iteration of 5 writes. Every
+// runnable cell is measured once with its 5 writes and some reads, the
+// linearizable cell off the primary is skipped, and linearizable reads on
+// the primary are never stale.
+func TestRunMatrixTiny(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	o := consistency.MatrixDefaults()
+	o.URI = rs.URI()
+	o.Setups = []consistency.Setup{consistency.SetupOperation}
+	o.Sizes = []int{consistency.KiB}
+	o.W, o.RC, o.Reads = []string{"majority"}, []string{"majority", "linearizable"}, []string{"primary", "secondary"}
+	o.Iterations, o.Writes = 1, 5
+	o.Database = "matrix_test"
+	var progress strings.Builder
+	o.Progress = &progress
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	m, err := consistency.RunMatrix(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Cells) != 4 || m.Interrupted || m.WallS <= 0 || m.MongodVersion == "" {
+		t.Fatalf("%d cells (interrupted %v, wall %v s, mongod %q), want 4", len(m.Cells), m.Interrupted, m.WallS, m.MongodVersion)
+	}
+	for _, c := range m.Cells {
+		if c.RC == "linearizable" && c.Read == "secondary" {
+			if c.Skipped == "" || len(c.Iterations) != 0 {
+				t.Errorf("linearizable off the primary ran: %+v", c)
+			}
+			continue
+		}
+		if len(c.Failed) > 0 || len(c.Iterations) != 1 || c.Summary.Iterations != 1 {
+			t.Fatalf("%s %s %s: %d iterations, failed %v", c.W, c.RC, c.Read, len(c.Iterations), c.Failed)
+		}
+		it := c.Iterations[0]
+		if it.Writes != 5 || it.WritesFailed != 0 || it.Reads < 1 || it.WriteMs.Mean <= 0 || it.ReadMs.P99 < it.ReadMs.P50 {
+			t.Errorf("%s %s %s: %+v", c.W, c.RC, c.Read, it)
+		}
+		if c.RC == "linearizable" && (it.Stale != 0 || c.Summary.StalePct.Max != 0) {
+			t.Errorf("linearizable reads on the primary were stale: %+v", it)
+		}
+		if it.Phantom != 0 {
+			t.Errorf("%s %s %s: %d phantom reads", c.W, c.RC, c.Read, it.Phantom)
+		}
+	}
+	if lines := strings.Count(progress.String(), "\n"); lines != 4 || !strings.Contains(progress.String(), "skipped: MongoDB serves linearizable reads only on the primary") {
+		t.Errorf("progress (%d lines, want one per cell):\n%s", lines, progress.String())
+	}
+}

@@ -1,0 +1,245 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/decongestant/decongestant/results"
+)
+
+var matrixOut = flag.String("matrix-out", "", "also write the synthetic matrix page here, to look at")
+
+// spreadOf is the spread of two iterations at 0.9 v and 1.1 v.
+func spreadOf(v float64) results.Spread {
+	return results.Spread{N: 2, Mean: v, Min: 0.9 * v, Max: 1.1 * v, Stdev: math.Sqrt2 * 0.1 * v}
+}
+
+// syntheticMatrix is a small matrix whose numbers follow simple rules, so
+// the findings have known values: rc linearizable adds 1.5 ms to writes
+// and 30 ms to reads over majority (0.5 ms); w 1 with rc majority reads
+// 40 % stale, secondaries with rc local 10 %; 2 writers + 10 readers add
+// 10 ms to writes and 2 points of staleness where there is some; 1 MB
+// documents add 20 ms to writes and 5 % to reads.
+func syntheticMatrix() *results.Matrix {
+	m := &results.Matrix{
+		Config: results.MatrixConfig{URI: "mongodb://127.0.0.1:27017/?replicaSet=rs0",
+			Setups: []results.MatrixSetup{{Name: "operation", Writers: 1, Readers: 1, Concerns: "operation"},
+				{Name: "multi", Writers: 2, Readers: 10, Concerns: "operation"}},
+			Sizes: []int{1024, 1 << 20}, W: []string{"1", "majority"}, RC: []string{"majority", "linearizable"},
+			Reads: []string{"primary", "secondary"}, Iterations: 2, Writes: 25, WriteIntervalMs: 20, ReadIntervalMs: 1,
+			MaxStaleness: "10s"},
+		MongodVersion: "6.0.5", StartedAt: "2026-11-23T03:00:00Z", WallS: 754,
+	}
+	for _, s := range m.Config.Setups {
+		for _, size := range m.Config.Sizes {
+			for _, w := range m.Config.W {
+				for _, rc := range m.Config.RC {
+					for _, read := range m.Config.Reads {
+						c := results.MatrixCell{Setup: s.Name, DocSize: size, W: w, RC: rc, Read: read}
+						if rc == "linearizable" && read != "primary" {
+							c.Skipped = "MongoDB serves linearizable reads only on the primary"
+							m.Cells = append(m.Cells, c)
+							continue
+						}
+						write, read1, stale := 2.0, 1.0, 0.0
+						if w == "majority" {
+							write += 3
+						}
+						if rc == "linearizable" {
+							write, read1 = write+1.5, read1+30
+						} else {
+							read1 += 0.5
+						}
+						if w == "1" && rc == "majority" {
+							stale = 40
+						}
+						if s.Name == "multi" {
+							write += 10
+							if stale > 0 {
+								stale += 2
+							}
+						}
+						if size > 1024 {
+							write, read1 = write+20, read1*1.05
+						}
+						c.Summary = results.MatrixSummary{Iterations: 2,
+							WriteMean: spreadOf(write), WriteP50: spreadOf(0.8 * write), WriteP99: spreadOf(3 * write),
+							ReadMean: spreadOf(read1), ReadP50: spreadOf(0.8 * read1), ReadP99: spreadOf(4 * read1),
+							StalePct: spreadOf(stale), StaleVersionsMax: spreadOf(math.Ceil(stale / 10)), StaleMsMax: spreadOf(stale * 2),
+							UnacknowledgedPct: spreadOf(1), Reads: spreadOf(300), Writes: spreadOf(25)}
+						c.Iterations = make([]results.MatrixIteration, 2)
+						m.Cells = append(m.Cells, c)
+					}
+				}
+			}
+		}
+	}
+	// One failed cell: drawn as "failed", not as zero.
+	c := m.Find("multi", 1<<20, "majority", "majority", "secondary")
+	c.Summary, c.Iterations, c.Failed = results.MatrixSummary{}, nil, []string{"registers: drop registers: no primary", "same"}
+	return m
+}
+
+func writeMatrixPage(t *testing.T, m *results.Matrix) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteMatrixHTML(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	if *matrixOut != "" {
+		if err := os.WriteFile(*matrixOut, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.String()
+}
+
+// TestMatrixHTML: the page has the thesis' figures per setup, metric and
+// size, valid inline SVG only, the skipped and failed cells marked, and the
+// findings table; the whole page is pinned by a golden file.
+func TestMatrixHTML(t *testing.T) {
+	m := syntheticMatrix()
+	page := writeMatrixPage(t, m)
+	checkSelfContained(t, page)
+	plots := plotsOf(t, page)
+	if len(plots) != 2*3*2 {
+		t.Errorf("%d plots, want 12 (2 setups x 3 metrics x 2 sizes)", len(plots))
+	}
+	for id, svgs := range plots {
+		if len(svgs) != 1 {
+			t.Errorf("plot %s drawn %d times", id, len(svgs))
+		}
+		checkSVG(t, svgs[0])
+	}
+	read := one(t, plots, "matrix-operation-read-1K")
+	// 4 pairs x 2 reads, 2 skipped: 6 bars; the primary's linearizable bars
+	// are the tallest.
+	if n := len(drawnBars(t, read)); n != 6 || strings.Count(read, ">n/a</text>") != 2 {
+		t.Errorf("read figure: %d bars, %d n/a", n, strings.Count(read, ">n/a</text>"))
+	}
+	if stale := one(t, plots, "matrix-multi-stale-1M"); strings.Count(stale, ">failed</text>") != 1 {
+		t.Error("the failed cell is not marked in its figure")
+	}
+	for _, want := range []string{
+		"Seed 003 beside this machine", "+32 ms", "+30.2 ms ± 3.18 (4 pairs)", "agrees", "same direction, 12.0× larger",
+		"n/a", "failed: registers: drop registers: no primary; same", "6.0.5", "12 min 34 s",
+		"Operation-level concerns (seed 003 figs 4.3-4.9)", "Multiple readers and writers (seed 003 figs 4.17-4.23)",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	goldenFile(t, filepath.Join("testdata", "matrix_html.golden"), []byte(page))
+
+	var text bytes.Buffer
+	if err := WriteMatrixText(&text, m); err != nil {
+		t.Fatal(err)
+	}
+	goldenFile(t, filepath.Join("testdata", "matrix_text.golden"), text.Bytes())
+}
+
+func TestMatrixWritersRefuseNoSetups(t *testing.T) {
+	for _, m := range []*results.Matrix{nil, {}} {
+		if err := WriteMatrixHTML(&bytes.Buffer{}, m); err == nil {
+			t.Error("HTML of an empty matrix")
+		}
+		if err := WriteMatrixText(&bytes.Buffer{}, m); err == nil {
+			t.Error("text of an empty matrix")
+		}
+	}
+}
+
+// TestCompareSeed003: the findings are measured from the cells, on the
+// primary, matched by setup, size and the other concern.
+func TestCompareSeed003(t *testing.T) {
+	got := map[string]claimResult{}
+	for _, r := range compareSeed003(syntheticMatrix()) {
+		got[r.claim.thesis+" "+r.claim.text] = r
+	}
+	find := func(prefix string) claimResult {
+		t.Helper()
+		for k, r := range got {
+			if strings.HasPrefix(k, prefix) {
+				return r
+			}
+		}
+		t.Fatalf("no finding %q", prefix)
+		return claimResult{}
+	}
+	tests := []struct {
+		claim   string
+		v       float64
+		n       int
+		verdict string
+	}{
+		// Operation-level only (no session setup here): 2 sizes x 2 w;
+		// 1.5 ms is within the noise of ±10 % iterations of 5-25 ms writes.
+		{"+1.54 ms baseline", 1.5, 4, verdictNoEffect},
+		{"+11 ms 2 writers", 1.5, 4, verdictNoEffect},
+		// 30 ms at 1K, 31.5 (x 1.05) at 1M.
+		{"+32 ms baseline", 30.2375, 4, verdictAgrees},
+		// Majority minus linearizable: 40 with w 1, 0 with w majority.
+		{"1.67 points baseline", 20, 4, "same direction, 12.0× larger"},
+		{"2.73 points 2 writers", 21, 4, "same direction, 7.69× larger"},
+		// 1 MB reads are 5 % slower, within two standard errors of ±10 % iterations.
+		{"+2.98 % read latency", 5, 8, verdictNoEffect},
+		{"higher w majority", 3, 8, verdictAgrees},
+		{"≈ 0 % w majority", 0, 4, verdictAgrees},
+		// rc local is not in this matrix.
+		{"more stale stricter", 0, 0, verdictNotMeasure},
+		{"no significant difference concerns in the connection string instead of per operation: write", 0, 0, verdictNotMeasure},
+		{"higher 2 writers", 10, 8, verdictAgrees},
+		// w 1 rc majority: 40 % stale at both sizes; rc local not here.
+		{"more w 1 with rc majority", 0, 2, verdictNoEffect},
+		{"more w majority with rc local", 0, 0, verdictNotMeasure},
+	}
+	for _, tt := range tests {
+		r := find(tt.claim)
+		if math.Abs(r.est.v-tt.v) > 1e-9 || r.est.n != tt.n || r.verdict != tt.verdict {
+			t.Errorf("%s: %v over %d (noise %v), %q; want %v over %d, %q", tt.claim, r.est.v, r.est.n, r.est.noise, r.verdict, tt.v, tt.n, tt.verdict)
+		}
+	}
+	if r := find("+32 ms baseline"); !(r.est.noise > 0 && r.est.noise < 5) {
+		t.Errorf("noise %v: want twice the standard error of ±10 %% iterations", r.est.noise)
+	}
+}
+
+func TestJudge(t *testing.T) {
+	diff := seed003Claim{kind: claimDiff, want: 32, unit: "ms"}
+	up := seed003Claim{kind: claimUp, unit: "ms"}
+	none := seed003Claim{kind: claimNone, want: 10, unit: "%"}
+	atMost := seed003Claim{kind: claimAtMost, want: 0.5, unit: "%"}
+	tests := []struct {
+		c       seed003Claim
+		e       estimate
+		verdict string
+		class   verdictClass
+	}{
+		{diff, estimate{v: 30, noise: 1, n: 4}, verdictAgrees, classAgree},
+		{diff, estimate{v: 64, noise: 1, n: 4}, verdictAgrees, classAgree},
+		{diff, estimate{v: 3, noise: 1, n: 4}, "same direction, 10.7× smaller", classPartial},
+		{diff, estimate{v: 99, noise: 1, n: 4}, "same direction, 3.09× larger", classPartial},
+		{diff, estimate{v: -5, noise: 1, n: 4}, verdictOpposite, classDisagree},
+		{diff, estimate{v: 30, noise: 40, n: 4}, verdictNoEffect, classDisagree},
+		{diff, estimate{}, verdictNotMeasure, classNone},
+		{up, estimate{v: 5, noise: 1, n: 2}, verdictAgrees, classAgree},
+		{up, estimate{v: 0, n: 2}, verdictNoEffect, classDisagree},
+		{up, estimate{v: -3, noise: 1, n: 2}, verdictOpposite, classDisagree},
+		{none, estimate{v: 30, noise: 50, n: 2}, verdictAgrees, classAgree},
+		{none, estimate{v: 8, noise: 1, n: 2}, verdictAgrees, classAgree},
+		{none, estimate{v: -30, noise: 5, n: 2}, "disagrees: differs by -30.0 %", classDisagree},
+		{atMost, estimate{v: 0, n: 3}, verdictAgrees, classAgree},
+		{atMost, estimate{v: 2, n: 3}, "disagrees: above 0.50 %", classDisagree},
+	}
+	for _, tt := range tests {
+		v, class := judge(tt.c, tt.e)
+		if v != tt.verdict || class != tt.class {
+			t.Errorf("judge(kind %d want %v, %+v) = %q %s; want %q %s", tt.c.kind, tt.c.want, tt.e, v, class, tt.verdict, tt.class)
+		}
+	}
+}
