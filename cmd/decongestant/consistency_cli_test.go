@@ -15,11 +15,7 @@ func TestConsistencyBadInput(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	check := []string{"consistency", "check", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0", "--out", out}
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
+	tests := []rejection{
 		{"no subcommand", []string{"consistency"}, "usage: decongestant consistency check|verify|matrix"},
 		{"unknown subcommand", []string{"consistency", "prove"}, `unknown consistency command "prove"`},
 		{"unknown read concern", append(check, "--rc", "snapshot"), `read concern "snapshot": want one of local, majority, linearizable, available`},
@@ -41,17 +37,7 @@ func TestConsistencyBadInput(t *testing.T) {
 		{"verify without a file", []string{"consistency", "verify"}, "usage: decongestant consistency verify"},
 		{"verify a missing file", []string{"consistency", "verify", filepath.Join(dir, "none.jsonl")}, "no such file"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := runCLI(t, tt.args...)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("error %v, want %q", err, tt.want)
-			}
-		})
-	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Fatalf("a rejected check left %s behind (%v)", out, err)
-	}
+	expectRejected(t, tests, out)
 }
 
 // TestConsistencyVerifyNamesTheBadLine: a truncated history is refused
@@ -86,11 +72,7 @@ func TestConsistencyVerifyNamesTheBadLine(t *testing.T) {
 func TestConsistencyMatrixBadInput(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	matrix := []string{"consistency", "matrix", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0", "--out", out}
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
+	tests := []rejection{
 		{"unknown read concern", append(matrix, "--rc", "local,snapshot"), `read concern "snapshot": want one of local, majority, linearizable, available`},
 		{"unknown write concern", append(matrix, "--w", "1,all"), `write concern "all"`},
 		{"unacknowledged writes", append(matrix, "--w", "0"), "unacknowledged writes leave staleness"},
@@ -112,17 +94,7 @@ func TestConsistencyMatrixBadInput(t *testing.T) {
 		{"bad bound", append(matrix, "--max-staleness", "-1s"), "--max-staleness"},
 		{"stray argument", append(matrix, "extra"), "unexpected arguments"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := runCLI(t, tt.args...)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("error %v, want %q", err, tt.want)
-			}
-		})
-	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Fatalf("a rejected matrix left %s behind (%v)", out, err)
-	}
+	expectRejected(t, tests, out)
 }
 
 // TestConsistencyMatrixFull: --full is the thesis' run, and the flags
@@ -152,5 +124,29 @@ func TestConsistencyMatrixFull(t *testing.T) {
 		if len(o.Setups) != 3 || len(o.Sizes) != 4 || len(o.W)*len(o.RC) != 6 || o.Sizes[3] != 1<<20 {
 			t.Errorf("%v: setups %v sizes %v pairs %v x %v", tt.args, o.Setups, o.Sizes, o.W, o.RC)
 		}
+	}
+}
+
+// rejection is a command line and what its error must say.
+type rejection struct {
+	name string
+	args []string
+	want string
+}
+
+// expectRejected runs every command line, expects its error to say what
+// it should, and nothing to have been written to out.
+func expectRejected(t *testing.T, tests []rejection, out string) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runCLI(t, tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("a rejected command left %s behind (%v)", out, err)
 	}
 }
