@@ -175,8 +175,9 @@ func (s *Spillway) Fresh() []string { return slices.Clone(s.fresh) }
 // ObserveLag takes the readable secondaries from a poll: those it reports
 // as SECONDARY with lag plus headroom within the bound. An unknown lag (a
 // failed or expired poll) leaves none. A member that stops being readable
-// loses its share at once, spread over the others in proportion to theirs;
-// one that becomes readable gets ProbeShare.
+// loses its share at once to the readable secondaries, in proportion to
+// theirs (to the primary when none is left); one that becomes readable
+// gets ProbeShare.
 func (s *Spillway) ObserveLag(l Lag) float64 {
 	s.fresh = s.fresh[:0]
 	headroom := s.cfg.Headroom
@@ -199,16 +200,33 @@ func (s *Spillway) ObserveLag(l Lag) float64 {
 	return s.Fraction()
 }
 
-// admit restricts w to the readable members: others' shares are spread in
-// proportion over the rest, newcomers get ProbeShare.
+// admit restricts w to the readable members. The shares of the secondaries
+// that are no longer readable go to the readable ones that had a share, in
+// proportion to theirs, so the primary's load stays where the controller
+// left it (with none, they go to the primary); newcomers get ProbeShare.
 func (s *Spillway) admit(w Weights) Weights {
 	out := Weights{Primary: w.Primary}
+	var kept, lost float64
+	for _, hw := range w.Secondaries {
+		if !slices.Contains(s.fresh, hw.Host) {
+			lost += hw.Weight
+		}
+	}
 	for _, h := range s.fresh {
 		share := w.Of(h)
 		if share == 0 {
 			share = s.cfg.ProbeShare
+		} else {
+			kept += share
 		}
 		out.Secondaries = append(out.Secondaries, HostWeight{Host: h, Weight: share})
+	}
+	if lost > 0 && kept > 0 {
+		for i, hw := range out.Secondaries {
+			if w.Of(hw.Host) > 0 {
+				out.Secondaries[i].Weight *= (kept + lost) / kept
+			}
+		}
 	}
 	return normalise(out)
 }

@@ -307,8 +307,8 @@ func TestSpillway(t *testing.T) {
 					if w.Of(h3) != 0 || len(w.Secondaries) != 1 {
 						return fmt.Errorf("stale h3 kept a share: %v", w)
 					}
-					if want := before.Of(h2) / (1 - before.Of(h3)); math.Abs(w.Of(h2)-want) > 1e-12 {
-						return fmt.Errorf("fresh h2 has %v, want %v (its share scaled up in proportion)", w.Of(h2), want)
+					if want := before.Of(h2) + before.Of(h3); math.Abs(w.Of(h2)-want) > 1e-12 {
+						return fmt.Errorf("fresh h2 has %v, want %v (h3's share added: the primary's load unchanged)", w.Of(h2), want)
 					}
 					return nil
 				}},
@@ -506,8 +506,12 @@ func TestSpillway(t *testing.T) {
 					if w.Of(h1) == 0 || w.Of(h3) == 0 {
 						return fmt.Errorf("a fresh secondary has no share: %v", w)
 					}
-					if want := before.Primary / (1 - before.Of(h2) + 0.01); math.Abs(w.Primary-want) > 1e-12 {
-						return fmt.Errorf("primary %v, want the primary's share %v scaled", w.Primary, want)
+					// h2's secondary share goes to h3; h1 probes.
+					if want := before.Primary / 1.01; math.Abs(w.Primary-want) > 1e-12 {
+						return fmt.Errorf("primary %v, want the primary's share %v (less h1's probe share)", w.Primary, want)
+					}
+					if want := (before.Of(h3) + before.Of(h2)) / 1.01; math.Abs(w.Of(h3)-want) > 1e-12 {
+						return fmt.Errorf("h3 %v, want its share with h2's %v", w.Of(h3), want)
 					}
 					return nil
 				}},
@@ -579,7 +583,7 @@ func TestNormalise(t *testing.T) {
 	}
 }
 
-func TestSpillwayStaleShareSpreadsInProportion(t *testing.T) {
+func TestSpillwayStaleShareGoesToTheFreshSecondaries(t *testing.T) {
 	congested := secPeriod(med(h1, 200, 20), med(h2, 200, 2), med(h3, 200, 4))
 	tests := []struct {
 		name string
@@ -603,7 +607,9 @@ func TestSpillwayStaleShareSpreadsInProportion(t *testing.T) {
 			}
 			s.ObserveLag(tt.poll)
 			after := s.Weights()
-			want := map[string]float64{"primary": before.Primary / (1 - gone), h2: before.Of(h2) / (1 - gone)}
+			// h3's share goes to h2, the fresh secondary: the primary's
+			// load stays where the controller left it.
+			want := map[string]float64{"primary": before.Primary, h2: before.Of(h2) + gone}
 			got := shares(after)
 			if len(got) != len(want) {
 				t.Fatalf("weights %v, want %v", after, want)
@@ -1955,5 +1961,39 @@ func TestSpillwaySpillsAtLowReadRates(t *testing.T) {
 	}
 	if got := s.Fraction(); got < 0.9 {
 		t.Fatalf("secondaries' share %v after 30 periods, want at least 0.9 (%v)", got, s.Weights())
+	}
+}
+
+// TestSpillwayAdmit: a stale secondary's share goes to the fresh secondaries
+// that had one, in proportion; with none of them left it goes to the
+// primary; a newcomer gets the probe share.
+func TestSpillwayAdmit(t *testing.T) {
+	w := Weights{Primary: 0.4, Secondaries: []HostWeight{{h2, 0.2}, {h3, 0.4}}}
+	for _, tt := range []struct {
+		name  string
+		fresh []string
+		want  map[string]float64
+	}{
+		{"all fresh", []string{h2, h3}, map[string]float64{"primary": 0.4, h2: 0.2, h3: 0.4}},
+		{"h3 stale: h2 takes its share", []string{h2}, map[string]float64{"primary": 0.4, h2: 0.6}},
+		{"both stale: the primary", nil, map[string]float64{"primary": 1}},
+		{"h3 stale, h4 new: h2 takes h3's, h4 probes", []string{h2, "h4:27020"},
+			map[string]float64{"primary": 0.4 / 1.01, h2: 0.6 / 1.01, "h4:27020": 0.01 / 1.01}},
+		{"only a newcomer left: the primary takes the rest", []string{"h4:27020"},
+			map[string]float64{"primary": 0.4 / 0.41, "h4:27020": 0.01 / 0.41}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSpillway(t, nil)
+			s.fresh = tt.fresh
+			got := shares(s.admit(w))
+			if len(got) != len(tt.want) {
+				t.Fatalf("shares %v, want %v", got, tt.want)
+			}
+			for k, v := range tt.want {
+				if math.Abs(got[k]-v) > 1e-12 {
+					t.Fatalf("shares %v, want %v", got, tt.want)
+				}
+			}
+		})
 	}
 }
