@@ -17,6 +17,13 @@ type Settings struct {
 	Spillway     SpillwayConfig
 }
 
+// WithBound returns s with b as the staleness bound of every bounded
+// policy (decongestant, spillway).
+func (s Settings) WithBound(b Bound) Settings {
+	s.Decongestant.Bound, s.Spillway.Bound = b, b
+	return s
+}
+
 // DefaultSettings returns the seeds' constants.
 func DefaultSettings() Settings {
 	return Settings{Decongestant: DefaultConfig(), RPM: DefaultRPMConfig(), Spillway: DefaultSpillwayConfig()}

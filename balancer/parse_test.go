@@ -178,3 +178,14 @@ func TestParseSpillwaySettings(t *testing.T) {
 		t.Fatalf("config %+v, want %+v", got, want)
 	}
 }
+
+func TestSettingsWithBound(t *testing.T) {
+	b := Bound{Max: 2 * time.Second}
+	s := DefaultSettings().WithBound(b)
+	if s.Decongestant.Bound != b || s.Spillway.Bound != b {
+		t.Fatalf("bounds %v and %v, want %v", s.Decongestant.Bound, s.Spillway.Bound, b)
+	}
+	if d := DefaultSettings(); d.Decongestant.Bound == b {
+		t.Fatal("WithBound changed the defaults")
+	}
+}

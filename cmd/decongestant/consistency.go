@@ -91,8 +91,7 @@ func (f *checkFlags) resolve() error {
 	if err != nil {
 		return fmt.Errorf("--max-staleness: %w", err)
 	}
-	s := balancer.DefaultSettings()
-	s.Decongestant.Bound, s.Spillway.Bound = bound, bound
+	s := balancer.DefaultSettings().WithBound(bound)
 	f.o.Settings = s
 	if err := f.o.Registers.Validate(); err != nil {
 		return err

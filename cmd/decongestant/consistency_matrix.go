@@ -82,7 +82,7 @@ func (f *matrixFlags) resolve() error {
 	if err != nil {
 		return fmt.Errorf("--max-staleness: %w", err)
 	}
-	o.Settings.Decongestant.Bound, o.Settings.Spillway.Bound = bound, bound
+	o.Settings = o.Settings.WithBound(bound)
 	o.Setups = nil
 	for _, s := range splitList(f.setups) {
 		st, err := consistency.ParseSetup(s)
