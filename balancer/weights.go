@@ -21,6 +21,7 @@ type StaticWeights struct {
 	keys []string
 	vals []float64
 	w    Weights
+	last Lag // the latest poll, to resolve a new split at once (Reset)
 }
 
 var _ Weighted = (*StaticWeights)(nil)
@@ -49,6 +50,20 @@ func ParseWeights(arg string) (*StaticWeights, error) {
 		return nil, fmt.Errorf("%w %q: shares sum to %g, not 1", ErrInvalidPolicy, s.name, sum)
 	}
 	return s, nil
+}
+
+// Reset replaces the split with arg's (the argument of "weights:") and
+// resolves it against the latest poll; the name stays the spec the policy
+// was built from. Experiments use it to move reads between members
+// mid-run (a "reads=n2" phase).
+func (s *StaticWeights) Reset(arg string) error {
+	n, err := ParseWeights(arg)
+	if err != nil {
+		return err
+	}
+	s.keys, s.vals = n.keys, n.vals
+	s.ObserveLag(s.last)
+	return nil
 }
 
 // Keys returns the member keys as given, for checking them against a
@@ -83,6 +98,7 @@ func (s *StaticWeights) EndPeriod(Period) Decision {
 
 // ObserveLag resolves the keys against the poll's members.
 func (s *StaticWeights) ObserveLag(l Lag) float64 {
+	s.last = l
 	w := Weights{}
 	for i, k := range s.keys {
 		if strings.EqualFold(k, "primary") {

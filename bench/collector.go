@@ -73,6 +73,12 @@ func (c *collector) onEvent(e router.Event) {
 		c.onLag(ts, e)
 	case router.EventPeriod:
 		c.onPeriod(ts, e)
+	case router.EventHints:
+		detail := e.Hints.Host + ": on"
+		if !e.Hints.On {
+			detail = e.Hints.Host + ": off, " + e.Hints.Why
+		}
+		c.events = append(c.events, results.Event{TS: ts, Kind: "hints", Detail: detail})
 	}
 }
 

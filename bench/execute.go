@@ -49,12 +49,12 @@ func Execute(ctx context.Context, o Options) (*results.Results, error) {
 	initialMix := o.Generator.Mix()
 	plan := o.plan()
 	for i, p := range plan {
-		fmt.Fprintf(o.Progress, "run %d/%d: policy %s%s%s for %v\n", i+1, len(plan), p.spec,
+		fmt.Fprintf(o.Progress, "run %d/%d: policy %s%s%s for %v\n", i+1, len(plan), p.name(),
 			clientsLabel(p.clients, o.sweeping()), repLabel(p.rep, o.Repeat), o.Duration)
 		if err := o.Generator.SetMix(initialMix); err != nil {
 			return res, err
 		}
-		run, err := runPolicy(ctx, p.options(&o), p.spec.New(), p.rep, p.label(i+1, len(plan), o.sweeping()))
+		run, err := runPolicy(ctx, p.options(&o), p.spec.New(), p.hints, p.rep, p.label(i+1, len(plan), o.sweeping()))
 		if run != nil {
 			if o.sweeping() {
 				run.Clients = p.clients
@@ -66,7 +66,7 @@ func Execute(ctx context.Context, o Options) (*results.Results, error) {
 			return res, writeOut(&o, res, ErrInterrupted)
 		}
 		if err != nil {
-			return res, writeOut(&o, res, fmt.Errorf("policy %s%s: %w", p.spec, clientsLabel(p.clients, o.sweeping()), err))
+			return res, writeOut(&o, res, fmt.Errorf("policy %s%s: %w", p.name(), clientsLabel(p.clients, o.sweeping()), err))
 		}
 		if err := writeOut(&o, res, nil); err != nil {
 			return res, err

@@ -1,7 +1,10 @@
 package bench
 
 import (
+	"slices"
+
 	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/hints"
 	"github.com/decongestant/decongestant/metrics"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/results"
@@ -49,4 +52,24 @@ func memberLag(s monitor.LagSample, host string) *float64 {
 		return &v
 	}
 	return nil
+}
+
+// addHints adds each member's read-hint replays between prev and cur to its
+// period record (hints on only).
+func addHints(members []results.Member, cur, prev hints.Stats) []results.Member {
+	before := map[string]hints.MemberStats{}
+	for _, m := range prev.Members {
+		before[m.Host] = m
+	}
+	for _, hm := range cur.Members {
+		i := slices.IndexFunc(members, func(m results.Member) bool { return m.Host == hm.Host })
+		if i < 0 {
+			members = append(members, results.Member{Host: hm.Host, Role: "other"})
+			i = len(members) - 1
+		}
+		members[i].HintReplays = hm.Replays - before[hm.Host].Replays
+		members[i].HintKeys = hm.Keys - before[hm.Host].Keys
+		members[i].HintsOff = !hm.On
+	}
+	return members
 }

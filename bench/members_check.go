@@ -13,8 +13,17 @@ import (
 
 // checkWeights checks that every member a weights: policy names is in the
 // replica set, before anything is loaded.
-func checkWeights(ctx context.Context, client *mongo.Client, specs []balancer.Spec) error {
+func checkWeights(ctx context.Context, client *mongo.Client, specs []balancer.Spec, reads []string) error {
 	var members []monitor.ConfigMember
+	if len(reads) > 0 {
+		var err error
+		if members, err = monitor.ConfigMembers(ctx, client); err != nil {
+			return err
+		}
+		if err := unknownKeys(reads, members); err != nil {
+			return fmt.Errorf("%w: reads=: %v", ErrBadPhases, err)
+		}
+	}
 	for _, sp := range specs {
 		sw, ok := sp.New().(*balancer.StaticWeights)
 		if !ok {

@@ -15,6 +15,7 @@ import (
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/cluster"
 	"github.com/decongestant/decongestant/faults"
+	"github.com/decongestant/decongestant/hints"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/results"
 	"github.com/decongestant/decongestant/router"
@@ -51,6 +52,10 @@ type Options struct {
 	// Policies are run in turn, each Repeat times; every run gets a fresh
 	// policy from its spec.
 	Policies []balancer.Spec
+	// Hints are read-hints settings every policy runs with in turn (nil:
+	// hints off); empty runs with hints off only. A run with hints on is
+	// named "<policy>+<hints spec>", e.g. "primary+hints:apply=0.33".
+	Hints []*hints.Config
 	// Settings are the constants the Policies were parsed with (checked);
 	// their staleness bound also counts S-probe violations for every
 	// policy.
@@ -142,6 +147,14 @@ func (o *Options) validate() error {
 		return err
 	}
 	o.defaults()
+	if reads := readsMembers(o.Phases); len(reads) > 0 {
+		for _, spec := range o.Policies {
+			if _, ok := spec.New().(*balancer.StaticWeights); !ok {
+				return bad("phase reads=%s moves reads between members, which only weights: policies take (e.g. --policies weights:primary=1), not %s",
+					reads[0], spec)
+			}
+		}
+	}
 	for i, spec := range o.Policies {
 		if spec.String() == "" {
 			return bad("policy %d was not parsed (use balancer.ParseSpec)", i+1)
@@ -208,11 +221,30 @@ func (o *Options) maxClients() int {
 	return n
 }
 
-// specNames returns the policies as given, for the results' config.
+// specNames returns the policies as given, with each hints variant, for
+// the results' config.
 func (o *Options) specNames() []string {
-	out := make([]string, len(o.Policies))
-	for i, s := range o.Policies {
-		out[i] = s.String()
+	var out []string
+	for _, s := range o.Policies {
+		for _, h := range o.hintVariants() {
+			out = append(out, runName(s.String(), h))
+		}
 	}
 	return out
+}
+
+// hintVariants are the hints settings of the runs: Hints, or off alone.
+func (o *Options) hintVariants() []*hints.Config {
+	if len(o.Hints) == 0 {
+		return []*hints.Config{nil}
+	}
+	return o.Hints
+}
+
+// runName is the policy's name with its hints: "primary+hints".
+func runName(policy string, h *hints.Config) string {
+	if h == nil {
+		return policy
+	}
+	return policy + "+" + h.Name()
 }

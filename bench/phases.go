@@ -25,6 +25,9 @@ type Phase struct {
 	// Actions change the cluster (Options.Cluster or ClusterDir), in order,
 	// without holding up the clients.
 	Actions []faults.Action
+	// Reads moves every read to one member ("n2", a host, or "primary"):
+	// seed 004's workload migration. Only "weights:" policies take it.
+	Reads string
 }
 
 // ParsePhases parses "0s:workload=a,clients=180;620s:workload=b" and fault
@@ -78,13 +81,13 @@ func parsePhase(part string) (Phase, error) {
 			return Phase{}, err
 		}
 	}
-	if ph.Mix == "" && ph.Clients == 0 && len(ph.Actions) == 0 {
+	if ph.Mix == "" && ph.Clients == 0 && len(ph.Actions) == 0 && ph.Reads == "" {
 		return Phase{}, errors.New("changes nothing")
 	}
 	return ph, nil
 }
 
-const phaseKeys = "workload, clients, " + faults.Keys
+const phaseKeys = "workload, clients, reads, " + faults.Keys
 
 // set applies one key=value (or a bare stepdown) to ph.
 func (ph *Phase) set(kv string) error {
@@ -112,6 +115,11 @@ func (ph *Phase) set(kv string) error {
 			return fmt.Errorf("clients %q must be a whole number >= 1", v)
 		}
 		ph.Clients = n
+	case k == "reads":
+		if v == "" || strings.ContainsAny(v, "=/") {
+			return fmt.Errorf("reads %q must name one member (n2, a host:port, or primary)", v)
+		}
+		ph.Reads = v
 	default:
 		return fmt.Errorf("unknown key %q (known: %s)", k, phaseKeys)
 	}
@@ -144,11 +152,23 @@ func actions(phases []Phase) []string {
 func phaseSpecs(phases []Phase) []results.PhaseSpec {
 	var out []results.PhaseSpec
 	for _, ph := range phases {
-		spec := results.PhaseSpec{AtS: ph.At.Seconds(), Workload: ph.Mix, Clients: ph.Clients}
+		spec := results.PhaseSpec{AtS: ph.At.Seconds(), Workload: ph.Mix, Clients: ph.Clients, Reads: ph.Reads}
 		for _, a := range ph.Actions {
 			spec.Actions = append(spec.Actions, a.String())
 		}
 		out = append(out, spec)
+	}
+	return out
+}
+
+// readsMembers are the members the phases move reads to, for checking them
+// against the replica set before a run.
+func readsMembers(phases []Phase) []string {
+	var out []string
+	for _, ph := range phases {
+		if ph.Reads != "" {
+			out = append(out, ph.Reads)
+		}
 	}
 	return out
 }

@@ -54,7 +54,7 @@ func TestParsePhasesRejects(t *testing.T) {
 		{"-1s:clients=3", `time "-1s"`},
 		{"1s:clients=0", "clients \"0\" must be a whole number >= 1"},
 		{"1s:clients=many", "clients \"many\""},
-		{"1s:color=red", `unknown key "color" (known: workload, clients, pause, resume, isolate, rejoin, stepdown, kill, stop, restart)`},
+		{"1s:color=red", `unknown key "color" (known: workload, clients, reads, pause, resume, isolate, rejoin, stepdown, kill, stop, restart)`},
 		{"1s:workload", `"workload" is not key=value`},
 		{"1s:workload=", `"workload=" is not key=value`},
 		{"1s:speed", `"speed" is not key=value`},

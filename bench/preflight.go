@@ -36,7 +36,7 @@ func prepare(ctx context.Context, o *Options, res *results.Results) error {
 	if err := monitor.CheckReplicaSet(ctx, client, o.URI, o.ConnectTimeout); err != nil {
 		return err
 	}
-	if err := checkWeights(ctx, client, o.Policies); err != nil {
+	if err := checkWeights(ctx, client, o.Policies, readsMembers(o.Phases)); err != nil {
 		return err
 	}
 	if err := checkCluster(ctx, o, client); err != nil {

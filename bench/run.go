@@ -10,6 +10,7 @@ import (
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/faults"
+	"github.com/decongestant/decongestant/hints"
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/metrics"
 	"github.com/decongestant/decongestant/results"
@@ -21,19 +22,22 @@ import (
 // policyRun is one policy's run: the router, the clients, the probe, and
 // what the periods accumulate.
 type policyRun struct {
-	o        *Options
-	pol      balancer.Policy
-	label    string
-	rt       *router.Router
-	env      workload.Env
-	rec      *recorder
-	col      *collector
-	conns    *connWatch
-	ws       *workers
-	probe    *probeRun
-	faults   *faults.Runner
-	reporter workload.RunReporter
-	stopWork context.CancelFunc
+	o     *Options
+	pol   balancer.Policy
+	hints *hints.Config // nil: off
+	// prevHints are the hints' counters at the previous period end.
+	prevHints hints.Stats
+	label     string
+	rt        *router.Router
+	env       workload.Env
+	rec       *recorder
+	col       *collector
+	conns     *connWatch
+	ws        *workers
+	probe     *probeRun
+	faults    *faults.Runner
+	reporter  workload.RunReporter
+	stopWork  context.CancelFunc
 
 	run     *results.Run
 	st      runState
@@ -66,9 +70,9 @@ type measureBase struct {
 
 // runPolicy runs one policy for the configured duration and returns its
 // results; on cancellation the periods completed so far.
-func runPolicy(ctx context.Context, o *Options, pol balancer.Policy, rep int, label string) (*results.Run, error) {
-	r := &policyRun{o: o, pol: pol, label: label, rec: newRecorder(), conns: newConnWatch(),
-		run: &results.Run{Policy: pol.Name(), Repetition: rep}, clients: o.Clients,
+func runPolicy(ctx context.Context, o *Options, pol balancer.Policy, h *hints.Config, rep int, label string) (*results.Run, error) {
+	r := &policyRun{o: o, pol: pol, hints: h, label: label, rec: newRecorder(), conns: newConnWatch(),
+		run: &results.Run{Policy: runName(pol.Name(), h), Repetition: rep}, clients: o.Clients,
 		mix: o.Generator.Mix(), phases: o.Phases}
 	defer r.close()
 	if err := r.connect(ctx); err != nil {
@@ -89,14 +93,18 @@ func (r *policyRun) connect(ctx context.Context) error {
 	if o.OnEvent != nil {
 		onEvent = func(e router.Event) {
 			r.col.onEvent(e)
-			o.OnEvent(r.pol.Name(), e)
+			o.OnEvent(r.run.Policy, e)
 		}
 	}
 	poolOpts := options.Client().SetMaxPoolSize(uint64(o.maxClients() + 16)).SetWriteConcern(o.WriteConcern).
 		SetPoolMonitor(r.conns.monitor())
-	rt, err := router.Connect(ctx, o.URI, router.WithPolicy(r.pol), router.WithEvents(onEvent),
+	ropts := []router.Option{router.WithPolicy(r.pol), router.WithEvents(onEvent),
 		router.WithConnectTimeout(o.ConnectTimeout), router.WithRTTQuantile(o.RTTQuantile), router.WithLatencySource(o.Latency),
-		router.WithMonitor(o.Monitor), router.WithClientOptions(append(o.ClientOptions, poolOpts)...))
+		router.WithMonitor(o.Monitor), router.WithClientOptions(append(o.ClientOptions, poolOpts)...)}
+	if r.hints != nil {
+		ropts = append(ropts, router.WithHints(*r.hints))
+	}
+	rt, err := router.Connect(ctx, o.URI, ropts...)
 	if err != nil {
 		return err
 	}
@@ -195,6 +203,12 @@ func (r *policyRun) applyPhases(now time.Duration) error {
 			}
 			parts = append(parts, fmt.Sprintf("clients=%d", r.clients))
 		}
+		if ph.Reads != "" {
+			if err := r.rt.Reweight(ph.Reads + "=1"); err != nil {
+				return err
+			}
+			parts = append(parts, "reads="+ph.Reads)
+		}
 		if len(parts) > 0 {
 			r.col.event(now.Seconds(), "phase", strings.Join(parts, ","))
 			fmt.Fprintf(r.o.Progress, "  [%s] t=%4.0fs phase: %s\n", r.label, now.Seconds(), strings.Join(parts, ","))
@@ -230,7 +244,7 @@ func (r *policyRun) endPeriod(ctx context.Context, now time.Duration) {
 	fmt.Fprintf(r.o.Progress, "  [%s] t=%4.0fs reads %8.0f/s p80 %6.2fms  secondary %5.1f%%  fraction %.2f  lag %6.0fms  stale p80 %5.0fms\n",
 		r.label, per.TS, per.ReadTput, per.ReadP80MS, per.SecondaryPct, per.BalanceFraction, per.MaxLagMS, per.SProbeStalenessP80MS)
 	if r.o.OnPeriod != nil {
-		r.o.OnPeriod(ctx, r.pol.Name(), per, r.rt)
+		r.o.OnPeriod(ctx, r.run.Policy, per, r.rt)
 	}
 }
 
@@ -253,6 +267,10 @@ func (r *policyRun) period(cur periodBase) (results.Period, *metrics.Snapshot) {
 	}
 	w, perMember := r.rt.Weights()
 	per.Members = memberPeriods(cur.members, r.prev.members, r.rt.Lag(), w, perMember)
+	if hs, ok := r.rt.Hints(); ok {
+		per.Members = addHints(per.Members, hs, r.prevHints)
+		r.prevHints = hs
+	}
 	for name, c := range subOps(cur.ops, r.prev.ops) {
 		if c.Count > 0 {
 			if per.Ops == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/hints"
 )
 
 // ErrBadClients is wrapped by ParseClients' errors.
@@ -88,7 +89,11 @@ type plannedRun struct {
 	clients int
 	rep     int
 	spec    balancer.Spec
+	hints   *hints.Config // nil: off
 }
+
+// name is the run's policy name with its hints.
+func (p plannedRun) name() string { return runName(p.spec.String(), p.hints) }
 
 // plan orders the invocation's runs: for each client count (one without a
 // sweep), every repetition of every policy in turn, so the policies
@@ -98,11 +103,13 @@ func (o *Options) plan() []plannedRun {
 	if !o.sweeping() {
 		counts = []int{o.Clients}
 	}
-	runs := make([]plannedRun, 0, len(counts)*o.Repeat*len(o.Policies))
+	runs := make([]plannedRun, 0, len(counts)*o.Repeat*len(o.Policies)*len(o.hintVariants()))
 	for _, c := range counts {
 		for rep := range o.Repeat {
 			for _, spec := range o.Policies {
-				runs = append(runs, plannedRun{clients: c, rep: rep, spec: spec})
+				for _, h := range o.hintVariants() {
+					runs = append(runs, plannedRun{clients: c, rep: rep, spec: spec, hints: h})
+				}
 			}
 		}
 	}
@@ -119,7 +126,7 @@ func (p plannedRun) options(o *Options) *Options {
 // label names the run in progress lines: "3/10 primary", with the client
 // count in a sweep ("3/10 primary, 20 clients").
 func (p plannedRun) label(n, total int, sweep bool) string {
-	s := fmt.Sprintf("%d/%d %s", n, total, p.spec)
+	s := fmt.Sprintf("%d/%d %s", n, total, p.name())
 	if sweep {
 		s += fmt.Sprintf(", %d clients", p.clients)
 	}

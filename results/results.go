@@ -60,6 +60,9 @@ type PhaseSpec struct {
 	// "stepdown", "kill=primary"); each run records when each started and
 	// ended as "fault" events.
 	Actions []string `json:"actions,omitempty"`
+	// Reads is the member every read moved to ("n2", "primary"): seed
+	// 004's workload migration.
+	Reads string `json:"reads,omitempty"`
 }
 
 // Run is one policy's run.
@@ -150,6 +153,13 @@ type Member struct {
 	// Weight is the share of reads the policy gave the member at the period
 	// end; null for policies that let the driver pick the secondary.
 	Weight *float64 `json:"weight"`
+	// HintReplays are the read-hint queries replayed on the member in the
+	// period and HintKeys the captured reads they stood for (hints on
+	// only; never counted in Served). HintsOff is true while the overload
+	// switch holds the member's hints off.
+	HintReplays int64 `json:"hint_replays,omitempty"`
+	HintKeys    int64 `json:"hint_keys,omitempty"`
+	HintsOff    bool  `json:"hints_off,omitempty"`
 }
 
 // Minute aggregates the periods of one wall-clock minute of a run (seed 000

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/hints"
 	"github.com/decongestant/decongestant/monitor"
 )
 
@@ -19,6 +20,7 @@ type config struct {
 	connectTimeout time.Duration
 	rttQuantile    float64
 	latency        LatencySource
+	hints          *hints.Config
 }
 
 // Option configures a Router.

@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -97,4 +98,22 @@ func (r *Router) SecondaryCollection(db, coll string) (*mongo.Collection, string
 	}
 	t := tb.draw().t
 	return t.client.Database(db).Collection(coll), t.host, true
+}
+
+// Reweight replaces a "weights:" policy's split at run time (arg as after
+// "weights:", e.g. "n2=1"), so an experiment can move reads between
+// members; other policies refuse.
+func (r *Router) Reweight(arg string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sw, ok := r.policy.(*balancer.StaticWeights)
+	if !ok {
+		return fmt.Errorf("router: %s cannot be reweighted (only weights: policies)", r.policy.Name())
+	}
+	if err := sw.Reset(arg); err != nil {
+		return fmt.Errorf("router: %w", err)
+	}
+	r.storeFraction(sw.Fraction())
+	r.setWeights()
+	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 
 	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/hints"
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/metrics"
 	"github.com/decongestant/decongestant/monitor"
@@ -38,6 +39,8 @@ const (
 	EventLag EventKind = iota + 1
 	// EventPeriod follows every balancing period's decision.
 	EventPeriod
+	// EventHints reports a member's read hints switched off or on.
+	EventHints
 )
 
 // Event reports a lag poll or a period decision and the fraction in force
@@ -59,6 +62,8 @@ type Event struct {
 	// Weights are the per-member shares in force after the event, as
 	// routed (per-member policies; zero otherwise).
 	Weights balancer.Weights
+	// Hints is the switch (EventHints).
+	Hints hints.Event
 }
 
 // Router routes reads between the primary and the secondaries of one replica
@@ -100,6 +105,10 @@ type Router struct {
 	lastMembers []MemberSnapshot
 	lastWrites  *metrics.Snapshot
 
+	// Read hints (WithHints): the module and its own member pools.
+	hints     *hints.Module
+	hintPools *memberPools
+
 	dbs    sync.Map // name -> *Database
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -124,6 +133,9 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 		return nil, err
 	}
 	r.preparePools(uri, cfg.clientOpts)
+	if err := r.prepareHints(uri, cfg.hints, cfg.clientOpts); err != nil {
+		return nil, err
+	}
 	if err := r.connectClient(uri, cfg.clientOpts); err != nil {
 		return nil, err
 	}
@@ -132,8 +144,10 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 	if err := r.startMonitor(ctx, uri, cfg); err != nil {
 		_ = r.client.Disconnect(context.Background())
 		_ = r.closePools(context.Background())
+		_ = r.closeHints(context.Background())
 		return nil, err
 	}
+	r.startHints()
 	runCtx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.wg.Add(1)
@@ -317,5 +331,5 @@ func (r *Router) Close(ctx context.Context) error {
 	}
 	r.cancel()
 	r.wg.Wait()
-	return errors.Join(r.mon.Close(ctx), r.client.Disconnect(ctx), r.closePools(ctx))
+	return errors.Join(r.closeHints(ctx), r.mon.Close(ctx), r.client.Disconnect(ctx), r.closePools(ctx))
 }

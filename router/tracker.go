@@ -39,6 +39,9 @@ type served struct {
 	// and onRemoved when it leaves the topology.
 	onSecondary         func()
 	onMember, onRemoved func(host string)
+	// capture (read hints on) receives every routed find as sent and the
+	// member it went to.
+	capture func(host string, cmd []byte)
 }
 
 func newServed(onSecondary func()) *served {
@@ -94,6 +97,20 @@ func (s *served) name(host string) string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.names[host]
+}
+
+// members returns the hosts the driver currently sees as primary or
+// secondary, in no particular order.
+func (s *served) members() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
+	for h, r := range s.roles {
+		if r != 0 {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // selectable returns the hosts the driver currently sees as secondaries.
@@ -152,6 +169,9 @@ func (s *served) count(connID string) *hostStats {
 func (s *served) commandMonitor(next *event.CommandMonitor) *event.CommandMonitor {
 	return &event.CommandMonitor{
 		Started: func(ctx context.Context, e *event.CommandStartedEvent) {
+			if s.capture != nil && e.CommandName == "find" && routedFrom(ctx) != nil {
+				s.capture(hostOf(e.ConnectionID), e.Command)
+			}
 			if next != nil && next.Started != nil {
 				next.Started(ctx, e)
 			}
