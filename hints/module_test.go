@@ -1,0 +1,78 @@
+package hints
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeReplayer records the keys replayed per host.
+type fakeReplayer struct {
+	mu   sync.Mutex
+	keys map[string]int
+}
+
+func (f *fakeReplayer) Replay(_ context.Context, host string, r Replay) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.keys[host] += r.Keys
+	return nil
+}
+
+func (f *fakeReplayer) got(host string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.keys[host]
+}
+
+func TestModuleShipsToTheMembersThatDidNotServe(t *testing.T) {
+	members := []Member{{Host: "p", Primary: true, LagKnown: true}, {Host: "s1", LagKnown: true}, {Host: "s2", LagKnown: true}}
+	for _, tt := range []struct {
+		targets     Targets
+		p, s1, s2   int
+		description string
+	}{
+		{All, 0, 50, 50, "all: both secondaries get every read the primary served"},
+		{One, 0, 50, 0, "one: only the first secondary"},
+	} {
+		t.Run(tt.targets.String(), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Interval = 5 * time.Millisecond
+			cfg.Targets = tt.targets
+			rep := &fakeReplayer{keys: map[string]int{}}
+			m, err := New(cfg, rep, func() []Member { return members }, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 50 { // one batch: a target never falls a batch behind
+				m.Capture("p", findCmd(t, "c", byID(i)))
+			}
+			m.Start()
+			defer m.Close()
+			deadline := time.Now().Add(5 * time.Second)
+			for time.Now().Before(deadline) && (rep.got("s1") < tt.s1 || rep.got("s2") < tt.s2) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			time.Sleep(20 * time.Millisecond) // anything more would show now
+			if rep.got("p") != tt.p || rep.got("s1") != tt.s1 || rep.got("s2") != tt.s2 {
+				t.Fatalf("%s: replayed p %d s1 %d s2 %d", tt.description, rep.got("p"), rep.got("s1"), rep.got("s2"))
+			}
+			st := m.Stats()
+			if st.Captured != 50 || st.Distinct != 50 {
+				t.Fatalf("stats %+v: want 50 captured and distinct", st)
+			}
+		})
+	}
+}
+
+func TestNewRejectsBadSettings(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Apply = 0
+	if _, err := New(cfg, &fakeReplayer{}, func() []Member { return nil }, nil); err == nil {
+		t.Fatal("apply 0 accepted")
+	}
+	if _, err := New(DefaultConfig(), nil, nil, nil); err == nil {
+		t.Fatal("no replayer accepted")
+	}
+}
