@@ -36,6 +36,15 @@ type Config struct {
 	// reads, routed ones included, see its own writes and never go back
 	// (with majority read and write concerns, also across failovers).
 	Causal bool
+	// ReadProportion, when above 0, replaces the mix's proportions by
+	// reads with this probability and updates otherwise (YCSB's
+	// readproportion; updateproportion is 1 minus it). Mixes A, B and C
+	// only, which read and update.
+	ReadProportion float64
+	// ReadKeys, when above 0, splits the loaded keys: reads draw from the
+	// first ReadKeys, updates from the rest, with the request distribution
+	// over each part (seed 004 §4.5's disjoint read and write key sets).
+	ReadKeys int64
 }
 
 // Defaults, as YCSB's workload files and CoreWorkload set them; maxscanlength
@@ -76,6 +85,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("ycsb: insertstart must not be negative, got %d", c.InsertStart)
 	case c.InsertStart > math.MaxInt64/2-c.Records:
 		return fmt.Errorf("ycsb: insertstart %d + records %d is too large", c.InsertStart, c.Records)
+	case !(c.ReadProportion >= 0 && c.ReadProportion <= 1):
+		return fmt.Errorf("ycsb: readproportion %v must be in [0, 1]", c.ReadProportion)
+	case c.ReadProportion > 0 && c.Mix > MixC:
+		return fmt.Errorf("ycsb: readproportion replaces a read/update mix's proportions (a, b or c), not workload %v's", c.Mix)
+	case c.ReadKeys < 0 || (c.ReadKeys > 0 && c.ReadKeys >= c.Records):
+		return fmt.Errorf("ycsb: readkeys %d must be 0 (all keys) or below the record count %d, leaving keys to update", c.ReadKeys, c.Records)
 	case c.Fields < 1:
 		return fmt.Errorf("ycsb: fields must be at least 1, got %d", c.Fields)
 	case c.FieldLength < 1:
@@ -124,6 +139,8 @@ const (
 	optCollection    = "collection"
 	optInsertStart   = "insertstart"
 	optCausal        = "causal"
+	optReadProp      = "readproportion"
+	optReadKeys      = "readkeys"
 )
 
 var optionAliases = map[string]string{
@@ -135,7 +152,7 @@ var optionAliases = map[string]string{
 
 var optionNames = []string{
 	optWorkload, optRecords, optFields, optFieldLength, optDistribution,
-	optMaxScanLength, optSeed, optCollection, optInsertStart, optCausal,
+	optMaxScanLength, optSeed, optCollection, optInsertStart, optCausal, optReadProp, optReadKeys,
 }
 
 // ParseOptions builds a validated Config from string options over
@@ -207,6 +224,10 @@ func (c *Config) set(name, value string) error {
 		c.InsertStart, err = strconv.ParseInt(v, 10, 64)
 	case optCausal:
 		c.Causal, err = strconv.ParseBool(v)
+	case optReadProp:
+		c.ReadProportion, err = strconv.ParseFloat(v, 64)
+	case optReadKeys:
+		c.ReadKeys, err = strconv.ParseInt(v, 10, 64)
 	}
 	if err != nil {
 		return fmt.Errorf("ycsb: option %s=%q: %w", name, value, err)

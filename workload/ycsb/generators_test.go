@@ -278,3 +278,50 @@ func TestAckCounter(t *testing.T) {
 		t.Errorf("last = %d, want %d", got, want)
 	}
 }
+
+// TestReadKeysSplitTheKeys checks seed 004's disjoint key sets: reads draw
+// from the first ReadKeys keys, updates from the rest, for every
+// distribution.
+func TestReadKeysSplitTheKeys(t *testing.T) {
+	for _, d := range []Distribution{Uniform, Zipfian} {
+		c := DefaultConfig()
+		c.Records, c.ReadKeys, c.InsertStart = 1000, 100, 50
+		g, err := NewGenerator(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(1, 2))
+		reads, writes := g.keyChooser(d, readPart), g.keyChooser(d, writePart)
+		var maxRead, minWrite int64 = 0, 1 << 62
+		for range 20000 {
+			k := reads.next(r)
+			if k < 50 {
+				t.Fatalf("%v: read key %d below insertstart", d, k)
+			}
+			maxRead = max(maxRead, k)
+			w := writes.next(r)
+			if w >= 1050 {
+				t.Fatalf("%v: update key %d beyond the loaded keys", d, w)
+			}
+			minWrite = min(minWrite, w)
+		}
+		if maxRead >= 150 || minWrite < 150 {
+			t.Fatalf("%v: reads up to %d, updates from %d: want reads in [50,150), updates in [150,1050)", d, maxRead, minWrite)
+		}
+	}
+}
+
+func TestReadProportionAndReadKeysValidate(t *testing.T) {
+	for _, opts := range []map[string]string{
+		{"readproportion": "1.5"}, {"readproportion": "0.8", "workload": "e"},
+		{"readkeys": "-1"}, {"readkeys": "100000"}, {"readkeys": "x"},
+	} {
+		if _, err := ParseOptions(opts); err == nil {
+			t.Errorf("%v accepted", opts)
+		}
+	}
+	c, err := ParseOptions(map[string]string{"readproportion": "0.8", "readkeys": "500", "workload": "a"})
+	if err != nil || c.ReadProportion != 0.8 || c.ReadKeys != 500 {
+		t.Fatalf("%+v %v", c, err)
+	}
+}

@@ -24,6 +24,9 @@ type worker struct {
 	reads workload.ReadCollection
 	coll  *mongo.Collection
 	keys  keyChooser
+	// writeKeys choose the updates' keys when Config.ReadKeys splits them
+	// from the reads' (nil: keys for every operation).
+	writeKeys keyChooser
 	// sess is the client's causally consistent session (Config.Causal).
 	sess *mongo.Session
 
@@ -76,6 +79,12 @@ func (w *worker) Do(ctx context.Context) (workload.Op, error) {
 		ctx = mongo.NewSessionContext(ctx, w.sess)
 	}
 	o := chooseOp(w.mix, w.rng.Float64())
+	if p := w.g.cfg.ReadProportion; p > 0 {
+		o = opUpdate
+		if w.rng.Float64() < p {
+			o = opRead
+		}
+	}
 	var err error
 	switch o {
 	case opRead:
@@ -94,8 +103,11 @@ func (w *worker) Do(ctx context.Context) (workload.Op, error) {
 
 // nextKey chooses a key number with the worker's distribution and points
 // the _id filter at its key.
-func (w *worker) nextKey() (int64, string) {
-	keynum := w.keys.next(w.rng)
+func (w *worker) nextKey() (int64, string) { return w.nextKeyFrom(w.keys) }
+
+// nextKeyFrom is nextKey with chooser c.
+func (w *worker) nextKeyFrom(c keyChooser) (int64, string) {
+	keynum := c.next(w.rng)
 	w.keybuf = appendKey(w.keybuf[:0], keynum)
 	key := string(w.keybuf)
 	w.idFilter[0].Value = key
@@ -137,6 +149,9 @@ func (w *worker) findOne(ctx context.Context) (bool, error) {
 // to fresh random bytes, on the primary.
 func (w *worker) doUpdate(ctx context.Context) error {
 	keynum, key := w.nextKey()
+	if w.writeKeys != nil {
+		keynum, key = w.nextKeyFrom(w.writeKeys)
+	}
 	return w.setOneField(ctx, "update", key, keynum)
 }
 

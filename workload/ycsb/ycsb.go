@@ -189,8 +189,11 @@ func (g *Generator) NewWorker(env workload.Env, id int) (workload.Worker, error)
 		rng:    rand.New(rand.NewPCG(uint64(g.cfg.Seed), uint64(id))),
 		reads:  env.Reads.Collection(g.cfg.Collection),
 		coll:   env.DB.Collection(g.cfg.Collection),
-		keys:   g.keyChooser(g.cfg.distribution(m)),
+		keys:   g.keyChooser(g.cfg.distribution(m), readPart),
 		valbuf: make([]byte, g.cfg.FieldLength),
+	}
+	if g.cfg.ReadKeys > 0 {
+		w.writeKeys = g.keyChooser(g.cfg.distribution(m), writePart)
 	}
 	w.init()
 	if g.cfg.Causal {
@@ -203,8 +206,24 @@ func (g *Generator) NewWorker(env workload.Env, id int) (workload.Worker, error)
 	return w, nil
 }
 
-func (g *Generator) keyChooser(d Distribution) keyChooser {
+// keyPart is the part of the loaded keys a chooser draws from: all of
+// them, or with Config.ReadKeys the reads' or the updates' part.
+type keyPart uint8
+
+const (
+	readPart keyPart = iota
+	writePart
+)
+
+func (g *Generator) keyChooser(d Distribution, part keyPart) keyChooser {
 	start, n := g.cfg.InsertStart, g.cfg.Records
+	if rk := g.cfg.ReadKeys; rk > 0 {
+		if part == readPart {
+			n = rk
+		} else {
+			start, n = start+rk, n-rk
+		}
+	}
 	switch d {
 	case Uniform:
 		return uniform{min: start, n: n}
