@@ -16,6 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/hints"
 	"github.com/decongestant/decongestant/internal/testutil"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/router"
@@ -275,16 +276,19 @@ func TestConnectRejectsBadTargets(t *testing.T) {
 	tests := []struct {
 		name, uri string
 		want      error
+		opts      []router.Option
 	}{
-		{"malformed", "mongodb://", router.ErrBadURI},
-		{"bad scheme", "http://localhost", router.ErrBadURI},
-		{"direct to one member", "mongodb://" + rs.Members()[0].Host + "/?directConnection=true", router.ErrNotReplicaSet},
-		{"unreachable", "mongodb://127.0.0.1:1/?replicaSet=rs0&serverSelectionTimeoutMS=500", router.ErrUnreachable},
+		{"read hints against one member", "mongodb://" + rs.Members()[0].Host + "/?directConnection=true", router.ErrNotReplicaSet,
+			[]router.Option{router.WithHints(hints.DefaultConfig())}},
+		{"malformed", "mongodb://", router.ErrBadURI, nil},
+		{"bad scheme", "http://localhost", router.ErrBadURI, nil},
+		{"direct to one member", "mongodb://" + rs.Members()[0].Host + "/?directConnection=true", router.ErrNotReplicaSet, nil},
+		{"unreachable", "mongodb://127.0.0.1:1/?replicaSet=rs0&serverSelectionTimeoutMS=500", router.ErrUnreachable, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			r, err := router.Connect(ctx, tt.uri, router.WithConnectTimeout(2*time.Second))
+			r, err := router.Connect(ctx, tt.uri, append(tt.opts, router.WithConnectTimeout(2*time.Second))...)
 			if err == nil {
 				r.Close(ctx)
 				t.Fatal("connected")
