@@ -54,6 +54,11 @@ func Execute(ctx context.Context, o Options) (*results.Results, error) {
 		if err := o.Generator.SetMix(initialMix); err != nil {
 			return res, err
 		}
+		if o.ColdStart {
+			if err := coldStart(ctx, &o); err != nil {
+				return res, writeOut(&o, res, err)
+			}
+		}
 		run, err := runPolicy(ctx, p.options(&o), p.spec.New(), p.hints, p.rep, p.label(i+1, len(plan), o.sweeping()))
 		if run != nil {
 			if o.sweeping() {

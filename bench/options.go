@@ -56,6 +56,10 @@ type Options struct {
 	// hints off); empty runs with hints off only. A run with hints on is
 	// named "<policy>+<hints spec>", e.g. "primary+hints:apply=0.33".
 	Hints []*hints.Config
+	// ColdStart restarts every secondary with empty caches before each run
+	// (seed 004 drops the caches before each run); it needs the cluster
+	// (Cluster or ClusterDir).
+	ColdStart bool
 	// Settings are the constants the Policies were parsed with (checked);
 	// their staleness bound also counts S-probe violations for every
 	// policy.
@@ -175,6 +179,9 @@ func (o *Options) validate() error {
 func (o *Options) validateFaults() error {
 	if o.Cluster != nil && o.ClusterDir != "" {
 		return fmt.Errorf("%w: Cluster and ClusterDir (%s) both set: give one", ErrBadOptions, o.ClusterDir)
+	}
+	if o.ColdStart && o.Cluster == nil && o.ClusterDir == "" {
+		return fmt.Errorf("%w: --cold-start restarts members, which needs a cluster started by `decongestant cluster up`: give its --cluster-dir", ErrBadOptions)
 	}
 	if acts := actions(o.Phases); len(acts) > 0 && o.Cluster == nil && o.ClusterDir == "" {
 		return fmt.Errorf("%w: %w: fault actions (%s) need a cluster started by `decongestant cluster up`: give its --cluster-dir",

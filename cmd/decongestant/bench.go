@@ -35,7 +35,7 @@ type benchFlags struct {
 	repeat, loadParallel                         int
 	seed                                         int64
 	duration, period, warmup                     time.Duration
-	sprobe, skipLoad                             bool
+	sprobe, skipLoad, coldStart                  bool
 	writeConcern, headroom, latency, lagEstimate string
 	hints                                        string
 	probeInterval                                time.Duration
@@ -112,6 +112,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.DurationVar(&b.lagInterval, "lag-interval", 0, "pause between lag polls of the primary (default: a fifth of --max-staleness, from 50ms to seed 000's 1s)")
 	fs.StringVar(&b.headroom, "lag-headroom", "auto", "decongestant: added to each lag poll before comparing with the bound: auto (the poll's horizon: interval + max(interval/2, 2 x the poll's round trip, 1.25 x the slowest of the last 10 polls)), or a duration (0 = seed 000's exact check)")
 	fs.StringVar(&b.latency, "latency-source", "command", "latency the policies see: command (time on a checked-out connection) or client (seed 000: the whole call, including waits for a pooled connection)")
+	fs.BoolVar(&b.coldStart, "cold-start", false, "restart every secondary with empty caches (WiredTiger and its files' page cache) before each run; needs --cluster-dir")
 	fs.StringVar(&b.hints, "hints", "off", "read hints (seed 004): off, on, or variants every policy runs with in turn, e.g. off,on,hints:apply=0.33/targets=one (keys apply, targets all|one|one:n2, interval, batch)")
 	fs.StringVar(&b.lagEstimate, "lag-estimate", "since-applied", "secondary staleness estimate: since-applied (primary's clock minus the last applied write's time when a write is missing) or applied-diff (seed 000: primary's minus secondary's lastAppliedWallTime)")
 }
@@ -182,8 +183,8 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 		return bench.Options{}, fmt.Errorf("--hints: %w", err)
 	}
 	o := bench.Options{
-		Hints: hv,
-		URI:   b.uri, Database: b.db,
+		Hints: hv, ColdStart: b.coldStart,
+		URI: b.uri, Database: b.db,
 		Duration: b.duration, Period: b.period, Warmup: b.warmup, Repeat: b.repeat,
 		Policies: specs, Settings: s, SProbe: b.sprobe, Phases: phases, ClusterDir: b.clusterDir, SkipLoad: b.skipLoad,
 		LoadParallel: b.loadParallel, Progress: progress, Out: b.out, WriteConcern: wc,

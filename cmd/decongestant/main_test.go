@@ -78,6 +78,7 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 		{"reads phase with a policy that cannot move reads", append(good, "--phases", "60s:reads=n2", "--policies", "primary"),
 			"phase reads=n2 moves reads between members, which only weights: policies take"},
 		{"ycsb readkeys beyond the records", append(good, "--readkeys", "200000"), "readkeys 200000 must be 0 (all keys) or below the record count 100000"},
+		{"cold start without a cluster", append(good, "--cold-start"), "--cold-start restarts members, which needs a cluster started by `decongestant cluster up`"},
 		{"zero clients", append(good, "--clients", "0"), "clients 0 must be at least 1"},
 		{"empty sweep item", append(good, "--clients", "20,,60"), `invalid client counts: "20,,60": item 2 is empty`},
 		{"non-integer sweep item", append(good, "--clients", "20,many"), `"many" is not a whole number`},
