@@ -181,6 +181,13 @@ func writeConfig(b *strings.Builder, x Input) {
 	item("max staleness bound", fmtBound(c.MaxStalenessMS))
 	item("S-probe", strconv.FormatBool(c.SProbe))
 	item("phases", fmtPhases(c.Phases))
+	if len(c.ReconfigAtS) > 0 {
+		at := make([]string, len(c.ReconfigAtS))
+		for i, v := range c.ReconfigAtS {
+			at[i] = fmtSeconds(v)
+		}
+		item("reconfigurations given", strings.Join(at, ", "))
+	}
 	if len(c.Balancer) > 0 {
 		item("balancer", fmtMap(c.Balancer))
 	}

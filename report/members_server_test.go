@@ -113,8 +113,8 @@ func TestServerGolden(t *testing.T) {
 // TestServerPlots: per run a miss-rate and a CPU plot, a line per member
 // in its colour (the same as in the share plots), the line broken where
 // the member was not measured, the stepdown and the given reconfiguration
-// as dashed lines there and on the throughput plot; WritePlots writes a
-// panel per run.
+// as dashed lines there and on the throughput plot (the configuration lists
+// the given time); WritePlots writes a panel per run.
 func TestServerPlots(t *testing.T) {
 	in := []Input{{Name: "server.json", Results: serverResults()}}
 	page := writeHTML(t, in)
@@ -152,6 +152,9 @@ func TestServerPlots(t *testing.T) {
 				t.Errorf("%s lacks %q", id, want)
 			}
 		}
+	}
+	if !strings.Contains(page, "<dt>reconfigurations given</dt><dd>30 s</dd>") {
+		t.Error("the configuration does not list the reconfiguration given at 30 s")
 	}
 	if tput := plotsOf(t, page)["read_tput"][0]; strings.Count(tput, `class="phase"`) != 2 || !strings.Contains(tput, ">phase 1: stepdown</text>") {
 		t.Error("the throughput plot lacks the stepdown's or the given reconfiguration's line")
