@@ -13,8 +13,11 @@
 // aggregate.go (minutes and summaries), connwatch.go (connection pools),
 // reads.go (routed reads for workloads), sweep.go (client-count sweeps:
 // --clients 20,60,..., the order of the runs), phases.go (parsing; the fault
-// actions and restoring the cluster after a run are package faults') and
-// cpu.go.
+// actions and restoring the cluster after a run are package faults'),
+// memberstats.go (each member's server counters per period: serverStatus
+// over a direct connection at every period end), cgroupmem.go (a local
+// member's memory cgroup) and cpu.go. Each run's summary measures its
+// reconfigurations with package reconfig.
 package bench
 
 import (
@@ -105,6 +108,7 @@ func newResults(o *Options) *results.Results {
 		res.Config.MaxStalenessMS = &v
 	}
 	res.Config.Phases = phaseSpecs(o.Phases)
+	res.Config.ReconfigAtS = o.reconfigAtS()
 	return res
 }
 

@@ -1,10 +1,14 @@
 package bench
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/faults"
+	"github.com/decongestant/decongestant/reconfig"
 	"github.com/decongestant/decongestant/workload"
 	_ "github.com/decongestant/decongestant/workload/ycsb"
 )
@@ -36,5 +40,33 @@ func TestNewResultsRecordsTheInvocation(t *testing.T) {
 	}
 	if c.Balancer["lag_interval_s"] != 1.0 || c.Balancer["headroom_s"] != "auto" || c.Balancer["latency_source"] != "command" {
 		t.Errorf("balancer config %v", c.Balancer)
+	}
+}
+
+// TestReconfigTimes: the config records the times given, every run
+// measures them and the fault-action phases, and a time outside the run is
+// refused.
+func TestReconfigTimes(t *testing.T) {
+	o := sweepOptions(t)
+	o.Sweep, o.Clients = nil, 4
+	o.ClusterDir = "/nonexistent" // fault actions need a cluster; validate does not open it
+	o.Phases = []Phase{{At: 10 * time.Second, Mix: "a"}, {At: 20 * time.Second, Actions: []faults.Action{{Kind: faults.StepDown}}}}
+	o.ReconfigAt = []time.Duration{40 * time.Second}
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c := newResults(&o).Config; !slices.Equal(c.ReconfigAtS, []float64{40}) {
+		t.Errorf("config reconfig_at_s %v, want [40]", c.ReconfigAtS)
+	}
+	want := []reconfig.Time{{AtS: 20, Cause: "stepdown"}, {AtS: 40, Cause: reconfig.Given}}
+	if got := o.reconfigTimes(); !slices.Equal(got, want) {
+		t.Errorf("times %v, want %v", got, want)
+	}
+	for _, at := range []time.Duration{0, time.Minute, 2 * time.Minute} {
+		o := sweepOptions(t)
+		o.Sweep, o.Clients, o.ReconfigAt = nil, 4, []time.Duration{at}
+		if err := o.validate(); err == nil || !strings.Contains(err.Error(), "not inside the run") {
+			t.Errorf("reconfiguration at %v in a 1m run: err %v", at, err)
+		}
 	}
 }

@@ -167,7 +167,8 @@ func TestFaultPhasesStepDown(t *testing.T) {
 
 // TestFaultPhasesKilledMemberIsRestarted kills a secondary and leaves it
 // down: the runner restarts it at the end of the run, and the set is
-// healthy before the next policy's run starts.
+// healthy before the next policy's run starts. While it is down it has no
+// server counters.
 func TestFaultPhasesKilledMemberIsRestarted(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	victim := secondaries(t, rs)[0]
@@ -183,6 +184,18 @@ func TestFaultPhasesKilledMemberIsRestarted(t *testing.T) {
 		if events := faultEvents(run); !hasEvents(events, "fault: kill="+victim.Name+" "+victim.Name+" ("+victim.Host+"): done in",
 			"fault-restore: restart "+victim.Name+" ("+victim.Host+"): done in", "fault-restore: wait for a healthy set: done in") {
 			t.Fatalf("%s: fault events:\n%s", run.Policy, strings.Join(events, "\n"))
+		}
+		// Down from 1 s: no server counters in the period ending at 2 s,
+		// and an event says why.
+		for _, m := range run.Periods[1].Members {
+			if m.Host == victim.Host && (m.CPUPct != nil || m.RSSMB != nil || m.CachePagesRequested != nil) {
+				t.Errorf("%s: killed %s has server counters: %s", run.Policy, victim.Name, serverLine(run.Periods[1]))
+			}
+		}
+		if !slices.ContainsFunc(run.Events, func(e results.Event) bool {
+			return e.Kind == "member-stats-unavailable" && strings.HasPrefix(e.Detail, victim.Host+": ")
+		}) {
+			t.Errorf("%s: no member-stats-unavailable event for %s in %+v", run.Policy, victim.Host, run.Events)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -17,6 +17,7 @@ import (
 	"github.com/decongestant/decongestant/faults"
 	"github.com/decongestant/decongestant/hints"
 	"github.com/decongestant/decongestant/monitor"
+	"github.com/decongestant/decongestant/reconfig"
 	"github.com/decongestant/decongestant/results"
 	"github.com/decongestant/decongestant/router"
 	"github.com/decongestant/decongestant/workload"
@@ -76,6 +77,15 @@ type Options struct {
 	Cluster    *cluster.Cluster
 	ClusterDir string
 	SkipLoad   bool
+	// SkipMemberStats turns off the members' server counters: serverStatus
+	// on every member at the run's start and every period end (the CLI's
+	// --member-stats=false). The periods' members then have none.
+	SkipMemberStats bool
+	// ReconfigAt are reconfiguration times into each run given explicitly,
+	// for reconfigurations that are no fault action of Phases (an action
+	// OnPeriod takes, say). Each run's summary measures them as it
+	// measures the fault actions' (package reconfig).
+	ReconfigAt []time.Duration
 	// LoadParallel is the loader's parallelism (default 2 x GOMAXPROCS).
 	LoadParallel int
 	Monitor      monitor.Config
@@ -142,6 +152,11 @@ func (o *Options) validate() error {
 	for _, ph := range o.Phases {
 		if ph.At >= o.Duration {
 			return bad("phase at %v starts after the run ends (%v)", ph.At, o.Duration)
+		}
+	}
+	for _, at := range o.ReconfigAt {
+		if at <= 0 || at >= o.Duration {
+			return bad("reconfiguration at %v is not inside the run (0 to %v)", at, o.Duration)
 		}
 	}
 	if err := o.validateSweep(); err != nil {
@@ -226,6 +241,21 @@ func (o *Options) maxClients() int {
 		n = max(n, ph.Clients)
 	}
 	return n
+}
+
+// reconfigAtS are ReconfigAt in seconds, for the results.
+func (o *Options) reconfigAtS() []float64 {
+	var out []float64
+	for _, at := range o.ReconfigAt {
+		out = append(out, at.Seconds())
+	}
+	return out
+}
+
+// reconfigTimes are the reconfigurations every run's summary measures: the
+// phases' fault actions and ReconfigAt.
+func (o *Options) reconfigTimes() []reconfig.Time {
+	return reconfig.Times(results.Config{Phases: phaseSpecs(o.Phases), ReconfigAtS: o.reconfigAtS()})
 }
 
 // specNames returns the policies as given, with each hints variant, for

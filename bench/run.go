@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/decongestant/decongestant/hints"
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/metrics"
+	"github.com/decongestant/decongestant/reconfig"
 	"github.com/decongestant/decongestant/results"
 	"github.com/decongestant/decongestant/router"
 	"github.com/decongestant/decongestant/workload"
@@ -35,6 +37,7 @@ type policyRun struct {
 	conns     *connWatch
 	ws        *workers
 	probe     *probeRun
+	stats     *memberStats // nil with Options.SkipMemberStats
 	faults    *faults.Runner
 	reporter  workload.RunReporter
 	stopWork  context.CancelFunc
@@ -129,6 +132,14 @@ func (r *policyRun) begin(ctx context.Context) error {
 	r.ws = &workers{ctx: workCtx, gen: r.o.Generator, env: r.env, rec: r.rec}
 	r.start = time.Now()
 	r.col.setStart(r.start)
+	if !r.o.SkipMemberStats {
+		var memory func(int64) *float64
+		if r.o.target != nil {
+			memory = localCgroups.mb
+		}
+		r.stats = newMemberStats(r.o, memory, failedEvent(r.col, r.start))
+		r.stats.poll(-1, pollHosts(r.rt.Members(), r.rt.Lag()))
+	}
 	if r.o.Warmup == 0 {
 		r.startMeasure(ctx)
 		r.measure.ops = r.rec.opsSnapshot()
@@ -230,6 +241,7 @@ func (r *policyRun) endPeriod(ctx context.Context, now time.Duration) {
 	if starts {
 		r.measure.ops = cur.ops
 	}
+	r.stats.poll(len(r.run.Periods), pollHosts(cur.members, r.rt.Lag()))
 	per, readSnap := r.period(cur)
 	var samples []sprobe.Sample
 	if r.probe != nil {
@@ -283,8 +295,9 @@ func (r *policyRun) period(cur periodBase) (results.Period, *metrics.Snapshot) {
 }
 
 // finish stops the clients, restores the cluster after fault actions, and
-// completes the run's results: events, summary, minutes, the measured
-// operations, the workload's report and the probe's extras.
+// completes the run's results: the members' server counters, events,
+// summary and reconfigurations, minutes, the measured operations, the
+// workload's report and the probe's extras.
 func (r *policyRun) finish(ctx context.Context, runErr error) (*results.Run, error) {
 	r.stopWork()
 	r.ws.stop()
@@ -292,8 +305,15 @@ func (r *policyRun) finish(ctx context.Context, runErr error) (*results.Run, err
 		runErr = err
 	}
 	run := r.run
+	for i, recs := range r.stats.close() {
+		if i < len(run.Periods) {
+			slices.SortFunc(recs, func(a, b results.Member) int { return strings.Compare(a.Host, b.Host) })
+			run.Periods[i].Members = withServer(run.Periods[i].Members, recs)
+		}
+	}
 	run.Events = r.col.takeEvents()
 	run.Summary = summarise(run.Periods, &r.st, r.o.Warmup)
+	run.Summary.Reconfigurations = reconfig.Run(run.Periods, r.o.reconfigTimes())
 	run.Minutes = minutes(run.Periods, &r.st)
 	var measured map[string]workload.OpStats
 	if r.measure.ops != nil {
@@ -332,6 +352,7 @@ func (r *policyRun) close() {
 		r.ws.stop()
 	}
 	r.probe.stop()
+	r.stats.close()
 	if r.rt != nil {
 		r.rt.Close(context.Background())
 	}

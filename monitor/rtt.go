@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/metrics"
@@ -16,10 +14,7 @@ import (
 // startPinger opens a direct connection to host and pings it every
 // RTTInterval. Called with m.mu held.
 func (m *Monitor) startPinger(ctx context.Context, host string) {
-	co := append([]*options.ClientOptions{options.Client().ApplyURI(m.uri)}, m.cfg.ClientOptions...)
-	co = append(co, options.Client().SetHosts([]string{host}).SetDirect(true).
-		SetReplicaSet("").SetAppName("decongestant-rtt"))
-	c, err := mongo.Connect(co...)
+	c, err := DirectClient(m.uri, host, "decongestant-rtt", m.cfg.ClientOptions...)
 	if err != nil {
 		return // retried on the next poll
 	}

@@ -44,7 +44,20 @@
 // mean weight) that marks a secondary left without reads while the other
 // secondaries served some. The text report has the same tables, and
 // WritePlots member_share.svg and member_weight.svg. Older results files
-// render without it.
+// render without it. Runs with member stats (bench --member-stats: each
+// member's own counters per period) also plot every member's WiredTiger
+// cache miss rate and CPU over time, a line per member (seed 004's figs 5,
+// 8 and 14; member_cache_miss.svg and member_cpu.svg), and their tables add
+// the miss rate, MB read into the cache per second, mean CPU and largest
+// resident set.
+//
+// Every time-series plot marks the phases (fault actions named: the
+// reconfigurations) and the reconfiguration times given to bench
+// (--reconfig-at) with a dashed vertical line; the read throughput plot
+// with them is seed 004's figs 4, 7 and 13. Runs whose summaries measure
+// reconfigurations get a table of them after the time series: the read
+// throughput before, the dip after, the time to recover and the serving
+// member's worst cache miss rate (package reconfig defines them).
 //
 // Usage:
 //

@@ -57,7 +57,11 @@ details { margin: 8px 0; font-size: 13px; }
 // series (per client count in a sweep): per run the members' shares of the
 // routed reads and, for policies that route per member, their weights, as
 // stacked areas over time with a colour per member, and a table over the
-// periods after warm-up (see the package doc).
+// periods after warm-up (see the package doc); with member stats also each
+// member's cache miss rate and CPU over time, a line per member.
+//
+// Runs whose summaries measure reconfigurations get a table of them after
+// the time series and the events.
 //
 // A TPC-C input also gets a TPC-C section after its time series: tpmC,
 // Stock-Level throughput and Stock-Level P80 per minute (per period for runs
@@ -141,6 +145,7 @@ func writeTimeSeriesSections(b *strings.Builder, in []Input, pal palette) {
 			buildTimeSeries(ts, x, pal, several).render(b, 0, 0, false)
 		}
 		writeEvents(b, x)
+		writeReconfigHTML(b, x, pal)
 		writeMembersHTML(b, i, x, pal, mpal, several)
 		if isTPCC(x.Results) {
 			writeTPCCHTML(b, i, x, pal, several)
@@ -176,6 +181,13 @@ func writeConfig(b *strings.Builder, x Input) {
 	item("max staleness bound", fmtBound(c.MaxStalenessMS))
 	item("S-probe", strconv.FormatBool(c.SProbe))
 	item("phases", fmtPhases(c.Phases))
+	if len(c.ReconfigAtS) > 0 {
+		at := make([]string, len(c.ReconfigAtS))
+		for i, v := range c.ReconfigAtS {
+			at[i] = fmtSeconds(v)
+		}
+		item("reconfigurations given", strings.Join(at, ", "))
+	}
 	if len(c.Balancer) > 0 {
 		item("balancer", fmtMap(c.Balancer))
 	}

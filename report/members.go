@@ -104,6 +104,22 @@ func measuredPeriods(run *results.Run, warmupS float64) []results.Period {
 	return out
 }
 
+// periodLengths are the lengths in seconds of ps, periods of run: each
+// from the end of the period before it in run (0 for the first).
+func periodLengths(run *results.Run, ps []results.Period) []float64 {
+	starts := make(map[float64]float64, len(run.Periods))
+	prev := 0.0
+	for _, p := range run.Periods {
+		starts[p.TS] = prev
+		prev = p.TS
+	}
+	out := make([]float64, len(ps))
+	for i, p := range ps {
+		out[i] = p.TS - starts[p.TS]
+	}
+	return out
+}
+
 // memberKeys are the members run's periods list, in natural order (n2
 // before n10).
 func memberKeys(run *results.Run) []string {
@@ -174,15 +190,21 @@ type memberRow struct {
 	// those in which it served no read while other secondaries did, and
 	// idleWeight0 those of them in which the policy gave it no weight.
 	secondary, idle, idleWeight0 int
+
+	// The member's own counters (members_server.go).
+	server serverSums
 }
 
-// newMemberRow sums member key over the measured periods ps; total is the
-// reads all members served in them.
-func newMemberRow(run *results.Run, key string, ps []results.Period, total int64) memberRow {
-	r := memberRow{key: key, roles: memberRoles(run, key), maxLagMS: math.NaN(), sharePct: math.NaN()}
-	for _, p := range ps {
+// newMemberRow sums member key over the measured periods ps, whose
+// lengths in seconds are lengths; total is the reads all members served in
+// them.
+func newMemberRow(run *results.Run, key string, ps []results.Period, lengths []float64, total int64) memberRow {
+	r := memberRow{key: key, roles: memberRoles(run, key), maxLagMS: math.NaN(), sharePct: math.NaN(),
+		server: serverSums{rssMax: math.NaN()}}
+	for i, p := range ps {
 		if m, ok := memberOf(p, key); ok {
 			r.addPeriod(p, m)
+			r.server.add(m, lengths[i])
 		}
 	}
 	if total > 0 {
@@ -224,9 +246,10 @@ type memberRun struct {
 	name string // the policy, with the repetition when the policy has several
 	keys []string
 	rows []memberRow // parallel to keys
-	// weights says whether the policy gave members weights.
-	weights  bool
-	measured int // periods after the warm-up
+	// weights says whether the policy gave members weights, server
+	// whether some member has server counters (bench --member-stats).
+	weights, server bool
+	measured        int // periods after the warm-up
 }
 
 // memberRuns are the runs of x that record their members, ordered as the
@@ -250,17 +273,19 @@ func memberRuns(x Input) []memberRun {
 
 func newMemberRun(run *results.Run, name string, warmupS float64) memberRun {
 	ps := measuredPeriods(run, warmupS)
+	lengths := periodLengths(run, ps)
 	var total int64
 	for _, p := range ps {
 		total += servedBy(p, "")
 	}
 	mr := memberRun{run: run, name: name, keys: memberKeys(run), measured: len(ps)}
 	for _, k := range mr.keys {
-		mr.rows = append(mr.rows, newMemberRow(run, k, ps, total))
+		mr.rows = append(mr.rows, newMemberRow(run, k, ps, lengths, total))
 	}
 	for _, p := range run.Periods {
 		for _, m := range p.Members {
 			mr.weights = mr.weights || m.Weight != nil
+			mr.server = mr.server || hasServer(m)
 		}
 	}
 	return mr

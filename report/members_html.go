@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -28,6 +29,13 @@ func writeMembersHTML(b *strings.Builder, i int, x Input, pal, mpal palette, sev
 		`served reads in; server = wire P50 − min RTT. “No reads in k of n periods as secondary”: periods in which ` +
 		`other secondaries served reads and this one none (marked when the policy had not given it weight 0: a ` +
 		`secondary the driver dropped).</p>` + "\n")
+	if slices.ContainsFunc(runs, func(mr memberRun) bool { return mr.server }) {
+		b.WriteString(`<p class="note">Runs with member stats (bench --member-stats) also plot each member's ` +
+			`WiredTiger cache miss rate (pages read into the cache / pages requested from it, in the period) and CPU ` +
+			`(user + system, % of one core), a line per member, broken where it was not measured (not answering, ` +
+			`restarted, or nothing requested). Their tables add the miss rate and MB read into the cache per second ` +
+			`over the periods after warm-up, the mean CPU and the largest resident set.</p>` + "\n")
+	}
 	for _, mr := range runs {
 		writeMemberRunHTML(b, x, mr, pal, mpal, several)
 	}
@@ -42,12 +50,18 @@ func writeMemberRunHTML(b *strings.Builder, x Input, mr memberRun, pal, mpal pal
 			buildMemberChart(p, x, mr, mpal, several).render(b, 0, 0, false)
 		}
 	}
+	if mr.server {
+		for _, p := range serverPlots {
+			buildServerChart(p, x, mr, mpal, several).render(b, 0, 0, false)
+		}
+	}
 	if mr.measured == 0 {
 		b.WriteString("<p class=\"note\">No period after the warm-up.</p>\n")
 	}
 	notes := mr.hasNotes()
 	b.WriteString("<div class=\"scroll\"><table class=\"members\">\n<thead><tr><th class=\"l\">member</th>")
-	for _, c := range memberColumns {
+	cols := mr.columns()
+	for _, c := range cols {
 		fmt.Fprintf(b, "<th%s>%s</th>", leftClass(c.left), esc(c.header))
 	}
 	if notes {
@@ -55,20 +69,20 @@ func writeMemberRunHTML(b *strings.Builder, x Input, mr memberRun, pal, mpal pal
 	}
 	b.WriteString("</tr></thead>\n<tbody>\n")
 	for _, r := range mr.rows {
-		writeMemberRowHTML(b, r, mpal, notes)
+		writeMemberRowHTML(b, r, cols, mpal, notes)
 	}
 	b.WriteString("</tbody>\n</table></div>\n")
 }
 
 // writeMemberRowHTML writes one member's row: its name with its host below,
 // the columns, and with notes the note (marked when the member was dropped).
-func writeMemberRowHTML(b *strings.Builder, r memberRow, mpal palette, notes bool) {
+func writeMemberRowHTML(b *strings.Builder, r memberRow, cols []memberColumn, mpal palette, notes bool) {
 	fmt.Fprintf(b, `<tr><td class="l"><span class="sw" style="background:%s"></span>%s`, esc(mpal.color(r.key)), esc(r.key))
 	if r.host != "" && r.host != r.key {
 		fmt.Fprintf(b, `<span class="sd">%s</span>`, esc(r.host))
 	}
 	b.WriteString("</td>")
-	for _, c := range memberColumns {
+	for _, c := range cols {
 		cls := ` class="n"`
 		if c.left {
 			cls = leftClass(true)

@@ -95,10 +95,20 @@ func buildMemberCharts(parts []Input) (map[string][]chart, []string) {
 					out[p.id] = append(out[p.id], buildMemberChart(p, x, mr, mpal, len(parts) > 1))
 				}
 			}
+			for _, p := range serverPlots {
+				if mr.server {
+					out[p.id] = append(out[p.id], buildServerChart(p, x, mr, mpal, len(parts) > 1))
+				}
+			}
 		}
 	}
 	var files []string
 	for _, p := range memberPlots {
+		if len(out[p.id]) > 0 {
+			files = append(files, p.id+".svg")
+		}
+	}
+	for _, p := range serverPlots {
 		if len(out[p.id]) > 0 {
 			files = append(files, p.id+".svg")
 		}

@@ -33,13 +33,14 @@ func writeMembersText(w io.Writer, x Input) error {
 func writeMemberRowsText(w io.Writer, mr memberRun) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "  member")
-	for _, c := range memberColumns {
+	cols := mr.columns()
+	for _, c := range cols {
 		fmt.Fprint(tw, "\t", c.header)
 	}
 	fmt.Fprintln(tw)
 	for _, r := range mr.rows {
 		fmt.Fprint(tw, "  ", oneLine(r.key))
-		for _, c := range memberColumns {
+		for _, c := range cols {
 			fmt.Fprint(tw, "\t", oneLine(c.get(r)))
 		}
 		fmt.Fprintln(tw)

@@ -159,9 +159,10 @@ func styleKeys(staleness, sprobe, aux bool) []legendItem {
 	return nil
 }
 
-// runMarks returns cfg's warm-up as a shaded band and its phase switches as
-// labelled vertical lines, with times in seconds divided by unit (1 for
-// seconds, 60 for minutes).
+// runMarks returns cfg's warm-up as a shaded band, and its phase switches
+// (fault actions included: the reconfigurations) and the reconfiguration
+// times given explicitly as labelled vertical lines, with times in seconds
+// divided by unit (1 for seconds, 60 for minutes).
 func runMarks(cfg results.Config, unit float64) ([]band, []vline) {
 	var bands []band
 	if w := cfg.WarmupS; finite(w) && w > 0 {
@@ -174,6 +175,11 @@ func runMarks(cfg results.Config, unit float64) ([]band, []vline) {
 			label += ": " + d
 		}
 		vlines = append(vlines, vline{x: p.AtS / unit, label: label})
+	}
+	for _, at := range cfg.ReconfigAtS {
+		if !slices.ContainsFunc(cfg.Phases, func(p results.PhaseSpec) bool { return p.AtS == at }) {
+			vlines = append(vlines, vline{x: at / unit, label: "reconfiguration"})
+		}
 	}
 	return bands, vlines
 }
@@ -281,7 +287,9 @@ func buildCharts(in []Input) (perPlot map[string][]chart, tradeoff *scatterChart
 // stock_level_p80.svg, with one panel per TPC-C input (and client count).
 // When runs record their members it also writes member_share.svg (the share
 // of reads each member served, per period) and, when a policy gave members
-// weights, member_weight.svg, with one panel per such run.
+// weights, member_weight.svg, with one panel per such run; and when they
+// record the members' own counters (bench --member-stats),
+// member_cache_miss.svg and member_cpu.svg.
 func WritePlots(dir string, in []Input) ([]string, error) {
 	if err := checkInputs(in); err != nil {
 		return nil, err

@@ -189,6 +189,7 @@ func phaseDetail(p results.PhaseSpec) string {
 	if p.Clients > 0 {
 		d = append(d, fmt.Sprintf("%d clients", p.Clients))
 	}
+	d = append(d, p.Actions...)
 	return strings.Join(d, ", ")
 }
 

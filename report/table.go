@@ -206,7 +206,8 @@ func orDash(s string) string {
 // per policy and count the mean and the min-max over repetitions of read
 // throughput, P80 read latency, secondary share and S-probe staleness P80.
 //
-// Runs that record their members are followed by a per-member table per run
+// Runs whose summaries measure reconfigurations are followed by a table of
+// them, and runs that record their members by a per-member table per run
 // (per client count in a sweep), over the periods after warm-up.
 //
 // A TPC-C input (workload "tpcc", or runs carrying a TPC-C report) is
@@ -239,6 +240,9 @@ func WriteText(w io.Writer, in []Input) error {
 				if err := writeTPCCText(w, part.Input); err != nil {
 					return err
 				}
+			}
+			if err := writeReconfigText(w, part.Input); err != nil {
+				return err
 			}
 			if err := writeMembersText(w, part.Input); err != nil {
 				return err

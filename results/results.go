@@ -32,17 +32,22 @@ type Config struct {
 	// 20,60,...), in the order they ran; each run records its own
 	// (Run.Clients) and Clients holds the first. Absent when the
 	// invocation had one count.
-	ClientsSweep   []int          `json:"clients_sweep,omitempty"`
-	DurationS      float64        `json:"duration_s"`
-	PeriodS        float64        `json:"period_s"`
-	WarmupS        float64        `json:"warmup_s"`
-	Repeat         int            `json:"repeat"`
-	Policies       []string       `json:"policies"`
-	MaxStalenessMS *float64       `json:"max_staleness_ms"`
-	SProbe         bool           `json:"sprobe"`
-	WriteConcern   string         `json:"write_concern"`
-	Phases         []PhaseSpec    `json:"phases,omitempty"`
-	Balancer       map[string]any `json:"balancer,omitempty"`
+	ClientsSweep   []int       `json:"clients_sweep,omitempty"`
+	DurationS      float64     `json:"duration_s"`
+	PeriodS        float64     `json:"period_s"`
+	WarmupS        float64     `json:"warmup_s"`
+	Repeat         int         `json:"repeat"`
+	Policies       []string    `json:"policies"`
+	MaxStalenessMS *float64    `json:"max_staleness_ms"`
+	SProbe         bool        `json:"sprobe"`
+	WriteConcern   string      `json:"write_concern"`
+	Phases         []PhaseSpec `json:"phases,omitempty"`
+	// ReconfigAtS are reconfiguration times given explicitly (bench
+	// --reconfig-at), in seconds from each run's start, for
+	// reconfigurations that are not a phase's fault actions; each run's
+	// summary measures them as it does the fault actions.
+	ReconfigAtS []float64      `json:"reconfig_at_s,omitempty"`
+	Balancer    map[string]any `json:"balancer,omitempty"`
 	// WorkloadSettings are the workload's own settings beyond the mix and
 	// the size (e.g. YCSB's causal sessions).
 	WorkloadSettings map[string]string `json:"workload_settings,omitempty"`
@@ -160,6 +165,34 @@ type Member struct {
 	HintReplays int64 `json:"hint_replays,omitempty"`
 	HintKeys    int64 `json:"hint_keys,omitempty"`
 	HintsOff    bool  `json:"hints_off,omitempty"`
+
+	// The member's own counters over the period, from serverStatus over a
+	// direct connection at the start of the run and at every period end
+	// (bench --member-stats; a member that only serverStatus lists, not the
+	// router, gets a record of its own). Each is null when not measured:
+	// member stats off, the member did not answer at either end, or it
+	// restarted in the period (its counters went back).
+	//
+	// CachePagesRequested and CachePagesRead are the differences of
+	// WiredTiger's "pages requested from the cache" and "pages read into
+	// cache"; CacheMissPct is read / requested x 100 (null when nothing
+	// was requested); CacheReadMB the difference of "bytes read into
+	// cache" in MiB.
+	CachePagesRequested *int64   `json:"cache_pages_requested"`
+	CachePagesRead      *int64   `json:"cache_pages_read"`
+	CacheMissPct        *float64 `json:"cache_miss_pct"`
+	CacheReadMB         *float64 `json:"cache_read_mb"`
+	// CPUPct is the member process's CPU time (user + system) over the
+	// period's length by the server's clock, x 100: % of one core.
+	CPUPct *float64 `json:"cpu_pct"`
+	// RSSMB is the process's resident set at the period end (mem.resident,
+	// MiB), also after a restart.
+	RSSMB *float64 `json:"rss_mb"`
+	// MemCgroupMB is the memory charged to the member's own memory cgroup
+	// at the period end (memory.current, or memory.usage_in_bytes in cgroup
+	// v1; page cache included), MiB: only for a local cluster (bench
+	// --cluster-dir) whose member runs in a cgroup of its own.
+	MemCgroupMB *float64 `json:"mem_cgroup_mb"`
 }
 
 // Minute aggregates the periods of one wall-clock minute of a run (seed 000
@@ -200,6 +233,44 @@ type Summary struct {
 	// operations, so one can see whether the client was the bottleneck.
 	ClientCPUS       float64 `json:"client_cpu_s"`
 	ClientCPUPerOpMS float64 `json:"client_cpu_per_op_ms"`
+	// Reconfigurations measure the reads around each reconfiguration of the
+	// run (a phase with fault actions, or a time given with
+	// Config.ReconfigAtS), over all its periods, warm-up included; package
+	// reconfig computes them. Absent without a reconfiguration.
+	Reconfigurations []Reconfiguration `json:"reconfigurations,omitempty"`
+}
+
+// Reconfiguration is how a run's reads fared around one reconfiguration at
+// AtS: the throughput before it, the deepest dip in the minute after, how
+// long until throughput was back, and the cache misses of the member that
+// took the reads. A period belongs to a window when its end (t_s) is in
+// it. DESIGN.md has the definitions.
+type Reconfiguration struct {
+	AtS float64 `json:"at_s"`
+	// Cause is the phase's fault actions ("stepdown", "kill=primary"), or
+	// "given" for a time from Config.ReconfigAtS.
+	Cause string `json:"cause"`
+	// PreReadTput is the mean read throughput of the periods in the PreS
+	// seconds before AtS (30, fewer when the run started less than 30 s
+	// before).
+	PreReadTput float64 `json:"pre_read_tput"`
+	PreS        float64 `json:"pre_s"`
+	// DipReadTput is the lowest read throughput of a single period in the
+	// 60 s after AtS, in the period ending at DipAtS; DipPct is it as % of
+	// PreReadTput and DepthPct 100 - DipPct (null when PreReadTput is 0).
+	DipReadTput float64  `json:"dip_read_tput"`
+	DipAtS      float64  `json:"dip_at_s"`
+	DipPct      *float64 `json:"dip_pct"`
+	DepthPct    *float64 `json:"depth_pct"`
+	// RecoveryS is the time from AtS to the start of the first run of 3
+	// consecutive periods each with at least 90% of PreReadTput, searched
+	// to the run's end; null when there is none (or PreReadTput is 0).
+	RecoveryS *float64 `json:"recovery_s"`
+	// ServingMember is the member (name, else host) that served the most
+	// routed reads in the 60 s after AtS, and ServingMaxCacheMissPct its
+	// highest cache_miss_pct there (null when not measured).
+	ServingMember          string   `json:"serving_member,omitempty"`
+	ServingMaxCacheMissPct *float64 `json:"serving_max_cache_miss_pct"`
 }
 
 // Event is a notable moment in a run, at t_s seconds from its start.

@@ -30,12 +30,12 @@ import (
 // `demo`; each workload adds its own (workload.Flagser).
 type benchFlags struct {
 	uri, policies, maxStaleness, phases, out, db string
-	clusterDir                                   string
+	clusterDir, reconfigAt                       string
 	clients                                      clientsFlag
 	repeat, loadParallel                         int
 	seed                                         int64
 	duration, period, warmup                     time.Duration
-	sprobe, skipLoad, coldStart                  bool
+	sprobe, skipLoad, coldStart, memberStats     bool
 	writeConcern, headroom, latency, lagEstimate string
 	hints                                        string
 	probeInterval                                time.Duration
@@ -83,6 +83,8 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.StringVar(&b.maxStaleness, "max-staleness", "10s", "staleness bound for decongestant and for counting violations: a duration, 0 (no stale reads) or none")
 	fs.BoolVar(&b.sprobe, "sprobe", def.sprobe, "run the S staleness probe alongside the workload")
 	fs.DurationVar(&b.probeInterval, "sprobe-interval", 100*time.Millisecond, "pause between S probes")
+	fs.BoolVar(&b.memberStats, "member-stats", true, "record every member's WiredTiger cache misses, MB read into cache, CPU and RSS per period (serverStatus on each member at every period end, over a direct connection)")
+	fs.StringVar(&b.reconfigAt, "reconfig-at", "", "comma-separated times into each run (e.g. 60s) of reconfigurations that are not fault actions of --phases, measured in the summary as theirs are (throughput dip, recovery)")
 	fs.StringVar(&b.phases, "phases", "", `dynamic phases: workload and client switches and fault actions (pause, resume, isolate, rejoin, stepdown, kill, stop, restart), e.g. "0s:workload=a,clients=180;620s:workload=b" or "60s:pause=n3;120s:resume=n3"`)
 	fs.StringVar(&b.out, "out", def.out, "results JSON path (written atomically after every run)")
 	fs.StringVar(&b.db, "db", def.db, "database of the workload")
@@ -182,6 +184,10 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 	if err != nil {
 		return bench.Options{}, fmt.Errorf("--hints: %w", err)
 	}
+	reconfigAt, err := parseDurations(b.reconfigAt)
+	if err != nil {
+		return bench.Options{}, fmt.Errorf("--reconfig-at: %w", err)
+	}
 	o := bench.Options{
 		Hints: hv, ColdStart: b.coldStart,
 		URI: b.uri, Database: b.db,
@@ -189,7 +195,7 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 		Policies: specs, Settings: s, SProbe: b.sprobe, Phases: phases, ClusterDir: b.clusterDir, SkipLoad: b.skipLoad,
 		LoadParallel: b.loadParallel, Progress: progress, Out: b.out, WriteConcern: wc,
 		ConnectTimeout: b.connectTimeout, RTTQuantile: b.rttQuantile, Latency: latency, Monitor: mon,
-		Probe: sprobe.Config{ProbeInterval: b.probeInterval},
+		Probe: sprobe.Config{ProbeInterval: b.probeInterval}, SkipMemberStats: !b.memberStats, ReconfigAt: reconfigAt,
 	}
 	if len(b.clients) == 1 {
 		o.Clients = b.clients[0]
@@ -197,6 +203,22 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 		o.Sweep = b.clients
 	}
 	return o, nil
+}
+
+// parseDurations parses a comma-separated list of durations ("" = none).
+func parseDurations(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		d, err := time.ParseDuration(part)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a duration such as 60s", part)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // checkDurations checks the URI and the flags that must be positive or in

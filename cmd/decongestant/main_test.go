@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -199,6 +200,34 @@ func TestSubSecondBoundPollsFaster(t *testing.T) {
 		}
 		if o.Monitor.LagInterval != tt.interval || o.Settings.Decongestant.Headroom != tt.headroom {
 			t.Errorf("%v: lag interval %v headroom %v, want %v and %v", tt.args, o.Monitor.LagInterval, o.Settings.Decongestant.Headroom, tt.interval, tt.headroom)
+		}
+	}
+}
+
+// TestMemberStatsAndReconfigFlags: member stats are on unless
+// --member-stats=false; --reconfig-at takes a list of durations.
+func TestMemberStatsAndReconfigFlags(t *testing.T) {
+	tests := []struct {
+		args       []string
+		skip       bool
+		reconfigAt []time.Duration
+		err        string
+	}{
+		{args: nil},
+		{args: []string{"--member-stats=false", "--reconfig-at", "30s, 1m"}, skip: true, reconfigAt: []time.Duration{30 * time.Second, time.Minute}},
+		{args: []string{"--reconfig-at", "30"}, err: `--reconfig-at: "30" is not a duration`},
+	}
+	for _, tt := range tests {
+		o, _, err := benchOptions(append([]string{"ycsb", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0"}, tt.args...), io.Discard)
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%v: err %v, want %q", tt.args, err, tt.err)
+			}
+		case err != nil:
+			t.Errorf("%v: %v", tt.args, err)
+		case o.SkipMemberStats != tt.skip || !slices.Equal(o.ReconfigAt, tt.reconfigAt):
+			t.Errorf("%v: skip member stats %v, reconfig at %v; want %v, %v", tt.args, o.SkipMemberStats, o.ReconfigAt, tt.skip, tt.reconfigAt)
 		}
 	}
 }

@@ -1,0 +1,145 @@
+package report
+
+// The members' own counters (results.Member's cache, CPU and memory
+// fields, from bench --member-stats): seed 004's cache miss rate and CPU
+// per node over time (its figs 5, 8 and 14), beside where the reads went,
+// and their means in the per-member table (its Table 1's columns).
+
+import (
+	"math"
+
+	"github.com/decongestant/decongestant/results"
+)
+
+// classServer is the CSS class of a member's line in the server plots;
+// tests count them.
+const classServer = "s-server"
+
+// hasServer reports whether m has any server counter.
+func hasServer(m results.Member) bool {
+	return m.CachePagesRequested != nil || m.CPUPct != nil || m.RSSMB != nil
+}
+
+// serverSums accumulates a member's server counters over the measured
+// periods.
+type serverSums struct {
+	// pagesRead and pagesRequested over the periods that have both; mb and
+	// mbS the MiB read into the cache and the seconds of the periods that
+	// have it.
+	pagesRead, pagesRequested int64
+	mb, mbS                   float64
+	cpu                       mean
+	rssMax                    float64 // NaN when never known
+}
+
+// add adds member m's counters of a period of length seconds.
+func (s *serverSums) add(m results.Member, length float64) {
+	if m.CachePagesRequested != nil && m.CachePagesRead != nil {
+		s.pagesRequested += *m.CachePagesRequested
+		s.pagesRead += *m.CachePagesRead
+	}
+	if m.CacheReadMB != nil {
+		s.mb += *m.CacheReadMB
+		s.mbS += length
+	}
+	if m.CPUPct != nil {
+		s.cpu.add(*m.CPUPct)
+	}
+	if m.RSSMB != nil && (math.IsNaN(s.rssMax) || *m.RSSMB > s.rssMax) {
+		s.rssMax = *m.RSSMB
+	}
+}
+
+// missPct is the cache miss rate over the periods: pages read into the
+// cache / pages requested x 100; NaN when nothing was requested.
+func (s serverSums) missPct() float64 {
+	if s.pagesRequested == 0 {
+		return math.NaN()
+	}
+	return 100 * float64(s.pagesRead) / float64(s.pagesRequested)
+}
+
+// readMBps is the MiB read into the cache per second; NaN when unknown.
+func (s serverSums) readMBps() float64 {
+	if s.mbS <= 0 {
+		return math.NaN()
+	}
+	return s.mb / s.mbS
+}
+
+// serverColumns follow memberColumns in the tables of runs whose members
+// have server counters.
+var serverColumns = []memberColumn{
+	{header: "cache miss %", get: func(r memberRow) string { return fmtNum(r.server.missPct()) }},
+	{header: "cache read MB/s", get: func(r memberRow) string { return fmtNum(r.server.readMBps()) }},
+	{header: "mean CPU %", get: func(r memberRow) string { return fmtNum(r.server.cpu.value()) }},
+	{header: "max RSS MB", get: func(r memberRow) string { return fmtNum(r.server.rssMax) }},
+}
+
+// columns are mr's table columns: serverColumns too when its members have
+// server counters.
+func (mr memberRun) columns() []memberColumn {
+	if !mr.server {
+		return memberColumns
+	}
+	return append(append([]memberColumn(nil), memberColumns...), serverColumns...)
+}
+
+// serverPlot is one plot of the members' server counters: a line per
+// member.
+type serverPlot struct {
+	id     string // file base name and data-plot attribute
+	what   string // start of the title
+	yTitle string
+	value  func(m results.Member) *float64
+	// yInclude are y values the axis always covers; yCap as lineChart's.
+	yInclude []float64
+	yCap     float64
+}
+
+// The server plots, in page order, for runs whose members have server
+// counters.
+var (
+	serverMissPlot = serverPlot{id: "member_cache_miss", what: "WiredTiger cache miss rate per member",
+		yTitle: "pages read into cache / requested (%)", value: func(m results.Member) *float64 { return m.CacheMissPct },
+		yInclude: []float64{0, 100}, yCap: 100}
+	serverCPUPlot = serverPlot{id: "member_cpu", what: "CPU per member (user + system)",
+		yTitle: "CPU (% of one core)", value: func(m results.Member) *float64 { return m.CPUPct },
+		yInclude: []float64{0}}
+
+	serverPlots = []serverPlot{serverMissPlot, serverCPUPlot}
+)
+
+// buildServerChart makes plot p for one run of input x: a line per member
+// in its colour, broken where the member was not measured (down,
+// restarted, nothing requested), over the warm-up band and the phase
+// switches and reconfigurations.
+func buildServerChart(p serverPlot, x Input, mr memberRun, mpal palette, several bool) *lineChart {
+	c := &lineChart{
+		id:       p.id,
+		title:    p.what + ": " + mr.name,
+		xTitle:   "time since start (s)",
+		yTitle:   p.yTitle,
+		xInclude: []float64{0},
+		yInclude: p.yInclude,
+		yCap:     p.yCap,
+	}
+	if several {
+		c.title += " — " + x.Name
+	}
+	c.bands, c.vlines = runMarks(x.Results.Config, 1)
+	for i, key := range mr.keys {
+		s := series{class: classServer, tip: memberTip(mr, i), color: mpal.color(key), width: 2, opacity: 1}
+		s.pts = make([]point, len(mr.run.Periods))
+		for k, per := range mr.run.Periods {
+			v := math.NaN()
+			if m, ok := memberOf(per, key); ok && p.value(m) != nil {
+				v = *p.value(m)
+			}
+			s.pts[k] = point{per.TS, v}
+		}
+		c.series = append(c.series, s)
+		c.legend = append(c.legend, legendItem{label: mr.label(i), color: mpal.color(key), shape: noMarker})
+	}
+	return c
+}

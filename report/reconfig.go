@@ -1,0 +1,143 @@
+package report
+
+// Reconfigurations: how each run's reads fared around the moments reads
+// moved from one member to another (results.Summary.Reconfigurations, from
+// package reconfig): seed 004's throughput before, the dip after, the time
+// to recover and the new serving member's cache misses.
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/decongestant/decongestant/results"
+)
+
+// reconfigRow is one reconfiguration of one run: a row of the table.
+type reconfigRow struct {
+	policy string
+	name   string // the policy, with the repetition when the policy has several
+	r      results.Reconfiguration
+}
+
+// reconfigRows are the reconfigurations of x's runs, ordered as the
+// comparison (policy in order of first appearance, then repetition), then
+// by time.
+func reconfigRows(x Input) []reconfigRow {
+	var out []reconfigRow
+	for _, g := range groupRuns(x.Results) {
+		for _, run := range g.runs {
+			name := run.Policy
+			if len(g.runs) > 1 {
+				name = fmt.Sprintf("%s, repetition %d", run.Policy, run.Repetition)
+			}
+			for _, r := range run.Summary.Reconfigurations {
+				out = append(out, reconfigRow{policy: run.Policy, name: name, r: r})
+			}
+		}
+	}
+	return out
+}
+
+// reconfigColumn is a column of the table after the run.
+type reconfigColumn struct {
+	header string
+	left   bool
+	get    func(results.Reconfiguration) string
+}
+
+var reconfigColumns = []reconfigColumn{
+	{header: "at s", get: func(r results.Reconfiguration) string { return fmtSecondsOpt(&r.AtS, "-") }},
+	{header: "cause", left: true, get: func(r results.Reconfiguration) string { return orDash(r.Cause) }},
+	{header: "pre read ops/s", get: func(r results.Reconfiguration) string { return fmtNum(r.PreReadTput) }},
+	{header: "pre s", get: func(r results.Reconfiguration) string { return fmtSecondsOpt(&r.PreS, "-") }},
+	{header: "dip read ops/s", get: func(r results.Reconfiguration) string { return fmtNum(r.DipReadTput) }},
+	{header: "dip %", get: func(r results.Reconfiguration) string { return fmtOpt(r.DipPct, "-") }},
+	{header: "recovery s", get: func(r results.Reconfiguration) string {
+		if r.DipPct == nil {
+			return "-" // no reads before: nothing to recover to
+		}
+		return fmtSecondsOpt(r.RecoveryS, "never")
+	}},
+	{header: "serving member", left: true, get: func(r results.Reconfiguration) string { return orDash(r.ServingMember) }},
+	{header: "max miss %", get: func(r results.Reconfiguration) string { return fmtOpt(r.ServingMaxCacheMissPct, "-") }},
+}
+
+// reconfigNote defines the columns.
+const reconfigNote = `pre = mean read throughput of the periods ending in the 30 s before (pre s: how much of them the run had); ` +
+	`dip = the lowest single period ending in the 60 s after, and as % of pre; recovery = time from the ` +
+	`reconfiguration to the start of the first 3 periods in a row each at 90 % of pre or more (never: not before the ` +
+	`run ended); serving member = the one that served the most routed reads in the 60 s after, and max miss % its ` +
+	`highest cache miss rate there (bench --member-stats). Over all periods, warm-up included.`
+
+// fmtOpt formats an optional value, none when it is null.
+func fmtOpt(v *float64, none string) string {
+	if v == nil {
+		return none
+	}
+	return fmtNum(*v)
+}
+
+// fmtSecondsOpt formats an optional time in seconds as recorded (to the
+// ms: 4, 0.5, 61.25), none when it is null.
+func fmtSecondsOpt(v *float64, none string) string {
+	if v == nil || !finite(*v) {
+		return none
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
+}
+
+// writeReconfigHTML writes the reconfiguration table of input x (one
+// client count of a sweep); nothing when no run has a reconfiguration.
+func writeReconfigHTML(b *strings.Builder, x Input, pal palette) {
+	rows := reconfigRows(x)
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("<h3>Reconfigurations</h3>\n")
+	fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(reconfigNote))
+	b.WriteString(`<div class="scroll"><table class="reconfig">` + "\n<thead><tr><th class=\"l\">run</th>")
+	for _, c := range reconfigColumns {
+		fmt.Fprintf(b, "<th%s>%s</th>", leftClass(c.left), esc(c.header))
+	}
+	b.WriteString("</tr></thead>\n<tbody>\n")
+	for _, row := range rows {
+		fmt.Fprintf(b, `<tr><td class="l"><span class="sw" style="background:%s"></span>%s</td>`, esc(pal.color(row.policy)), esc(row.name))
+		for _, c := range reconfigColumns {
+			cls := ` class="n"`
+			if c.left {
+				cls = leftClass(true)
+			}
+			fmt.Fprintf(b, "<td%s>%s</td>", cls, esc(c.get(row.r)))
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</tbody>\n</table></div>\n")
+}
+
+// writeReconfigText writes the reconfiguration table of input x (one
+// client count of a sweep); nothing when no run has a reconfiguration.
+func writeReconfigText(w io.Writer, x Input) error {
+	rows := reconfigRows(x)
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	writeWrapped(w, oneLine("Reconfigurations: "+x.Name+" ("+reconfigNote+")"), "  ")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "  run")
+	for _, c := range reconfigColumns {
+		fmt.Fprint(tw, "\t", c.header)
+	}
+	fmt.Fprintln(tw)
+	for _, row := range rows {
+		fmt.Fprint(tw, "  ", oneLine(row.name))
+		for _, c := range reconfigColumns {
+			fmt.Fprint(tw, "\t", oneLine(c.get(row.r)))
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
