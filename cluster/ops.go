@@ -395,6 +395,11 @@ func (c *Cluster) signal(ctx context.Context, name string, sig syscall.Signal, t
 // RestartMember starts member name again with the same port, dbpath and cgroups (stopping it
 // cleanly first if it runs) and waits until it is SECONDARY or PRIMARY.
 func (c *Cluster) RestartMember(ctx context.Context, name string) error {
+	return c.restart(ctx, name, nil)
+}
+
+// restart is RestartMember; stopped, if not nil, runs while the member is down.
+func (c *Cluster) restart(ctx context.Context, name string, stopped func(Member) error) error {
 	ctx, cancel := withDefaultTimeout(ctx, defaultTimeout)
 	defer cancel()
 	m, err := c.Member(name)
@@ -404,6 +409,11 @@ func (c *Cluster) RestartMember(ctx context.Context, name string) error {
 	if isMemberProcess(m.PID, m.DBPath) {
 		if err := c.StopMember(ctx, name); err != nil {
 			return err
+		}
+	}
+	if stopped != nil {
+		if err := stopped(m); err != nil {
+			return fmt.Errorf("member %s: %w", name, err)
 		}
 	}
 	c.mu.Lock()
