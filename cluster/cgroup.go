@@ -28,33 +28,44 @@ func cgroupName(port int, member string) string {
 }
 
 // cgroupCreate makes a cpu cgroup name capped at cpu cores and returns its path. It uses cgroup v2
-// when /sys/fs/cgroup is the unified hierarchy, else the v1 cpu controller. Errors wrap
-// ErrCgroupUnavailable and say what was tried.
-func cgroupCreate(name string, cpu float64) (string, error) {
+// when /sys/fs/cgroup is the unified hierarchy, else the v1 cpu controller. near is the member's
+// memory cgroup, if any: with v2 the cap goes into that same dir. Errors wrap ErrCgroupUnavailable
+// and say what was tried.
+func cgroupCreate(name string, cpu float64, near string) (string, error) {
 	quota := int(math.Round(cpu * cfsPeriod))
 	var path string
 	var err error
 	switch {
 	case fileExists(filepath.Join(cgroupRoot, "cgroup.controllers")):
-		path, err = cgroupV2Create(name, quota)
+		path, err = cgroupV2Create(name, "cpu", near, func(path string) error { return cgroupV2SetQuota(path, quota) })
 	case fileExists(filepath.Join(cgroupRoot, "cpu", "cpu.cfs_quota_us")):
 		path, err = cgroupV1Create(name, quota)
 	default:
 		err = fmt.Errorf("neither %s/cgroup.controllers (v2) nor %s/cpu/cpu.cfs_quota_us (v1) exists", cgroupRoot, cgroupRoot)
 	}
 	if err != nil {
-		return "", fmt.Errorf("%w: %w; use --cpu 0 (Config.CPU 0) to run without CPU caps", ErrCgroupUnavailable, err)
+		return "", fmt.Errorf("cpu %w: %w; use --cpu 0 (Config.CPU 0) to run without CPU caps", ErrCgroupUnavailable, err)
 	}
 	return path, nil
 }
 
 func cgroupV1Create(name string, quota int) (string, error) {
-	path := filepath.Join(cgroupRoot, "cpu", name)
-	if err := os.Mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	return cgroupMkdir(filepath.Join(cgroupRoot, "cpu", name), func(path string) error { return cgroupV1SetQuota(path, quota) })
+}
+
+// cgroupMkdir makes the cgroup dir path (an existing one is fine) and calls set on it; if set fails,
+// it removes the dir again unless it existed before.
+func cgroupMkdir(path string, set func(path string) error) (string, error) {
+	created := true
+	if err := os.Mkdir(path, 0o755); errors.Is(err, fs.ErrExist) {
+		created = false
+	} else if err != nil {
 		return "", explainPerm(err)
 	}
-	if err := cgroupV1SetQuota(path, quota); err != nil {
-		_ = os.Remove(path)
+	if err := set(path); err != nil {
+		if created {
+			_ = os.Remove(path)
+		}
 		return "", err
 	}
 	return path, nil
@@ -95,16 +106,22 @@ func cgroupSetCPU(path string, cpu float64) error {
 	return cgroupV1SetQuota(path, quota)
 }
 
-// cgroupV2Create tries a child of this process's own cgroup, then a child of the root. A parent
-// must offer the cpu controller and have it (or get it) enabled in cgroup.subtree_control.
-func cgroupV2Create(name string, quota int) (string, error) {
+// cgroupV2Create makes the cgroup name with controller enabled and calls set on it. A process is in
+// one v2 cgroup only, so a member's caps share one: when near (the member's cgroup for its other
+// cap) is set, that is the one. Else it tries a child of this process's own cgroup, then a child of
+// the root. A parent must offer the controller and have it (or get it) enabled in
+// cgroup.subtree_control.
+func cgroupV2Create(name, controller, near string, set func(path string) error) (string, error) {
 	parents := []string{cgroupRoot}
 	if own, err := ownCgroupV2(); err == nil && own != cgroupRoot {
 		parents = []string{own, cgroupRoot}
 	}
+	if near != "" {
+		parents, name = []string{filepath.Dir(near)}, filepath.Base(near)
+	}
 	var errs []error
 	for _, parent := range parents {
-		path, err := cgroupV2CreateIn(parent, name, quota)
+		path, err := cgroupV2CreateIn(parent, name, controller, set)
 		if err == nil {
 			return path, nil
 		}
@@ -113,32 +130,24 @@ func cgroupV2Create(name string, quota int) (string, error) {
 	return "", errors.Join(errs...)
 }
 
-func cgroupV2CreateIn(parent, name string, quota int) (string, error) {
+func cgroupV2CreateIn(parent, name, controller string, set func(path string) error) (string, error) {
 	controllers, err := os.ReadFile(filepath.Join(parent, "cgroup.controllers"))
 	if err != nil {
 		return "", explainPerm(err)
 	}
-	if !hasWord(string(controllers), "cpu") {
-		return "", fmt.Errorf("%s: cpu controller not available (controllers: %q)", parent, strings.TrimSpace(string(controllers)))
+	if !hasWord(string(controllers), controller) {
+		return "", fmt.Errorf("%s: %s controller not available (controllers: %q)", parent, controller, strings.TrimSpace(string(controllers)))
 	}
 	subtree, err := os.ReadFile(filepath.Join(parent, "cgroup.subtree_control"))
 	if err != nil {
 		return "", explainPerm(err)
 	}
-	if !hasWord(string(subtree), "cpu") {
-		if err := os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+cpu"), 0o644); err != nil {
+	if !hasWord(string(subtree), controller) {
+		if err := os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+"+controller), 0o644); err != nil {
 			return "", explainPerm(err)
 		}
 	}
-	path := filepath.Join(parent, name)
-	if err := os.Mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", explainPerm(err)
-	}
-	if err := cgroupV2SetQuota(path, quota); err != nil {
-		_ = os.Remove(path)
-		return "", err
-	}
-	return path, nil
+	return cgroupMkdir(filepath.Join(parent, name), set)
 }
 
 // ownCgroupV2 is the directory of this process's cgroup in the unified hierarchy.

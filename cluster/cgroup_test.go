@@ -29,7 +29,7 @@ func fakeRoot(t *testing.T, files map[string]string) string {
 
 func TestCgroupV2(t *testing.T) {
 	root := fakeRoot(t, map[string]string{"cgroup.controllers": "cpuset cpu io memory", "cgroup.subtree_control": ""})
-	path, err := cgroupCreate("decongestant-1-n1", 0.35)
+	path, err := cgroupCreate("decongestant-1-n1", 0.35, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestCgroupV2(t *testing.T) {
 
 func TestCgroupV1(t *testing.T) {
 	root := fakeRoot(t, map[string]string{"cpu/cpu.cfs_quota_us": "-1", "cpu/cpu.cfs_period_us": "100000"})
-	path, err := cgroupCreate("decongestant-1-n2", 0.2)
+	path, err := cgroupCreate("decongestant-1-n2", 0.2, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestCgroupUnavailable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fakeRoot(t, tt.files)
-			_, err := cgroupCreate("decongestant-1-n3", 0.35)
+			_, err := cgroupCreate("decongestant-1-n3", 0.35, "")
 			if !errors.Is(err, ErrCgroupUnavailable) {
 				t.Fatalf("err %v, want ErrCgroupUnavailable", err)
 			}
@@ -96,7 +96,7 @@ func TestCgroupSetCPU(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fakeRoot(t, tt.files)
-			path, err := cgroupCreate("decongestant-1-n3", 0.35)
+			path, err := cgroupCreate("decongestant-1-n3", 0.35, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,22 +112,31 @@ func TestCgroupSetCPU(t *testing.T) {
 	}
 }
 
-// TestCreateCgroupsPerMember gives a cgroup to each capped member only.
+// TestCreateCgroupsPerMember gives a cpu cgroup to each CPU-capped member and a memory cgroup to
+// each memory-capped one, and none to the others.
 func TestCreateCgroupsPerMember(t *testing.T) {
-	fakeRoot(t, map[string]string{"cpu/cpu.cfs_quota_us": "-1", "cpu/cpu.cfs_period_us": "100000"})
+	fakeRoot(t, map[string]string{"cpu/cpu.cfs_quota_us": "-1", "cpu/cpu.cfs_period_us": "100000", "memory/memory.limit_in_bytes": "-1"})
 	c := &Cluster{st: state{Members: plannedMembers(t.TempDir(), []int{1, 2, 3})}}
 	caps := []float64{0.35, 0, 0.15}
-	if err := c.createCgroups(caps); err != nil {
+	mems := []int64{0, 600 << 20, 1 << 30}
+	if err := c.createCgroups(caps, mems); err != nil {
 		t.Fatal(err)
 	}
 	for i, m := range c.st.Members {
 		if m.CPUCap != caps[i] || (m.Cgroup == "") != (caps[i] == 0) {
 			t.Errorf("member %s: cap %v cgroup %q; want cap %v and a cgroup only if capped", m.Name, m.CPUCap, m.Cgroup, caps[i])
-			continue
+		}
+		if m.MemoryCap != mems[i] || (m.MemCgroup == "") != (mems[i] == 0) {
+			t.Errorf("member %s: memory cap %v cgroup %q; want cap %v and a cgroup only if capped", m.Name, m.MemoryCap, m.MemCgroup, mems[i])
 		}
 		if m.Cgroup != "" {
 			if got, err := cgroupCPU(m.Cgroup); err != nil || got != caps[i] {
 				t.Errorf("member %s: quota reads back %v, %v", m.Name, got, err)
+			}
+		}
+		if m.MemCgroup != "" {
+			if got, err := memLimit(m.MemCgroup); err != nil || got != mems[i] {
+				t.Errorf("member %s: memory limit reads back %v, %v", m.Name, got, err)
 			}
 		}
 	}

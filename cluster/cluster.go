@@ -34,6 +34,23 @@ type Member struct {
 	// CPUCap is the member's CPU cap in cores as configured (Config.CPU or CPUs, or SetCPU since);
 	// 0 = uncapped. MemberStatus.CPU is the cap read back from the cgroup.
 	CPUCap float64 `json:"cpuCap,omitempty"`
+	// MemCgroup is the memory cgroup dir, "" without a memory cap; with cgroup v2 it is Cgroup's dir
+	// when the member has both caps.
+	MemCgroup string `json:"memCgroup,omitempty"`
+	// MemoryCap is the member's memory cap in bytes as configured (Config.Memory or Memories, or
+	// SetMemory since); 0 = uncapped. MemberStatus.Memory is the cap read back from the cgroup.
+	MemoryCap int64 `json:"memoryCap,omitempty"`
+}
+
+// cgroups are the member's cgroup dirs, each once.
+func (m Member) cgroups() []string {
+	var dirs []string
+	for _, d := range []string{m.Cgroup, m.MemCgroup} {
+		if d != "" && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
 }
 
 // Cluster is a local replica set started by Start or re-attached by Open. Its methods are safe for
@@ -110,7 +127,7 @@ func start(ctx context.Context, cfg Config, dir, mongod string) (_ *Cluster, err
 	}
 	c.st.Members = plannedMembers(dir, ports)
 	// Before any mongod runs, so a missing cgroup fails fast.
-	if err := c.createCgroups(cfg.MemberCPUs()); err != nil {
+	if err := c.createCgroups(cfg.MemberCPUs(), cfg.MemberMemories()); err != nil {
 		return nil, err
 	}
 	if err := c.writeState(); err != nil {
@@ -327,8 +344,10 @@ func (c *Cluster) Down(ctx context.Context) error {
 		return fmt.Errorf("down %s: %w", c.dir, errors.Join(errs...))
 	}
 	for _, m := range members {
-		if err := cgroupRemove(killCtx, m.Cgroup); err != nil {
-			errs = append(errs, fmt.Errorf("member %s: %w", m.Name, err))
+		for _, cg := range m.cgroups() {
+			if err := cgroupRemove(killCtx, cg); err != nil {
+				errs = append(errs, fmt.Errorf("member %s: %w", m.Name, err))
+			}
 		}
 	}
 	if err := c.removeFiles(true); err != nil {

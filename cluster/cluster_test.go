@@ -444,3 +444,107 @@ func TestPerMemberCPUCaps(t *testing.T) {
 		}
 	}
 }
+
+// checkMemLimit checks the memory cap of the cgroup at path (bytes, 0 = none), in either hierarchy.
+func checkMemLimit(t *testing.T, path string, limit int64) {
+	t.Helper()
+	file, want := filepath.Join(path, "memory.limit_in_bytes"), strconv.FormatInt(limit, 10)
+	if _, err := os.Stat(filepath.Join(path, "memory.max")); err == nil {
+		file = filepath.Join(path, "memory.max")
+	}
+	if b, err := os.ReadFile(file); err != nil || strings.TrimSpace(string(b)) != want {
+		t.Errorf("%s: %q, %v; want %q", file, b, err, want)
+	}
+}
+
+// checkInCgroups checks that each of the cgroups at paths holds pid.
+func checkInCgroups(t *testing.T, pid int, paths ...string) {
+	t.Helper()
+	for _, path := range paths {
+		procs, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+		if err != nil || !slices.Contains(strings.Fields(string(procs)), strconv.Itoa(pid)) {
+			t.Errorf("%s/cgroup.procs %q (%v) lacks pid %d", path, procs, err, pid)
+		}
+	}
+}
+
+// checkMemoryUsage checks MemoryUsage of a running, capped member: the cap, a resident mongod and a
+// cgroup charged something within the cap.
+func checkMemoryUsage(t *testing.T, c *cluster.Cluster, name string, limit int64) cluster.MemoryUsage {
+	t.Helper()
+	u, err := c.MemoryUsage(name)
+	if err != nil {
+		t.Fatalf("MemoryUsage(%s): %v", name, err)
+	}
+	if u.Limit != limit || u.RSS <= 0 || u.Usage <= 0 || u.Usage > u.Limit || u.Cache < 0 || u.Cache > u.Usage {
+		t.Errorf("MemoryUsage(%s) = %+v; want limit %d, RSS > 0, 0 < usage <= limit, cache <= usage", name, u, limit)
+	}
+	return u
+}
+
+// TestMemoryCap starts a one-member set with a memory cap (and a CPU cap, so both kinds of cgroup
+// meet): the cgroup holds the cap and the mongod, MemoryUsage and Status report them, SetMemory
+// changes the cap on the running member and refuses one below the minimum with the number needed,
+// DropCaches restarts the member cold into the same cgroups, and Down removes them.
+func TestMemoryCap(t *testing.T) {
+	const limit, raised = 600 << 20, 800 << 20
+	c := testutil.StartReplicaSet(t, cluster.Config{Members: 1, CPU: 0.5, Memory: limit}) // skips without cgroups
+	ctx := ctxFor(t, 2*time.Minute)
+	m := c.Members()[0]
+	if m.MemCgroup == "" || m.MemoryCap != limit || m.Cgroup == "" {
+		t.Fatalf("member: %+v, want a memory cgroup capped at %d and a cpu cgroup", m, limit)
+	}
+	checkMemLimit(t, m.MemCgroup, limit)
+	checkInCgroups(t, m.PID, m.Cgroup, m.MemCgroup)
+	u := checkMemoryUsage(t, c, "n1", limit)
+	t.Logf("fresh member: RSS %s, cgroup usage %s of which page cache %s",
+		cluster.FormatSize(u.RSS), cluster.FormatSize(u.Usage), cluster.FormatSize(u.Cache))
+	if st, err := c.Status(ctx); err != nil || st[0].Memory != limit || st[0].CPU != 0.5 {
+		t.Errorf("status: %+v, %v; want memory %d and cpu 0.5", st, err, limit)
+	}
+
+	// Raised on the running member, as `cluster cap` does through the state file.
+	opened, err := cluster.Open(c.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := opened.SetMemory("n1", raised); err != nil {
+		t.Fatalf("SetMemory: %v", err)
+	}
+	checkMemLimit(t, m.MemCgroup, raised)
+	if again, err := cluster.Open(c.Dir()); err != nil || again.Members()[0].MemoryCap != raised {
+		t.Errorf("state after SetMemory: %+v, %v; want a cap of %d", again.Members(), err, raised)
+	}
+	if err := opened.SetMemory("n1", 300<<20); err == nil || !strings.Contains(err.Error(), "below the 512M (536870912 bytes)") {
+		t.Errorf("SetMemory below the minimum: %v, want a refusal naming 512M", err)
+	}
+	checkMemLimit(t, m.MemCgroup, raised)
+
+	// A cold restart: a new mongod in the same cgroups, primary again.
+	if err := opened.DropCaches(ctx, "n1"); err != nil {
+		t.Fatalf("DropCaches: %v", err)
+	}
+	cold := opened.Members()[0]
+	if cold.PID == m.PID || cold.MemCgroup != m.MemCgroup || cold.Cgroup != m.Cgroup {
+		t.Errorf("after DropCaches: %+v, want a new pid in the cgroups of %+v", cold, m)
+	}
+	if got := states(t, opened)["n1"]; got != "PRIMARY" {
+		t.Errorf("after DropCaches n1 is %s, want PRIMARY", got)
+	}
+	checkInCgroups(t, cold.PID, cold.Cgroup, cold.MemCgroup)
+	u = checkMemoryUsage(t, opened, "n1", raised)
+	t.Logf("after a cold restart: RSS %s, cgroup usage %s of which page cache %s",
+		cluster.FormatSize(u.RSS), cluster.FormatSize(u.Usage), cluster.FormatSize(u.Cache))
+
+	if err := opened.Down(ctx); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	for _, cg := range []string{m.Cgroup, m.MemCgroup} {
+		if _, err := os.Stat(cg); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("cgroup %s after Down: %v, want removed", cg, err)
+		}
+	}
+	if u, err := opened.MemoryUsage("n1"); err == nil {
+		t.Errorf("MemoryUsage after Down: %+v, want an error (no cgroup)", u)
+	}
+}

@@ -42,6 +42,14 @@ type Config struct {
 	// uncapped. nil means CPU for every member; CPU must be 0 when CPUs is set. ParseCPUs reads
 	// the CLI's "0.35" or "0.35,0.35,0.15" into it.
 	CPUs []float64
+	// Memory caps every member's memory at this many bytes with a memory cgroup (v1
+	// memory.limit_in_bytes, v2 memory.max); 0 means no cap. A cap must be at least
+	// MinMemory(CacheSizeGB). Use Memories instead to cap members differently.
+	Memory int64
+	// Memories caps each member's memory separately, n1 first, as CPUs does the CPU: exactly one entry
+	// per member, 0 leaving that member uncapped. nil means Memory for every member; Memory must be 0
+	// when Memories is set. ParseMemories reads the CLI's "600M" or "600M,600M,1G" into it.
+	Memories []int64
 	// Mongod is the mongod binary; "" means FindMongod(ctx, "", "", Progress).
 	Mongod string
 	// ReplSet is the replica set name; "" means "rs0".
@@ -86,6 +94,37 @@ func (c Config) MemberCPUs() []float64 {
 	return caps
 }
 
+// MemberMemories returns each member's memory cap in bytes after defaults, n1 first (0 = no cap):
+// Memories, or Memory for every member.
+func (c Config) MemberMemories() []int64 {
+	c = c.withDefaults()
+	if c.Memories != nil {
+		return append([]int64(nil), c.Memories...)
+	}
+	caps := make([]int64, c.Members)
+	for i := range caps {
+		caps[i] = c.Memory
+	}
+	return caps
+}
+
+// memoryHeadroom is what a member needs beside its WiredTiger cache to start and serve: see
+// MinMemory.
+const memoryHeadroom = 256 * MiB
+
+// MinMemory is the smallest memory cap a member with a WiredTiger cache of cacheSizeGB (0 means
+// DefaultCacheSizeGB) is started with: the cache (GiB, as mongod reads --wiredTigerCacheSizeGB)
+// plus 256 MiB for everything else, 512 MiB with the default cache. A fresh member's RSS here is
+// well below that (DESIGN.md gives the measurement); the headroom is for the cache filling up under
+// load, connections, and the page cache of the member's own files, which its cgroup is charged for
+// too.
+func MinMemory(cacheSizeGB float64) int64 {
+	if cacheSizeGB == 0 {
+		cacheSizeGB = DefaultCacheSizeGB
+	}
+	return int64(math.Round(cacheSizeGB*float64(GiB))) + memoryHeadroom
+}
+
 // ParseCPUs parses a CPU cap flag for a set of members: one cap for every member ("0.35") or a
 // comma-separated cap per member, n1 first ("0.35,0.35,0.15"; 0 = that member uncapped). It
 // returns one cap per member; a list of another length is an error. members 0 means
@@ -100,6 +139,36 @@ func ParseCPUs(s string, members int) ([]float64, error) {
 		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q: cap %q is not a number of cores such as 0.35", s, p)
+		}
+		caps[i] = v
+	}
+	switch {
+	case len(caps) == 1:
+		for len(caps) < members {
+			caps = append(caps, caps[0])
+		}
+	case len(caps) != members:
+		return nil, fmt.Errorf("%q lists %d caps for %d members: give one cap for all members or one per member (%s)",
+			s, len(caps), members, memberList(members))
+	}
+	return caps, nil
+}
+
+// ParseMemories parses a memory cap flag for a set of members, as ParseCPUs does CPU caps: one size
+// for every member ("600M") or a comma-separated size per member, n1 first ("600M,600M,1G"; 0 = that
+// member uncapped). Sizes are ParseSize's. It returns one cap in bytes per member; a list of another
+// length is an error. members 0 means DefaultMembers. Config.Validate checks each cap against
+// MinMemory.
+func ParseMemories(s string, members int) ([]int64, error) {
+	if members <= 0 {
+		members = DefaultMembers
+	}
+	parts := strings.Split(s, ",")
+	caps := make([]int64, len(parts))
+	for i, p := range parts {
+		v, err := ParseSize(p)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", s, err)
 		}
 		caps[i] = v
 	}
@@ -133,6 +202,47 @@ func checkCPU(cpu float64) error {
 		return fmt.Errorf("cpu %v exceeds the %d CPUs of this machine", cpu, runtime.NumCPU())
 	case cpu > 0 && cpu < minCPU:
 		return fmt.Errorf("cpu %v below the smallest cap %v", cpu, minCPU)
+	}
+	return nil
+}
+
+// checkMemory reports why mem is not a valid memory cap in bytes (0 = no cap) for a member with a
+// WiredTiger cache of cacheSizeGB, or nil.
+func checkMemory(mem int64, cacheSizeGB float64) error {
+	switch need := MinMemory(cacheSizeGB); {
+	case mem < 0:
+		return fmt.Errorf("memory %d bytes must be >= 0 (0 = no cap)", mem)
+	case mem > 0 && mem < need:
+		return fmt.Errorf("memory %s is below the %s (%d bytes) a member needs: its %v GB WiredTiger cache + 256M",
+			exactSize(mem), FormatSize(need), need, cacheSizeGB)
+	}
+	return nil
+}
+
+// exactSize is FormatSize(n), followed by n in bytes when FormatSize rounds.
+func exactSize(n int64) string {
+	s := FormatSize(n)
+	if strings.Contains(s, ".") {
+		s += fmt.Sprintf(" (%d bytes)", n)
+	}
+	return s
+}
+
+// validateMemories checks Memory, Memories and each cap against the member count and MinMemory.
+func (c Config) validateMemories() error {
+	if c.Memories == nil {
+		return checkMemory(c.Memory, c.CacheSizeGB)
+	}
+	if c.Memory != 0 {
+		return fmt.Errorf("memory %s and memories %v both set: use Memory for one cap for all members or Memories for one per member", FormatSize(c.Memory), c.Memories)
+	}
+	if len(c.Memories) != c.Members {
+		return fmt.Errorf("memories lists %d caps for %d members: give one per member (%s)", len(c.Memories), c.Members, memberList(c.Members))
+	}
+	for i, mem := range c.Memories {
+		if err := checkMemory(mem, c.CacheSizeGB); err != nil {
+			return fmt.Errorf("member n%d: %w", i+1, err)
+		}
 	}
 	return nil
 }
@@ -174,6 +284,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("invalid config: replica set name %q: use letters, digits, '_', '.', '-'", c.ReplSet)
 	}
 	if err := c.validateCPUs(); err != nil {
+		return fmt.Errorf("invalid config: %w", err)
+	}
+	if err := c.validateMemories(); err != nil {
 		return fmt.Errorf("invalid config: %w", err)
 	}
 	return nil

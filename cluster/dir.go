@@ -44,8 +44,10 @@ func prepareDir(dir string) (created bool, err error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		for _, m := range st.Members {
-			if err := cgroupRemove(ctx, m.Cgroup); err != nil {
-				return false, fmt.Errorf("clean stale cluster in %s: %w", dir, err)
+			for _, cg := range m.cgroups() {
+				if err := cgroupRemove(ctx, cg); err != nil {
+					return false, fmt.Errorf("clean stale cluster in %s: %w", dir, err)
+				}
 			}
 		}
 		if err := stale.removeFiles(false); err != nil {

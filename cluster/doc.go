@@ -1,6 +1,7 @@
 // Package cluster runs a local MongoDB replica set for the CLI, tests and experiments: it finds (or
-// fetches) a mongod, starts N members on 127.0.0.1, initiates the set, caps each member's CPU with a
-// cgroup, and injects faults (step-downs, kills, restarts, paused replication, fail points).
+// fetches) a mongod, starts N members on 127.0.0.1, initiates the set, caps each member's CPU and
+// memory with cgroups, and injects faults (step-downs, kills, restarts, cold restarts, paused
+// replication, fail points).
 //
 // # Usage
 //
@@ -10,6 +11,7 @@
 //		Members: 3,          // n1, n2, n3
 //		CPU:     0.35,       // each member gets 35% of one core; 0 = no cap
 //		// or CPUs: []float64{0.35, 0.35, 0.15}: a cap per member, n1 first (0 = uncapped)
+//		Memory:  600 * cluster.MiB, // each member's memory; 0 = no cap (or Memories, per member)
 //	})
 //	if err != nil {
 //		return err
@@ -23,6 +25,9 @@
 //	c.KillMember(ctx, "n3")        // SIGKILL
 //	c.RestartMember(ctx, "n3")     // same port, dbpath and cgroup; back as SECONDARY
 //	c.SetCPU("n3", 0.15)           // a new cap on the running member
+//	c.SetMemory("n2", 800*cluster.MiB)
+//	u, err := c.MemoryUsage("n2")  // cgroup usage, its page cache part, RSS, limit
+//	c.DropCaches(ctx, "n2")        // restart cold: WiredTiger cache and n2's page cache emptied
 //
 // Another process re-attaches with Open(dir), which is how `decongestant cluster status|down` work.
 //
@@ -66,6 +71,23 @@
 // state file, and Status reads it back from the cgroup. The cgroups are created, and so checked,
 // before any mongod starts; ErrCgroupUnavailable says what was tried. SetCPU changes a member's cap
 // on a running set (giving an uncapped member a cgroup and moving its mongod in). Down removes them.
+//
+// # Memory caps and cold restarts
+//
+// With Config.Memory > 0 (or Memories, one per member, n1 first) each capped member gets a memory
+// cgroup: with cgroup v1 decongestant-PORT-nK under /sys/fs/cgroup/memory with memory.limit_in_bytes
+// (and memory.swappiness 0), with v2 the member's one cgroup with memory.max (and memory.swap.max 0
+// where swap is accounted). Like the cpu cgroups they are created before any mongod starts
+// (ErrCgroupUnavailable names the missing or unwritable file), recorded as Member.MemCgroup and
+// MemoryCap in the state file, read back by Status (MemberStatus.Memory), changed on a running
+// member by SetMemory and removed by Down. A cap must be at least MinMemory(CacheSizeGB): the
+// WiredTiger cache + 256 MiB, 512 MiB by default. ParseSize and ParseMemories read the CLI's sizes
+// ("600M", "600M,600M,1G"; binary units).
+//
+// The cgroup is charged for the member's own memory and for the page cache of the files it reads
+// and writes, so a cap bounds both: MemoryUsage reports the two (and the mongod's RSS) for
+// experiments. DropCaches restarts a member cold: clean stop, its data files evicted from the page
+// cache with posix_fadvise(POSIX_FADV_DONTNEED), start, wait for SECONDARY or PRIMARY.
 //
 // # Finding mongod
 //

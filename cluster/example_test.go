@@ -46,3 +46,14 @@ func ExampleStart() {
 		fmt.Println(m.Name, m.State, m.Alive)
 	}
 }
+
+// ExampleParseMemories reads `cluster up --memory` for three members and shows the smallest cap a
+// member with the default 0.25 GB WiredTiger cache is given.
+func ExampleParseMemories() {
+	caps, err := cluster.ParseMemories("600M,600M,1G", 3)
+	fmt.Println(caps, err)
+	fmt.Println(cluster.FormatSize(cluster.MinMemory(cluster.DefaultCacheSizeGB)))
+	// Output:
+	// [629145600 629145600 1073741824] <nil>
+	// 512M
+}

@@ -32,6 +32,7 @@ type MemberStatus struct {
 	State  string         // PRIMARY, SECONDARY, STARTUP2, ... from the member; DOWN or UNREACHABLE
 	Alive  bool           // the member's mongod process is running
 	CPU    float64        // CPU cap in cores read back from its cgroup; 0 = none
+	Memory int64          // memory cap in bytes read back from its cgroup; 0 = none
 	OpTime bson.Timestamp // the member's last applied optime
 	Term   int64          // the member's election term
 	Err    error          // why the member is UNREACHABLE
@@ -129,6 +130,12 @@ func (c *Cluster) probeMember(ctx context.Context, cs *conns, m Member) memberVi
 		s.CPU = m.CPUCap
 		if cpu, err := cgroupCPU(m.Cgroup); err == nil {
 			s.CPU = cpu
+		}
+	}
+	if m.MemCgroup != "" {
+		s.Memory = m.MemoryCap
+		if mem, err := memLimit(m.MemCgroup); err == nil {
+			s.Memory = mem
 		}
 	}
 	if !isMemberProcess(m.PID, m.DBPath) {
@@ -385,9 +392,14 @@ func (c *Cluster) signal(ctx context.Context, name string, sig syscall.Signal, t
 	return nil
 }
 
-// RestartMember starts member name again with the same port, dbpath and cgroup (stopping it
+// RestartMember starts member name again with the same port, dbpath and cgroups (stopping it
 // cleanly first if it runs) and waits until it is SECONDARY or PRIMARY.
 func (c *Cluster) RestartMember(ctx context.Context, name string) error {
+	return c.restart(ctx, name, nil)
+}
+
+// restart is RestartMember; stopped, if not nil, runs while the member is down.
+func (c *Cluster) restart(ctx context.Context, name string, stopped func(Member) error) error {
 	ctx, cancel := withDefaultTimeout(ctx, defaultTimeout)
 	defer cancel()
 	m, err := c.Member(name)
@@ -399,16 +411,16 @@ func (c *Cluster) RestartMember(ctx context.Context, name string) error {
 			return err
 		}
 	}
+	if stopped != nil {
+		if err := stopped(m); err != nil {
+			return fmt.Errorf("member %s: %w", name, err)
+		}
+	}
 	c.mu.Lock()
 	st := c.st
 	c.mu.Unlock()
-	if m.Cgroup != "" && !fileExists(m.Cgroup) {
-		m.Cgroup = ""
-		if m.CPUCap > 0 {
-			if m.Cgroup, err = cgroupCreate(cgroupName(m.Port, m.Name), m.CPUCap); err != nil {
-				return fmt.Errorf("member %s: %w", name, err)
-			}
-		}
+	if m, err = recreateCgroups(m); err != nil {
+		return fmt.Errorf("member %s: %w", name, err)
 	}
 	pid, ch, err := spawn(&st, m, c.dieWithParent)
 	if err != nil {
@@ -417,12 +429,8 @@ func (c *Cluster) RestartMember(ctx context.Context, name string) error {
 	m.PID = pid
 	c.mu.Lock()
 	c.children[pid] = ch
-	for i := range c.st.Members {
-		if c.st.Members[i].Name == name {
-			c.st.Members[i] = m
-		}
-	}
 	c.mu.Unlock()
+	c.setMember(m)
 	fmt.Fprintf(c.progress, "restarted %s (pid %d) on %s\n", name, pid, m.Host)
 	if err := c.writeState(); err != nil {
 		return err

@@ -69,7 +69,7 @@ func mongodArgs(st *state, m Member) []string {
 }
 
 // spawn starts member m's mongod in its own process group, with stdout and stderr appended to its
-// log, and moves it into its cgroup. It returns the pid.
+// log, and moves it into its cgroups. It returns the pid.
 func spawn(st *state, m Member, dieWithParent bool) (int, *child, error) {
 	if err := os.MkdirAll(m.DBPath, 0o755); err != nil {
 		return 0, nil, fmt.Errorf("member %s: %w", m.Name, err)
@@ -98,8 +98,8 @@ func spawn(st *state, m Member, dieWithParent bool) (int, *child, error) {
 		close(ch.done)
 	}()
 	pid := cmd.Process.Pid
-	if m.Cgroup != "" {
-		if err := cgroupAdd(m.Cgroup, pid); err != nil {
+	for _, cg := range m.cgroups() {
+		if err := cgroupAdd(cg, pid); err != nil {
 			_ = cmd.Process.Kill()
 			<-ch.done
 			return 0, nil, fmt.Errorf("member %s: %w", m.Name, err)

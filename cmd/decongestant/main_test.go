@@ -113,6 +113,20 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 		{"cpu cap not a number", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--cpu", "0.35,x,0.1"}, `cap "x" is not a number`},
 		{"demo cpu caps for another member count", []string{"demo", "--cpu", "0.35,0.15", "--out-dir", t.TempDir()}, `--cpu "0.35,0.15" lists 2 caps for 3 members`},
 		{"cap without a cluster", []string{"cluster", "cap", "--dir", filepath.Join(t.TempDir(), "none"), "--member", "n1", "--cpu", "0.2"}, "no cluster in"},
+		{"memory caps for another member count", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--memory", "600M,1G"},
+			`--memory "600M,1G" lists 2 caps for 3 members`},
+		{"memory cap not a size", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--memory", "600M,lots,1G"},
+			`--memory "600M,lots,1G": size "lots" is not bytes or a number with K, M or G`},
+		{"memory cap in decimal units", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--memory", "600MB"}, `size "600MB" is not bytes`},
+		{"negative memory cap", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--memory", "-600M"}, `size "-600M" must not be negative`},
+		{"memory cap below the minimum", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--memory", "300M"},
+			"memory 300M is below the 512M (536870912 bytes) a member needs: its 0.25 GB WiredTiger cache + 256M"},
+		{"memory cap below a larger cache's minimum", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--cache-gb", "1", "--memory", "1G"},
+			"memory 1G is below the 1280M (1342177280 bytes) a member needs: its 1 GB WiredTiger cache + 256M"},
+		{"one member's memory cap below the minimum", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--memory", "600M,600M,100M"},
+			"member n3: memory 100M is below the 512M"},
+		{"memory cap without a cluster", []string{"cluster", "cap", "--dir", filepath.Join(t.TempDir(), "none"), "--member", "n1", "--memory", "800M"}, "no cluster in"},
+		{"cold kill", []string{"cluster", "kill", "--dir", filepath.Join(t.TempDir(), "none"), "--member", "n1", "--cold"}, "flag provided but not defined: -cold"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

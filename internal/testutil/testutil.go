@@ -130,15 +130,15 @@ func SkipIfShort(tb testing.TB) {
 
 // NewReplicaSet starts a replica set of the given size and per-member CPU cap (0 = none) for one
 // test, in the test's temp dir, and tears it down in tb.Cleanup. It fails the test if the set cannot
-// be started, except that it skips the test, naming the reason, when a CPU cap was asked for and no
-// cpu cgroup is available.
+// be started, except that it skips the test, naming the reason, when a CPU (or, through
+// StartReplicaSet, memory) cap was asked for and no cgroup with that controller is available.
 func NewReplicaSet(tb testing.TB, members int, cpu float64) *cluster.Cluster {
 	tb.Helper()
 	return StartReplicaSet(tb, cluster.Config{Members: members, CPU: cpu})
 }
 
-// StartReplicaSet is NewReplicaSet for any config (per-member caps, say): cfg.Dir defaults to a
-// dir in the test's temp dir, and DieWithParent is always set.
+// StartReplicaSet is NewReplicaSet for any config (per-member caps, memory caps, say): cfg.Dir
+// defaults to a dir in the test's temp dir, and DieWithParent is always set.
 func StartReplicaSet(tb testing.TB, cfg cluster.Config) *cluster.Cluster {
 	tb.Helper()
 	SkipIfShort(tb)
@@ -150,7 +150,7 @@ func StartReplicaSet(tb testing.TB, cfg cluster.Config) *cluster.Cluster {
 	cfg.DieWithParent = true
 	c, err := cluster.Start(ctx, cfg)
 	if errors.Is(err, cluster.ErrCgroupUnavailable) {
-		tb.Skipf("replica set with a CPU cap: %v", err)
+		tb.Skipf("replica set with a CPU or memory cap: %v", err)
 	}
 	if err != nil {
 		tb.Fatalf("start replica set: %v", err)
