@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/decongestant/decongestant/cluster"
 )
 
 // coldRestarter is a local cluster that can restart a member with cold
@@ -11,6 +13,8 @@ import (
 type coldRestarter interface {
 	DropCaches(ctx context.Context, member string) error
 }
+
+var _ coldRestarter = (*cluster.Cluster)(nil)
 
 // coldTimeout bounds the cold restart of the secondaries before a run.
 const coldTimeout = 5 * time.Minute
