@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -15,15 +16,15 @@ import (
 
 // startPinger opens a direct connection to host and pings it every
 // RTTInterval. Called with m.mu held.
-func (m *Monitor) startPinger(ctx context.Context, host string) {
+func (m *Monitor) startPinger(host string) error {
 	co := append([]*options.ClientOptions{options.Client().ApplyURI(m.uri)}, m.cfg.ClientOptions...)
 	co = append(co, options.Client().SetHosts([]string{host}).SetDirect(true).
 		SetReplicaSet("").SetAppName("decongestant-rtt"))
 	c, err := mongo.Connect(co...)
 	if err != nil {
-		return // retried on the next poll
+		return fmt.Errorf("monitor: direct connection to %s: %w", host, err)
 	}
-	pctx, cancel := context.WithCancel(ctx)
+	pctx, cancel := context.WithCancel(m.run)
 	m.pingers[host] = &pinger{client: c, cancel: cancel}
 	m.wg.Add(1)
 	go func() {
@@ -51,6 +52,21 @@ func (m *Monitor) startPinger(ctx context.Context, host string) {
 			m.mu.Unlock()
 		}
 	}()
+	return nil
+}
+
+// memberClient returns the monitor's direct client of host, its pinger's,
+// starting the pinger if host has none yet.
+func (m *Monitor) memberClient(host string) (*mongo.Client, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.pingers[host]; ok {
+		return p.client, nil
+	}
+	if err := m.startPinger(host); err != nil {
+		return nil, err
+	}
+	return m.pingers[host].client, nil
 }
 
 // RTTByRole splits drained samples by the members' current roles and returns
