@@ -36,6 +36,7 @@ type benchFlags struct {
 	duration, period, warmup                     time.Duration
 	sprobe, skipLoad                             bool
 	writeConcern, headroom, latency, lagEstimate string
+	lagSource                                    string
 	probeInterval                                time.Duration
 	// balancer constants
 	balPeriod, rpmPeriod, spillPeriod, allowanceFloor, rttInterval, lagInterval, connectTimeout time.Duration
@@ -111,6 +112,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.StringVar(&b.headroom, "lag-headroom", "auto", "decongestant: added to each lag poll before comparing with the bound: auto (the poll's horizon: interval + max(interval/2, 2 x the poll's round trip, 1.25 x the slowest of the last 10 polls)), or a duration (0 = seed 000's exact check)")
 	fs.StringVar(&b.latency, "latency-source", "command", "latency the policies see: command (time on a checked-out connection) or client (seed 000: the whole call, including waits for a pooled connection)")
 	fs.StringVar(&b.lagEstimate, "lag-estimate", "since-applied", "secondary staleness estimate: since-applied (primary's clock minus the last applied write's time when a write is missing) or applied-diff (seed 000: primary's minus secondary's lastAppliedWallTime)")
+	fs.StringVar(&b.lagSource, "lag-source", "auto", "where lag polls come from: replsetgetstatus (the primary's; needs the clusterMonitor role), hello (every member's lastWrite; any user; whole seconds, so up to 1 s staler) or auto (replsetgetstatus, and hello if the user is not authorized to run it)")
 }
 
 // options validates the runner's flags and the workload's, and builds the
@@ -258,6 +260,10 @@ func (b *benchFlags) monitorConfig(specs []balancer.Spec, bound balancer.Bound) 
 	if err != nil {
 		return monitor.Config{}, fmt.Errorf("--lag-estimate: %w", err)
 	}
+	source, err := monitor.ParseLagSource(b.lagSource)
+	if err != nil {
+		return monitor.Config{}, fmt.Errorf("--lag-source: %w", err)
+	}
 	lagInterval := b.lagInterval
 	if lagInterval == 0 {
 		lagInterval = balancer.LagIntervalFor(bound)
@@ -269,7 +275,7 @@ func (b *benchFlags) monitorConfig(specs []balancer.Spec, bound balancer.Bound) 
 			}
 		}
 	}
-	return monitor.Config{RTTInterval: b.rttInterval, LagInterval: lagInterval, LagEstimate: estimate}, nil
+	return monitor.Config{RTTInterval: b.rttInterval, LagInterval: lagInterval, LagEstimate: estimate, LagSource: source}, nil
 }
 
 // clientsFlag is --clients: one count, or several for a client-count sweep

@@ -15,6 +15,7 @@ import (
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/cluster"
 	"github.com/decongestant/decongestant/internal/testutil"
+	"github.com/decongestant/decongestant/monitor"
 )
 
 func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
@@ -70,6 +71,7 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 		{"headroom at the bound", append(good, "--max-staleness", "500ms", "--lag-headroom", "500ms"), "not below the staleness bound"},
 		{"bad latency source", append(good, "--latency-source", "server"), `--latency-source: unknown latency source "server"`},
 		{"bad lag estimate", append(good, "--lag-estimate", "median"), `--lag-estimate: unknown lag estimate "median"`},
+		{"bad lag source", append(good, "--lag-source", "serverstatus"), `--lag-source: unknown lag source "serverstatus"`},
 		{"zero clients", append(good, "--clients", "0"), "clients 0 must be at least 1"},
 		{"empty sweep item", append(good, "--clients", "20,,60"), `invalid client counts: "20,,60": item 2 is empty`},
 		{"non-integer sweep item", append(good, "--clients", "20,many"), `"many" is not a whole number`},
@@ -168,6 +170,27 @@ func TestStandaloneIsNotAReplicaSet(t *testing.T) {
 	_, _, err = runCLI(t, "bench", "ycsb", "--uri", uri, "--out", filepath.Join(t.TempDir(), "r.json"))
 	if err == nil || !strings.Contains(err.Error(), "standalone") {
 		t.Fatalf("err %v, want a standalone error", err)
+	}
+}
+
+// TestLagSourceFlag: --lag-source reaches the monitor; auto by default.
+func TestLagSourceFlag(t *testing.T) {
+	tests := []struct {
+		args []string
+		want monitor.LagSource
+	}{
+		{nil, monitor.SourceAuto},
+		{[]string{"--lag-source", "hello"}, monitor.SourceHello},
+		{[]string{"--lag-source", "replsetgetstatus"}, monitor.SourceReplSetGetStatus},
+	}
+	for _, tt := range tests {
+		o, _, err := benchOptions(append([]string{"ycsb", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0"}, tt.args...), io.Discard)
+		if err != nil {
+			t.Fatalf("%v: %v", tt.args, err)
+		}
+		if o.Monitor.LagSource != tt.want {
+			t.Errorf("%v: lag source %v, want %v", tt.args, o.Monitor.LagSource, tt.want)
+		}
 	}
 }
 
