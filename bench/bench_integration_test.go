@@ -248,11 +248,21 @@ func checkBoundEnforced(t *testing.T, events []router.Event, bound time.Duration
 // pause, drop to fraction 0 at the first lag poll whose lag plus horizon is
 // over the bound, and the S probe must see no violation. Sub-second bounds
 // work because the lag poll interval scales with the bound (500 ms: every
-// 100 ms).
+// 100 ms). The hello lag source, which a user without the clusterMonitor
+// role gets, keeps a 2 s bound too (its whole-second resolution leaves too
+// little of a 500 ms bound for secondary reads before the pause).
 func TestPausedReplicationNoBoundViolations(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
-	for _, bound := range []time.Duration{2 * time.Second, 500 * time.Millisecond} {
-		t.Run(bound.String(), func(t *testing.T) {
+	for _, tt := range []struct {
+		bound       time.Duration
+		asked, used monitor.LagSource
+	}{
+		{2 * time.Second, monitor.SourceAuto, monitor.SourceReplSetGetStatus},
+		{500 * time.Millisecond, monitor.SourceAuto, monitor.SourceReplSetGetStatus},
+		{2 * time.Second, monitor.SourceHello, monitor.SourceHello},
+	} {
+		bound := tt.bound
+		t.Run(bound.String()+"/"+tt.asked.String(), func(t *testing.T) {
 			o := options(t, rs.URI(), "decongestant")
 			o.Duration = 8 * time.Second
 			withSettings(t, &o, func(s *balancer.Settings) {
@@ -261,6 +271,7 @@ func TestPausedReplicationNoBoundViolations(t *testing.T) {
 				s.Decongestant.LowBal = 0.5 // plenty of secondary reads before the pause
 			})
 			o.Monitor.LagInterval = 0 // derived from the bound
+			o.Monitor.LagSource = tt.asked
 			var trace lagTrace
 			o.OnEvent = trace.on
 			var pausedAt time.Time
@@ -281,6 +292,9 @@ func TestPausedReplicationNoBoundViolations(t *testing.T) {
 				t.Fatal(err)
 			}
 			run := res.Runs[0]
+			if run.Summary.LagSource != tt.used.String() || res.Config.Balancer["lag_source"] != tt.asked.String() {
+				t.Fatalf("lag source %q in the summary, %v in the config; want %v and %v", run.Summary.LagSource, res.Config.Balancer["lag_source"], tt.used, tt.asked)
+			}
 			var before float64
 			for _, p := range run.Periods[:3] {
 				before += p.SecondaryPct

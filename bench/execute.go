@@ -143,15 +143,18 @@ func balancerConfig(o *Options) map[string]any {
 	if d.Headroom != balancer.AutoHeadroom {
 		headroom = d.Headroom.Seconds()
 	}
-	est := o.Monitor.LagEstimate
+	est, src := o.Monitor.LagEstimate, o.Monitor.LagSource
 	if est == 0 {
 		est = monitor.SinceApplied
+	}
+	if src == 0 {
+		src = monitor.SourceAuto
 	}
 	return map[string]any{"rtt_quantile": o.RTTQuantile, "latency_source": o.Latency.String(),
 		"interval_s": d.Interval.Seconds(), "delta": d.Delta, "low_bal": d.LowBal, "high_bal": d.HighBal,
 		"low_ratio": d.LowRatio, "high_ratio": d.HighRatio, "history": d.History,
 		"min_samples": d.MinSamples, "bound": d.Bound.String(), "headroom_s": headroom,
-		"lag_interval_s": o.Monitor.LagInterval.Seconds(), "lag_estimate": est.String(),
+		"lag_interval_s": o.Monitor.LagInterval.Seconds(), "lag_estimate": est.String(), "lag_source": src.String(),
 		"rpm_interval_s": s.RPM.Interval.Seconds(), "rpm_exploration": s.RPM.Exploration,
 		"rpm_threshold": s.RPM.Threshold,
 	}

@@ -112,6 +112,7 @@ func (r *policyRun) connect(ctx context.Context) error {
 		return err
 	}
 	r.rt = rt
+	fmt.Fprintf(o.Progress, "  [%s] lag source: %s (%s)\n", r.label, rt.LagSource(), rt.LagSourceReason())
 	r.env = workload.Env{DB: rt.Client().Database(o.Database), Reads: routedReads{rt, o.Database, rt.Database(o.Database)}}
 	r.probe, err = startProbe(ctx, o, rt)
 	return err
@@ -314,6 +315,7 @@ func (r *policyRun) finish(ctx context.Context, runErr error) (*results.Run, err
 	run.Events = r.col.takeEvents()
 	run.Summary = summarise(run.Periods, &r.st, r.o.Warmup)
 	run.Summary.Reconfigurations = reconfig.Run(run.Periods, r.o.reconfigTimes())
+	run.Summary.LagSource = r.rt.LagSource().String()
 	run.Minutes = minutes(run.Periods, &r.st)
 	var measured map[string]workload.OpStats
 	if r.measure.ops != nil {

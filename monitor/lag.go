@@ -14,17 +14,19 @@ import (
 	"github.com/decongestant/decongestant/internal/redact"
 )
 
-// LagEstimate says how a secondary's staleness is estimated from the
-// primary's replSetGetStatus.
+// LagEstimate says how a secondary's staleness is estimated from a lag poll
+// (either LagSource: replSetGetStatus's date, optimes and
+// lastAppliedWallTime, or hello's localTime, lastWrite.opTime and
+// lastWrite.lastWriteDate).
 type LagEstimate uint8
 
 const (
 	// SinceApplied (the default): a secondary that has applied everything the
 	// primary has is 0 behind; one that misses a write is behind by the
-	// primary's clock ("date") minus the wall time of the last write it
-	// applied. Every write it misses is newer than that, so this bounds the
-	// staleness of any read it serves now, also when the primary has been
-	// idle since a write the secondary lacks.
+	// primary's clock ("date", hello's "localTime") minus the wall time of
+	// the last write it applied. Every write it misses is newer than that, so
+	// this bounds the staleness of any read it serves now, also when the
+	// primary has been idle since a write the secondary lacks.
 	SinceApplied LagEstimate = iota + 1
 	// AppliedDiff is seed 000 §2.3: the primary's lastAppliedWallTime minus
 	// the secondary's. It underestimates when the primary has been idle since
@@ -73,24 +75,42 @@ type memberStatus struct {
 	OptimeDate          time.Time `bson:"optimeDate"`
 }
 
-// poll asks the primary for replSetGetStatus and estimates each secondary's
-// staleness (millisecond precision).
+// poll takes a lag sample from the source in force.
 func (m *Monitor) poll(ctx context.Context) LagSample {
-	s := LagSample{At: time.Now()}
+	if m.source == SourceHello {
+		return m.pollHello(ctx)
+	}
+	return m.pollStatus(ctx)
+}
+
+// pollStatus asks the primary for replSetGetStatus and estimates each
+// secondary's staleness (millisecond precision).
+func (m *Monitor) pollStatus(ctx context.Context) LagSample {
+	s := LagSample{At: time.Now(), Source: SourceReplSetGetStatus}
 	cctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 	defer cancel()
 	res := m.set.Database("admin").RunCommand(cctx, bson.D{{Key: "replSetGetStatus", Value: 1}})
 	s.RTT = time.Since(s.At)
 	var reply statusReply
 	if err := res.Err(); err != nil {
-		s.Err = fmt.Errorf("monitor: replSetGetStatus on the primary of %s: %w", redact.URI(m.uri), err)
+		hint := ""
+		if unauthorized(err) {
+			hint = " (it needs the clusterMonitor role; the hello lag source needs none)"
+		}
+		s.Err = fmt.Errorf("monitor: replSetGetStatus on the primary of %s%s: %w", redact.URI(m.uri), hint, err)
 		return s
 	}
 	if err := res.Decode(&reply); err != nil {
 		s.Err = fmt.Errorf("monitor: decode replSetGetStatus: %w", err)
 		return s
 	}
-	s = lagFrom(s, reply, m.cfg.LagEstimate)
+	return m.withHorizon(lagFrom(s, reply, m.cfg.LagEstimate))
+}
+
+// withHorizon records an answered poll's round trip and sets the sample's
+// horizon from it and the recent polls'. Only polls call it (they never
+// overlap).
+func (m *Monitor) withHorizon(s LagSample) LagSample {
 	m.rtts[m.nrtt%len(m.rtts)] = s.RTT
 	m.nrtt++
 	s.Horizon = Horizon(m.cfg.LagInterval, s.RTT, slices.Max(m.rtts[:]))
@@ -133,21 +153,28 @@ func lagFrom(s LagSample, reply statusReply, est LagEstimate) LagSample {
 			ml.Role = balancer.Primary
 		case "SECONDARY":
 			ml.Role = balancer.Secondary
-			applied := wall(mem.LastAppliedWallTime, mem.OptimeDate)
-			switch {
-			case est == AppliedDiff:
-				ml.Lag = max(primaryWall.Sub(applied), 0)
-			case mem.Optime == primaryOp && !primaryOp.TS.IsZero():
-				ml.Lag = 0 // has everything the primary has
-			default:
-				ml.Lag = max(now.Sub(applied), 0)
-			}
+			caughtUp := mem.Optime == primaryOp && !primaryOp.TS.IsZero()
+			ml.Lag = staleness(est, caughtUp, now, primaryWall, wall(mem.LastAppliedWallTime, mem.OptimeDate))
 			s.Max = max(s.Max, ml.Lag)
 			s.Known = true
 		}
 		s.Members = append(s.Members, ml)
 	}
 	return s
+}
+
+// staleness is a SECONDARY's estimate by est: caughtUp when it has every
+// write the primary had when it answered, now the primary's clock then,
+// primaryWall the wall time of the primary's last write and applied that of
+// the secondary's.
+func staleness(est LagEstimate, caughtUp bool, now, primaryWall, applied time.Time) time.Duration {
+	switch {
+	case est == AppliedDiff:
+		return max(primaryWall.Sub(applied), 0)
+	case caughtUp:
+		return 0 // has everything the primary has
+	}
+	return max(now.Sub(applied), 0)
 }
 
 // wall prefers lastAppliedWallTime and falls back to the optime's date
@@ -208,8 +235,8 @@ func lagLoop(ctx context.Context, interval time.Duration, last LagSample, poll f
 				last = s
 			}
 		case now := <-expiry.C:
-			apply(LagSample{At: now, Err: fmt.Errorf("%w: the primary's replSetGetStatus has not answered within %v of the poll at %s",
-				ErrLagExpired, last.Horizon, last.At.Format("15:04:05.000"))})
+			apply(LagSample{At: now, Source: last.Source, Err: fmt.Errorf("%w: the %s poll has not answered within %v of the poll at %s",
+				ErrLagExpired, last.Source, last.Horizon, last.At.Format("15:04:05.000"))})
 		}
 	}
 }

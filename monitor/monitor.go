@@ -1,11 +1,13 @@
 // Package monitor is the I/O edge that feeds the balancer: it measures the
 // round-trip time to every replica-set member over direct connections, and
-// polls the primary's replSetGetStatus (once per second by default; the
-// router polls faster for bounds under 5 s) for each secondary's
-// lastAppliedWallTime, from which it estimates each secondary's staleness as
-// the primary sees it (the conservative view of seed 000 §2.3). Every sample
-// carries its horizon: if the next poll has not answered by then, an unknown
-// sample follows.
+// polls for lag (once per second by default; the router polls faster for
+// bounds under 5 s): the primary's replSetGetStatus, which needs the
+// clusterMonitor role, or, for a user without it, every member's hello at
+// once (LagSource; by default replSetGetStatus, and hello when it is not
+// authorized). From either it estimates each secondary's staleness as the
+// primary's clock sees it (the conservative view of seed 000 §2.3). Every
+// sample carries its horizon: if the next poll has not answered by then, an
+// unknown sample follows.
 //
 //	m, err := monitor.Start(ctx, uri, monitor.Config{OnLag: func(s monitor.LagSample) { ... }})
 //	defer m.Close(context.Background())
@@ -30,18 +32,22 @@ import (
 type MemberLag struct {
 	Host  string
 	State string
-	// Role is the member's role as the primary reports it; 0 for any
-	// state but PRIMARY and SECONDARY (DOWN, RECOVERING, STARTUP2...).
+	// Role is the member's role as the poll reports it (replSetGetStatus:
+	// the primary's view; hello: the member's own); 0 for any state but
+	// PRIMARY and SECONDARY (DOWN, RECOVERING, STARTUP2..., a member that
+	// did not answer hello or answered without lastWrite).
 	Role balancer.Side
 	// Lag is the member's staleness estimate (see LagEstimate); 0 for
 	// members that are not SECONDARY.
 	Lag time.Duration
 }
 
-// LagSample is one poll of replSetGetStatus on the primary.
+// LagSample is one lag poll.
 type LagSample struct {
 	// At is when the poll was sent: the state it reports is no older.
 	At time.Time
+	// Source is the lag source that took the sample.
+	Source LagSource
 	// RTT is how long the poll took to answer.
 	RTT time.Duration
 	// Horizon is how long the sample stands (see Horizon); 0 for samples
@@ -69,6 +75,8 @@ type Config struct {
 	LagInterval time.Duration
 	// LagEstimate is how staleness is estimated (SinceApplied).
 	LagEstimate LagEstimate
+	// LagSource is where lag comes from (SourceAuto).
+	LagSource LagSource
 	// Timeout bounds each ping and poll (2 s).
 	Timeout time.Duration
 	// OnLag, when set, is called after every lag poll from the monitor's
@@ -92,21 +100,32 @@ func (c *Config) defaults() {
 	if c.LagEstimate == 0 {
 		c.LagEstimate = SinceApplied
 	}
+	if c.LagSource == 0 {
+		c.LagSource = SourceAuto
+	}
 }
 
 // Monitor measures RTT and lag until closed. Its methods are safe for
 // concurrent use.
 type Monitor struct {
-	cfg    Config
-	uri    string
-	set    *mongo.Client // replica-set client: follows the primary
+	cfg Config
+	uri string
+	set *mongo.Client // replica-set client: follows the primary
+	// run is the context of the pingers (and of the lag loop); Close
+	// cancels it.
+	run    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// source is the lag source in force, decided by Start, and why.
+	source    LagSource
+	sourceWhy string
 
-	// rtts are the round trips of the last polls (only poll touches them;
+	// rtts are the round trips of the last polls, helloHosts the members
+	// the primary named in the latest hello poll (only polls touch them;
 	// polls never overlap).
-	rtts [10]time.Duration
-	nrtt int
+	rtts       [10]time.Duration
+	nrtt       int
+	helloHosts []string
 
 	mu      sync.Mutex
 	pingers map[string]*pinger // by host
@@ -122,10 +141,14 @@ type pinger struct {
 
 // Start connects, checks that uri is a replica set (CheckURI,
 // CheckReplicaSet: errors wrap ErrBadURI, ErrNotReplicaSet or
-// ErrUnreachable), takes one lag poll synchronously (so the caller's first routing decision rests on a real lag
+// ErrUnreachable), decides the lag source and takes one lag poll
+// synchronously (so the caller's first routing decision rests on a real lag
 // measurement), and starts the background pollers.
 func Start(ctx context.Context, uri string, cfg Config) (*Monitor, error) {
 	cfg.defaults()
+	if cfg.LagSource > SourceHello {
+		return nil, fmt.Errorf("monitor: invalid lag source %v", cfg.LagSource)
+	}
 	if err := CheckURI(uri); err != nil {
 		return nil, err
 	}
@@ -139,23 +162,32 @@ func Start(ctx context.Context, uri string, cfg Config) (*Monitor, error) {
 		_ = set.Disconnect(context.Background())
 		return nil, err
 	}
-	m := &Monitor{cfg: cfg, uri: uri, set: set, pingers: map[string]*pinger{},
+	runCtx, cancel := context.WithCancel(context.Background())
+	m := &Monitor{cfg: cfg, uri: uri, set: set, run: runCtx, cancel: cancel, pingers: map[string]*pinger{},
 		rtt: map[string][]time.Duration{}, roles: map[string]balancer.Side{}}
-	first := m.poll(ctx)
+	var first LagSample
+	m.source, first, m.sourceWhy = chooseSource(ctx, cfg.LagSource, m.pollStatus, m.pollHello)
 	if first.Err != nil {
-		_ = set.Disconnect(context.Background())
+		_ = m.Close(context.Background())
 		return nil, first.Err
 	}
-	runCtx, cancel := context.WithCancel(context.Background())
-	m.cancel = cancel
-	m.apply(runCtx, first)
+	m.apply(first)
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		lagLoop(runCtx, cfg.LagInterval, first, m.poll, func(s LagSample) { m.apply(runCtx, s) })
+		lagLoop(runCtx, cfg.LagInterval, first, m.poll, m.apply)
 	}()
 	return m, nil
 }
+
+// LagSource returns the lag source in force: the one asked for, or the one
+// SourceAuto chose.
+func (m *Monitor) LagSource() LagSource { return m.source }
+
+// LagSourceReason says why the source in force is in force: "asked for",
+// or what SourceAuto found (replSetGetStatus authorized, or the
+// authorization error that made it turn to hello).
+func (m *Monitor) LagSourceReason() string { return m.sourceWhy }
 
 // Close stops every poller and disconnects every client.
 func (m *Monitor) Close(ctx context.Context) error {
@@ -199,7 +231,7 @@ func (m *Monitor) DrainRTT() map[string][]time.Duration {
 }
 
 // apply records a sample, starts pingers for new members and reports it.
-func (m *Monitor) apply(ctx context.Context, s LagSample) {
+func (m *Monitor) apply(s LagSample) {
 	m.mu.Lock()
 	m.last = s
 	if s.Err == nil {
@@ -207,7 +239,7 @@ func (m *Monitor) apply(ctx context.Context, s LagSample) {
 		for _, mem := range s.Members {
 			m.roles[mem.Host] = mem.Role
 			if _, ok := m.pingers[mem.Host]; !ok {
-				m.startPinger(ctx, mem.Host)
+				_ = m.startPinger(mem.Host) // retried on the next poll
 			}
 		}
 	}

@@ -3,11 +3,13 @@ package monitor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/decongestant/decongestant/balancer"
 )
@@ -189,6 +191,193 @@ func TestCheckURI(t *testing.T) {
 		}
 		if err != nil && strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("credentials in %v", err)
+		}
+	}
+}
+
+func TestLagFromHello(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 10, 0, time.UTC)
+	ms := time.Millisecond
+	op := func(sec, i uint32) opTime { return opTime{TS: bson.Timestamp{T: sec, I: i}, T: 1} }
+	write := func(o opTime, at time.Time) *lastWrite { return &lastWrite{OpTime: o, LastWriteDate: at} }
+	hosts := []string{"p:1", "s:2", "t:3"}
+	primary := func(localTime time.Time, lw *lastWrite) memberHello {
+		return memberHello{Host: "p:1", Reply: helloReply{IsWritablePrimary: true, Hosts: hosts, LocalTime: localTime, LastWrite: lw}}
+	}
+	secondary := func(host string, lw *lastWrite) memberHello {
+		return memberHello{Host: host, Reply: helloReply{Secondary: true, Hosts: hosts, LocalTime: t0, LastWrite: lw}}
+	}
+	fresh := secondary("t:3", write(op(10, 1), t0))
+	tests := []struct {
+		name    string
+		replies []memberHello
+		est     LagEstimate
+		lag     time.Duration // of s:2
+		state   string        // of s:2
+		known   bool
+		err     string
+	}{
+		{"caught up", []memberHello{primary(t0.Add(300*ms), write(op(10, 1), t0)), secondary("s:2", write(op(10, 1), t0)), fresh},
+			SinceApplied, 0, "SECONDARY", true, ""},
+		{"behind: the primary's clock minus the last write applied", []memberHello{primary(t0, write(op(10, 1), t0)),
+			secondary("s:2", write(op(8, 1), t0.Add(-1500*ms))), fresh}, SinceApplied, 1500 * ms, "SECONDARY", true, ""},
+		{"asked after the primary and ahead of its reply: not behind", []memberHello{primary(t0, write(op(10, 1), t0)),
+			secondary("s:2", write(op(10, 2), t0.Add(3*ms))), fresh}, SinceApplied, 0, "SECONDARY", true, ""},
+		{"a newer term is not behind", []memberHello{primary(t0, write(op(10, 1), t0)),
+			secondary("s:2", write(opTime{TS: bson.Timestamp{T: 9}, T: 2}, t0.Add(-ms))), fresh}, SinceApplied, 0, "SECONDARY", true, ""},
+		// The primary wrote once at t0 and has been idle for 4 s; s:2 misses
+		// that write: every read it serves misses a write 4 s old.
+		{"primary idle since a write the secondary lacks", []memberHello{primary(t0.Add(4*time.Second), write(op(10, 2), t0)),
+			secondary("s:2", write(op(10, 1), t0.Add(-5*ms))), fresh}, SinceApplied, 4*time.Second + 5*ms, "SECONDARY", true, ""},
+		{"primary idle, seed 000's estimate misses the idle time", []memberHello{primary(t0.Add(4*time.Second), write(op(10, 2), t0)),
+			secondary("s:2", write(op(10, 1), t0.Add(-5*ms))), fresh}, AppliedDiff, 5 * ms, "SECONDARY", true, ""},
+		{"a primary clock behind its own last write counts from the write", []memberHello{primary(t0.Add(-time.Second), write(op(10, 2), t0)),
+			secondary("s:2", write(op(10, 1), t0.Add(-20*ms))), fresh}, SinceApplied, 20 * ms, "SECONDARY", true, ""},
+		{"neither primary nor secondary: not vouched for", []memberHello{primary(t0, write(op(10, 1), t0)),
+			{Host: "s:2", Reply: helloReply{Hosts: hosts, LastWrite: write(op(1, 1), t0.Add(-time.Hour))}}, fresh}, SinceApplied, 0, stateOther, true, ""},
+		{"a secondary without lastWrite: not vouched for", []memberHello{primary(t0, write(op(10, 1), t0)),
+			secondary("s:2", nil), fresh}, SinceApplied, 0, stateNoLastWrite, true, ""},
+		{"a member that did not answer: not vouched for", []memberHello{primary(t0, write(op(10, 1), t0)),
+			{Host: "s:2", Err: errors.New("hello on s:2: connection refused")}, fresh}, SinceApplied, 0, "(no answer: hello on s:2: connection refused)", true, ""},
+		{"a member the primary names that was not polled", []memberHello{primary(t0, write(op(10, 1), t0)), fresh},
+			SinceApplied, 0, stateNotPolled, true, ""},
+		{"no secondary: unknown", []memberHello{primary(t0, write(op(10, 1), t0)), secondary("s:2", nil), {Host: "t:3", Err: errors.New("down")}},
+			SinceApplied, 0, stateNoLastWrite, false, ""},
+		{"the primary without lastWrite: unknown", []memberHello{primary(t0, nil), secondary("s:2", write(op(10, 1), t0)), fresh},
+			SinceApplied, 0, "", false, "has no lastWrite"},
+		{"no primary: unknown", []memberHello{{Host: "p:1", Err: errors.New("hello on p:1: timeout")}, secondary("s:2", write(op(10, 1), t0)), fresh},
+			SinceApplied, 0, "", false, "hello on p:1: timeout"},
+		{"two primaries: unknown", []memberHello{primary(t0, write(op(10, 1), t0)), fresh,
+			{Host: "s:2", Reply: helloReply{IsWritablePrimary: true, Hosts: hosts, LocalTime: t0, LastWrite: write(op(10, 1), t0)}}},
+			SinceApplied, 0, "", false, "both answer hello as the writable primary"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := helloLagFrom(LagSample{Source: SourceHello}, tt.replies, tt.est)
+			if tt.err != "" {
+				if s.Err == nil || !strings.Contains(s.Err.Error(), tt.err) || s.Known {
+					t.Fatalf("sample %+v, want unknown with an error naming %q", s, tt.err)
+				}
+				return
+			}
+			if s.Err != nil || s.Known != tt.known || s.Primary != "p:1" {
+				t.Fatalf("sample %+v, want known %v with primary p:1", s, tt.known)
+			}
+			if len(s.Members) != len(hosts) {
+				t.Fatalf("members %+v, want the primary's %v", s.Members, hosts)
+			}
+			got := s.Members[1]
+			if got.Host != "s:2" || got.State != tt.state || got.Lag != tt.lag {
+				t.Fatalf("s:2: %+v, want state %q lag %v", got, tt.state, tt.lag)
+			}
+			if wantRole := balancer.Side(0); tt.state == "SECONDARY" {
+				wantRole = balancer.Secondary
+				if got.Role != wantRole {
+					t.Fatalf("s:2 role %v, want secondary", got.Role)
+				}
+			} else if got.Role != wantRole {
+				t.Fatalf("s:2 role %v, want none (not vouched for)", got.Role)
+			}
+			if s.Members[0].Role != balancer.Primary || s.Max < tt.lag {
+				t.Fatalf("primary %+v, max %v", s.Members[0], s.Max)
+			}
+		})
+	}
+}
+
+// TestHelloAllStopsWaitingForASilentMember: a member that does not answer
+// holds the poll for the grace only, once the primary has answered; without
+// a primary's answer the poll waits for every member (or its timeout).
+func TestHelloAllStopsWaitingForASilentMember(t *testing.T) {
+	const grace = 30 * time.Millisecond
+	ask := func(primary string) func(context.Context, string) memberHello {
+		return func(ctx context.Context, host string) memberHello {
+			if host == "silent:3" {
+				<-ctx.Done()
+				return memberHello{Host: host, Err: ctx.Err()}
+			}
+			return memberHello{Host: host, Reply: helloReply{IsWritablePrimary: host == primary, Secondary: host != primary}}
+		}
+	}
+	hosts := []string{"p:1", "s:2", "silent:3"}
+	start := time.Now()
+	got := helloAll(context.Background(), hosts, grace, ask("p:1"))
+	if took := time.Since(start); took < grace || took > 2*time.Second {
+		t.Fatalf("took %v, want about the grace %v", took, grace)
+	}
+	for i, h := range hosts {
+		if got[i].Host != h || (got[i].Err != nil) != (h == "silent:3") {
+			t.Fatalf("answers %+v, want one per host in order and only silent:3 failed", got)
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	got = helloAll(ctx, hosts, grace, ask("")) // no primary answers
+	if took := time.Since(start); took < 150*time.Millisecond {
+		t.Fatalf("returned after %v without a primary's answer, want the poll's timeout", took)
+	}
+	if got[2].Err == nil {
+		t.Fatalf("silent member %+v", got[2])
+	}
+}
+
+func TestChooseSource(t *testing.T) {
+	wrap := func(err error) error {
+		return fmt.Errorf("monitor: replSetGetStatus on the primary of mongodb://h: %w", err)
+	}
+	denied := wrap(mongo.CommandError{Code: 13, Name: "Unauthorized", Message: "not authorized on admin to execute command { replSetGetStatus: 1 }"})
+	tests := []struct {
+		name      string
+		want      LagSource
+		statusErr error
+		source    LagSource
+		helloUsed bool
+		err       bool
+	}{
+		{"auto: replSetGetStatus answers", SourceAuto, nil, SourceReplSetGetStatus, false, false},
+		{"auto: Unauthorized turns to hello", SourceAuto, denied, SourceHello, true, false},
+		{"auto: the code name alone is enough", SourceAuto, wrap(mongo.CommandError{Name: "Unauthorized"}), SourceHello, true, false},
+		{"auto: an authentication failure is not a reason", SourceAuto, wrap(mongo.CommandError{Code: 18, Name: "AuthenticationFailed"}), SourceReplSetGetStatus, false, true},
+		{"auto: a timeout is not a reason", SourceAuto, wrap(context.DeadlineExceeded), SourceReplSetGetStatus, false, true},
+		{"replsetgetstatus asked for: Unauthorized fails", SourceReplSetGetStatus, denied, SourceReplSetGetStatus, false, true},
+		{"hello asked for: replSetGetStatus is never sent", SourceHello, denied, SourceHello, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var statusUsed, helloUsed bool
+			status := func(context.Context) LagSample {
+				statusUsed = true
+				return LagSample{Source: SourceReplSetGetStatus, Err: tt.statusErr, Known: tt.statusErr == nil}
+			}
+			hello := func(context.Context) LagSample {
+				helloUsed = true
+				return LagSample{Source: SourceHello, Known: true}
+			}
+			src, first, why := chooseSource(context.Background(), tt.want, status, hello)
+			if src != tt.source || first.Source != tt.source || helloUsed != tt.helloUsed || (first.Err != nil) != tt.err {
+				t.Fatalf("source %v, first %+v, hello asked %v; want %v, hello asked %v, error %v", src, first, helloUsed, tt.source, tt.helloUsed, tt.err)
+			}
+			if tt.want == SourceHello && statusUsed {
+				t.Fatal("replSetGetStatus was sent although hello was asked for")
+			}
+			if tt.want == SourceAuto && src == SourceHello && !strings.Contains(why, "not authorized") {
+				t.Fatalf("reason %q does not say why auto turned to hello", why)
+			}
+		})
+	}
+}
+
+func TestParseLagSource(t *testing.T) {
+	for _, s := range []LagSource{SourceAuto, SourceReplSetGetStatus, SourceHello} {
+		if got, err := ParseLagSource(s.String()); err != nil || got != s {
+			t.Errorf("round trip %v: %v %v", s, got, err)
+		}
+	}
+	for _, bad := range []string{"", "Hello", "ismaster", LagSource(0).String()} {
+		if _, err := ParseLagSource(bad); err == nil {
+			t.Errorf("accepted %q", bad)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/metrics"
@@ -13,12 +14,12 @@ import (
 
 // startPinger opens a direct connection to host and pings it every
 // RTTInterval. Called with m.mu held.
-func (m *Monitor) startPinger(ctx context.Context, host string) {
+func (m *Monitor) startPinger(host string) error {
 	c, err := DirectClient(m.uri, host, "decongestant-rtt", m.cfg.ClientOptions...)
 	if err != nil {
-		return // retried on the next poll
+		return err
 	}
-	pctx, cancel := context.WithCancel(ctx)
+	pctx, cancel := context.WithCancel(m.run)
 	m.pingers[host] = &pinger{client: c, cancel: cancel}
 	m.wg.Add(1)
 	go func() {
@@ -46,6 +47,21 @@ func (m *Monitor) startPinger(ctx context.Context, host string) {
 			m.mu.Unlock()
 		}
 	}()
+	return nil
+}
+
+// memberClient returns the monitor's direct client of host, its pinger's,
+// starting the pinger if host has none yet.
+func (m *Monitor) memberClient(host string) (*mongo.Client, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.pingers[host]; ok {
+		return p.client, nil
+	}
+	if err := m.startPinger(host); err != nil {
+		return nil, err
+	}
+	return m.pingers[host].client, nil
 }
 
 // RTTByRole splits drained samples by the members' current roles and returns

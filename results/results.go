@@ -233,6 +233,10 @@ type Summary struct {
 	// operations, so one can see whether the client was the bottleneck.
 	ClientCPUS       float64 `json:"client_cpu_s"`
 	ClientCPUPerOpMS float64 `json:"client_cpu_per_op_ms"`
+	// LagSource is the lag source in force during the run ("replsetgetstatus"
+	// or "hello"; the config's balancer.lag_source is the one asked for,
+	// which may be "auto").
+	LagSource string `json:"lag_source,omitempty"`
 	// Reconfigurations measure the reads around each reconfiguration of the
 	// run (a phase with fault actions, or a time given with
 	// Config.ReconfigAtS), over all its periods, warm-up included; package

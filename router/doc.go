@@ -12,8 +12,10 @@
 // spent on a checked-out connection, from the driver's command monitoring;
 // seed 000's client-observed latency with WithLatencySource) under its side
 // and under the member that actually served it, measures RTT and
-// replication lag through package monitor (polling the primary often enough
-// for the policy's staleness bound), stops secondary reads the moment the
+// replication lag through package monitor (polling often enough for the
+// policy's staleness bound: the primary's replSetGetStatus, or every
+// member's hello for a user without the clusterMonitor role), stops
+// secondary reads the moment the
 // driver may read from a member no lag poll vouches for, and feeds the
 // policy every period and every lag poll. Writes go through Client() to the
 // primary unchanged.

@@ -14,9 +14,10 @@ import (
 // secondary read to any member it sees as a secondary; the sample comes from
 // the primary's replSetGetStatus, which learns of state changes later (a
 // restarted member is SECONDARY to the driver's streaming heartbeat seconds
-// before the primary's heartbeat says so, and 30 s behind). A member the
-// driver may read from that the sample does not show as a SECONDARY makes
-// the lag unknown: nobody can vouch for its staleness.
+// before the primary's heartbeat says so, and 30 s behind), or from the
+// members' hello, sent before the driver's latest heartbeat may have
+// answered. A member the driver may read from that the sample does not show
+// as a SECONDARY makes the lag unknown: nobody can vouch for its staleness.
 func vouch(s monitor.LagSample, selectable []string) (balancer.Lag, error) {
 	lag := balancer.Lag{Max: s.Max, Known: s.Known, Horizon: s.Horizon, Members: lagMembers(s, nil, nil)}
 	if !s.Known {
@@ -27,15 +28,15 @@ func vouch(s monitor.LagSample, selectable []string) (balancer.Lag, error) {
 		i := slices.IndexFunc(s.Members, func(m monitor.MemberLag) bool { return m.Host == host })
 		switch {
 		case i < 0:
-			unvouched = append(unvouched, host+" (not in replSetGetStatus)")
+			unvouched = append(unvouched, fmt.Sprintf("%s (not in the %s poll)", host, s.Source))
 		case s.Members[i].Role != balancer.Secondary:
-			unvouched = append(unvouched, fmt.Sprintf("%s (%s to the primary)", host, s.Members[i].State))
+			unvouched = append(unvouched, fmt.Sprintf("%s (%s in the %s poll)", host, s.Members[i].State, s.Source))
 		}
 	}
 	if len(unvouched) == 0 {
 		return lag, nil
 	}
-	return balancer.Lag{}, fmt.Errorf("the driver may read from %s, whose staleness the primary does not report yet", strings.Join(unvouched, ", "))
+	return balancer.Lag{}, fmt.Errorf("the driver may read from %s, whose staleness the latest lag poll does not report yet", strings.Join(unvouched, ", "))
 }
 
 // lagMembers are the poll's members as a policy sees them: a member the

@@ -38,9 +38,11 @@ func WithPolicy(p balancer.Policy) Option {
 	}
 }
 
-// WithMonitor sets the RTT and lag polling intervals and timeouts. A zero
-// LagInterval is derived from the policy's staleness bound
-// (balancer.LagIntervalFor: a fifth of the bound, at most 1 s).
+// WithMonitor sets the RTT and lag polling intervals, timeouts and the lag
+// source (by default replSetGetStatus, or hello on every member when the
+// user is not authorized to run it: monitor.LagSource). A zero LagInterval
+// is derived from the policy's staleness bound (balancer.LagIntervalFor: a
+// fifth of the bound, at most 1 s).
 func WithMonitor(m monitor.Config) Option {
 	return func(c *config) error { c.monitor = m; return nil }
 }

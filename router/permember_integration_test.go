@@ -16,6 +16,7 @@ import (
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/cluster"
 	"github.com/decongestant/decongestant/internal/testutil"
+	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/router"
 )
 
@@ -164,8 +165,19 @@ func TestPerMemberSessionsStayCausal(t *testing.T) {
 
 // TestStaleMemberDropsOutAlone pauses replication on one secondary: it
 // stops getting reads while the other keeps serving, and gets them back
-// after the resume.
+// after the resume; with either lag source (the default, auto, is
+// replSetGetStatus on this set without auth; hello is what a user without
+// the clusterMonitor role gets).
 func TestStaleMemberDropsOutAlone(t *testing.T) {
+	for _, tt := range []struct{ asked, want monitor.LagSource }{
+		{monitor.SourceAuto, monitor.SourceReplSetGetStatus},
+		{monitor.SourceHello, monitor.SourceHello},
+	} {
+		t.Run(tt.asked.String(), func(t *testing.T) { testStaleMemberDropsOutAlone(t, tt.asked, tt.want) })
+	}
+}
+
+func testStaleMemberDropsOutAlone(t *testing.T, asked, want monitor.LagSource) {
 	rs := testutil.ReplicaSet(t)
 	client := testutil.Connect(t, rs.URI())
 	seed(t, client, "stale", 100)
@@ -176,7 +188,17 @@ func TestStaleMemberDropsOutAlone(t *testing.T) {
 		s.Spillway.Interval = 200 * time.Millisecond
 		s.Spillway.ProbeShare = 0.1
 	})
-	r := connect(t, rs.URI(), p)
+	var wrongSource atomic.Value
+	r := connect(t, rs.URI(), p,
+		router.WithMonitor(monitor.Config{RTTInterval: 100 * time.Millisecond, LagInterval: 200 * time.Millisecond, LagSource: asked}),
+		router.WithEvents(func(e router.Event) {
+			if e.Kind == router.EventLag && e.Lag.Source != want {
+				wrongSource.Store(e.Lag.Source)
+			}
+		}))
+	if got := r.LagSource(); got != want {
+		t.Fatalf("lag source %v (%s), want %v", got, r.LagSourceReason(), want)
+	}
 	waitWeighted(t, r, paused.Host, fresh.Host)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
@@ -217,6 +239,9 @@ func TestStaleMemberDropsOutAlone(t *testing.T) {
 	waitWeighted(t, r, paused.Host)
 	stop()
 	testutil.WaitReplicated(t, client)
+	if src := wrongSource.Load(); src != nil {
+		t.Fatalf("a lag event came from %v, want %v", src, want)
+	}
 }
 
 // hostOfConfig returns a config member's host.

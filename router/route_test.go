@@ -192,7 +192,7 @@ func TestSideStatsAreDifferences(t *testing.T) {
 }
 
 func TestVouch(t *testing.T) {
-	sample := monitor.LagSample{Known: true, Max: 80 * time.Millisecond, Horizon: 125 * time.Millisecond, Members: []monitor.MemberLag{
+	sample := monitor.LagSample{Source: monitor.SourceReplSetGetStatus, Known: true, Max: 80 * time.Millisecond, Horizon: 125 * time.Millisecond, Members: []monitor.MemberLag{
 		{Host: "n1:1", State: "RECOVERING"},
 		{Host: "n2:2", State: "PRIMARY", Role: balancer.Primary},
 		{Host: "n3:3", State: "SECONDARY", Role: balancer.Secondary, Lag: 80 * time.Millisecond},
@@ -207,7 +207,7 @@ func TestVouch(t *testing.T) {
 		{"every selectable member is a vouched-for secondary", sample, []string{"n3:3"}, true, ""},
 		{"none selectable: the sample stands", sample, nil, true, ""},
 		{"restarted member selectable before the primary sees it SECONDARY", sample, []string{"n3:3", "n1:1"}, false, "n1:1 (RECOVERING"},
-		{"a host the primary does not list", sample, []string{"n9:9"}, false, "n9:9 (not in replSetGetStatus)"},
+		{"a host the primary does not list", sample, []string{"n9:9"}, false, "n9:9 (not in the replsetgetstatus poll)"},
 		{"an unknown sample stays unknown", monitor.LagSample{}, []string{"n3:3"}, false, ""},
 	}
 	for _, tt := range tests {

@@ -51,9 +51,10 @@ type Event struct {
 	Fraction float64
 	// Previous is the fraction in force before this event.
 	Previous float64
-	// Lag is the poll (EventLag). Known is false and Err says why when
-	// the poll failed or expired, or the driver may read from a member the
-	// poll does not show as a SECONDARY.
+	// Lag is the poll (EventLag), Lag.Source the lag source that took it.
+	// Known is false and Err says why when the poll failed or expired, or
+	// the driver may read from a member the poll does not show as a
+	// SECONDARY.
 	Lag      monitor.LagSample
 	Decision balancer.Decision // EventPeriod
 	Period   balancer.Period   // EventPeriod: what the policy observed
@@ -299,6 +300,14 @@ func (r *Router) storeFraction(f float64) { r.frac.Store(math.Float64bits(f)) }
 
 // LagInterval returns how often the primary is polled for lag.
 func (r *Router) LagInterval() time.Duration { return r.lagInterval }
+
+// LagSource returns the lag source in force (monitor.Config.LagSource;
+// SourceAuto has chosen one by the time Connect returns).
+func (r *Router) LagSource() monitor.LagSource { return r.mon.LagSource() }
+
+// LagSourceReason says why the lag source in force is (see
+// monitor.Monitor.LagSourceReason).
+func (r *Router) LagSourceReason() string { return r.mon.LagSourceReason() }
 
 // LatencySource returns which latency the policy sees.
 func (r *Router) LatencySource() LatencySource { return r.latency }

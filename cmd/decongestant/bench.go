@@ -38,6 +38,7 @@ type benchFlags struct {
 	sprobe, skipLoad, coldStart, memberStats     bool
 	writeConcern, headroom, latency, lagEstimate string
 	hints                                        string
+	lagSource                                    string
 	probeInterval                                time.Duration
 	// balancer constants
 	balPeriod, rpmPeriod, spillPeriod, allowanceFloor, rttInterval, lagInterval, connectTimeout time.Duration
@@ -117,6 +118,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.BoolVar(&b.coldStart, "cold-start", false, "restart every secondary with empty caches (WiredTiger and its files' page cache) before each run; needs --cluster-dir")
 	fs.StringVar(&b.hints, "hints", "off", "read hints (seed 004): off, on, or variants every policy runs with in turn, e.g. off,on,hints:apply=0.33/targets=one (keys apply, targets all|one|one:n2, interval, batch)")
 	fs.StringVar(&b.lagEstimate, "lag-estimate", "since-applied", "secondary staleness estimate: since-applied (primary's clock minus the last applied write's time when a write is missing) or applied-diff (seed 000: primary's minus secondary's lastAppliedWallTime)")
+	fs.StringVar(&b.lagSource, "lag-source", "auto", "where lag polls come from: replsetgetstatus (the primary's; needs the clusterMonitor role), hello (every member's lastWrite; any user; whole seconds, so up to 1 s staler) or auto (replsetgetstatus, and hello if the user is not authorized to run it)")
 }
 
 // options validates the runner's flags and the workload's, and builds the
@@ -289,6 +291,10 @@ func (b *benchFlags) monitorConfig(specs []balancer.Spec, bound balancer.Bound) 
 	if err != nil {
 		return monitor.Config{}, fmt.Errorf("--lag-estimate: %w", err)
 	}
+	source, err := monitor.ParseLagSource(b.lagSource)
+	if err != nil {
+		return monitor.Config{}, fmt.Errorf("--lag-source: %w", err)
+	}
 	lagInterval := b.lagInterval
 	if lagInterval == 0 {
 		lagInterval = balancer.LagIntervalFor(bound)
@@ -300,7 +306,7 @@ func (b *benchFlags) monitorConfig(specs []balancer.Spec, bound balancer.Bound) 
 			}
 		}
 	}
-	return monitor.Config{RTTInterval: b.rttInterval, LagInterval: lagInterval, LagEstimate: estimate}, nil
+	return monitor.Config{RTTInterval: b.rttInterval, LagInterval: lagInterval, LagEstimate: estimate, LagSource: source}, nil
 }
 
 // clientsFlag is --clients: one count, or several for a client-count sweep

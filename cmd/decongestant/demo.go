@@ -104,8 +104,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	o.Cluster = c // fault actions in --phases act on the demo's own cluster
 	o.Probe.ProbeInterval = b.probeInterval
-	fmt.Fprintf(stderr, "demo: YCSB-%s, %d records, %s clients, %v per policy (first %v excluded as warm-up), policies %s, max staleness %s, balancing period %v\n",
-		o.Generator.Mix(), o.Generator.(workload.Sized).Records(), b.clients.String(), b.duration, b.warmup, b.policies, b.maxStaleness, b.balPeriod)
+	fmt.Fprintf(stderr, "demo: YCSB-%s, %d records, %s clients, %v per policy (first %v excluded as warm-up), policies %s, max staleness %s, balancing period %v, lag source %s\n",
+		o.Generator.Mix(), o.Generator.(workload.Sized).Records(), b.clients.String(), b.duration, b.warmup, b.policies, b.maxStaleness, b.balPeriod, o.Monitor.LagSource)
 	res, runErr := bench.Execute(ctx, o)
 	if res == nil || len(res.Runs) == 0 {
 		return runErr

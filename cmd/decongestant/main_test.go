@@ -16,6 +16,7 @@ import (
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/cluster"
 	"github.com/decongestant/decongestant/internal/testutil"
+	"github.com/decongestant/decongestant/monitor"
 )
 
 func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
@@ -80,6 +81,7 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 			"phase reads=n2 moves reads between members, which only weights: policies take"},
 		{"ycsb readkeys beyond the records", append(good, "--readkeys", "200000"), "readkeys 200000 must be 0 (all keys) or below the record count 100000"},
 		{"cold start without a cluster", append(good, "--cold-start"), "--cold-start restarts members, which needs a cluster started by `decongestant cluster up`"},
+		{"bad lag source", append(good, "--lag-source", "serverstatus"), `--lag-source: unknown lag source "serverstatus"`},
 		{"zero clients", append(good, "--clients", "0"), "clients 0 must be at least 1"},
 		{"empty sweep item", append(good, "--clients", "20,,60"), `invalid client counts: "20,,60": item 2 is empty`},
 		{"non-integer sweep item", append(good, "--clients", "20,many"), `"many" is not a whole number`},
@@ -192,6 +194,27 @@ func TestStandaloneIsNotAReplicaSet(t *testing.T) {
 	_, _, err = runCLI(t, "bench", "ycsb", "--uri", uri, "--out", filepath.Join(t.TempDir(), "r.json"))
 	if err == nil || !strings.Contains(err.Error(), "standalone") {
 		t.Fatalf("err %v, want a standalone error", err)
+	}
+}
+
+// TestLagSourceFlag: --lag-source reaches the monitor; auto by default.
+func TestLagSourceFlag(t *testing.T) {
+	tests := []struct {
+		args []string
+		want monitor.LagSource
+	}{
+		{nil, monitor.SourceAuto},
+		{[]string{"--lag-source", "hello"}, monitor.SourceHello},
+		{[]string{"--lag-source", "replsetgetstatus"}, monitor.SourceReplSetGetStatus},
+	}
+	for _, tt := range tests {
+		o, _, err := benchOptions(append([]string{"ycsb", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0"}, tt.args...), io.Discard)
+		if err != nil {
+			t.Fatalf("%v: %v", tt.args, err)
+		}
+		if o.Monitor.LagSource != tt.want {
+			t.Errorf("%v: lag source %v, want %v", tt.args, o.Monitor.LagSource, tt.want)
+		}
 	}
 }
 
