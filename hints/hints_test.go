@@ -309,3 +309,22 @@ func BenchmarkCapture(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSummarisePlan is the shipper's work per captured read, off the
+// read path: parse, keep the last read of each key, plan one target.
+func BenchmarkSummarisePlan(b *testing.B) {
+	c := NewCapture(10000)
+	for i := range 10000 {
+		c.Add("p:1", findCmd(b, "usertable", bson.D{{Key: "_id", Value: "user" + strings.Repeat("1", i%7) + string(rune('a'+i%26))}}))
+	}
+	cfg := DefaultConfig()
+	b.ReportAllocs()
+	for b.Loop() {
+		bt := c.Swap()
+		reads := Summarise(bt)
+		Plan(reads, "s:1", 1, 1, cfg)
+		c.spare = bt.b // keep the same batch for the next round
+		c.cur, c.spare = c.spare, c.cur
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10000, "ns/read")
+}
