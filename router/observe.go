@@ -35,7 +35,7 @@ type observed struct {
 
 // memberPeriod is one member's reads and pings in the latest period.
 type memberPeriod struct {
-	client, wire Quantiles
+	client, wire quantiles
 	minRTT       time.Duration
 }
 

@@ -67,9 +67,9 @@ type MemberStats struct {
 	Role balancer.Side
 	// Served counts the routed reads it answered since Connect.
 	Served int64
-	// Client and Wire are the latencies of the reads it served in the
-	// latest period: client observed, and the time on the wire.
-	Client, Wire Quantiles
+	// Client and Wire are the latencies of the reads it served: client
+	// observed, and the time on the wire.
+	Client, Wire Latency
 	// MinRTT is the latest period's least ping of the member; 0 when it
 	// had none.
 	MinRTT time.Duration
@@ -83,16 +83,31 @@ type MemberStats struct {
 	Weight float64
 }
 
-// Quantiles summarise a period's latencies: how many reads, their median
-// and 80th percentile (within the histograms' 3%); zero with no reads.
-type Quantiles struct {
-	Count    int64
-	P50, P80 time.Duration
+// Latency summarises one latency of the reads a member served: how many
+// and their summed latency since Connect, and the latest period's reads,
+// their median and 80th percentile (within the histograms' 3%; zero when
+// the period had none).
+type Latency struct {
+	Count int64
+	Sum   time.Duration
+	// PeriodCount, P50 and P80 are the latest period's.
+	PeriodCount int64
+	P50, P80    time.Duration
 }
 
-func quantilesOf(s *metrics.Snapshot) Quantiles {
-	return Quantiles{Count: int64(s.Count()), P50: s.Quantile(0.5), P80: s.Quantile(0.8)}
+// quantiles are a period's reads, median and 80th percentile.
+type quantiles struct {
+	n        int64
+	p50, p80 time.Duration
 }
+
+func quantilesOf(s *metrics.Snapshot) quantiles {
+	return quantiles{n: int64(s.Count()), p50: s.Quantile(0.5), p80: s.Quantile(0.8)}
+}
+
+func latencyOf(h *metrics.Histogram) Latency { return Latency{Count: int64(h.Count()), Sum: h.Sum()} }
+
+func (l *Latency) setPeriod(q quantiles) { l.PeriodCount, l.P50, l.P80 = q.n, q.p50, q.p80 }
 
 // BoundStats count what the staleness bound did at lag polls since Connect.
 type BoundStats struct {
@@ -135,7 +150,9 @@ func (r *Router) Stats() Stats {
 	for i := range st.Members {
 		m := &st.Members[i]
 		p := o.period[m.Host]
-		m.Client, m.Wire, m.MinRTT = p.client, p.wire, p.minRTT
+		m.Client.setPeriod(p.client)
+		m.Wire.setPeriod(p.wire)
+		m.MinRTT = p.minRTT
 	}
 	o.mu.Unlock()
 	if st.Decision.Reason == "" {
@@ -168,12 +185,14 @@ func memberLag(s monitor.LagSample, host string) (time.Duration, bool) {
 }
 
 // counts returns the reads served by role and by member, each member's
-// role and name, read under one lock without copying a histogram.
+// role, name and latency totals, read under one lock without copying a
+// histogram.
 func (s *served) counts() (Served, []MemberStats) {
 	s.mu.RLock()
 	members := make([]MemberStats, 0, len(s.byHost))
 	for h, st := range s.byHost {
-		members = append(members, MemberStats{Host: h, Name: s.names[h], Role: s.roles[h], Served: st.n.Load()})
+		members = append(members, MemberStats{Host: h, Name: s.names[h], Role: s.roles[h], Served: st.n.Load(),
+			Client: latencyOf(st.client), Wire: latencyOf(st.wire)})
 	}
 	s.mu.RUnlock()
 	slices.SortFunc(members, func(a, b MemberStats) int { return strings.Compare(a.Host, b.Host) })

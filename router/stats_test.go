@@ -124,11 +124,16 @@ func TestStatsSplit(t *testing.T) {
 	}
 	// The latest period only: the primary's 4 slower reads, no secondary
 	// read, one ping of the primary.
-	if p.Wire.Count != 4 || !near(p.Wire.P50, 20*ms) || !near(p.Wire.P80, 20*ms) || !near(p.Client.P50, 40*ms) || p.MinRTT != 4*ms {
+	if p.Wire.PeriodCount != 4 || !near(p.Wire.P50, 20*ms) || !near(p.Wire.P80, 20*ms) || !near(p.Client.P50, 40*ms) || p.MinRTT != 4*ms {
 		t.Fatalf("primary's latest period: %+v", p)
 	}
-	if s.Wire.Count != 0 || s.Client.P50 != 0 || s.MinRTT != 0 {
+	if s.Wire.PeriodCount != 0 || s.Client.P50 != 0 || s.MinRTT != 0 {
 		t.Fatalf("secondary's latest period: %+v, want nothing", s)
+	}
+	// Since Connect: 20 x 9 + 4 x 20 ms on the wire, 20 x 30 + 4 x 40 ms
+	// client observed.
+	if p.Wire.Count != 24 || p.Wire.Sum != 260*ms || p.Client.Count != 24 || p.Client.Sum != 760*ms || s.Client.Sum != 80*ms {
+		t.Fatalf("totals: primary wire %+v client %+v, secondary client %+v", p.Wire, p.Client, s.Client)
 	}
 	if p.Weight != 0 || s.Weight != 0 {
 		t.Fatalf("weights %v %v for a split policy, want 0", p.Weight, s.Weight)
