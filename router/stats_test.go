@@ -221,6 +221,29 @@ func TestStatsPerMember(t *testing.T) {
 	}
 }
 
+// TestStatsPeriodOfAStaticPolicy: a policy without a period (weights:) has
+// its latest second in Stats, ended by the loop that drains the pings.
+func TestStatsPeriodOfAStaticPolicy(t *testing.T) {
+	r := offlinePerMember(t, balancer.Weights{Primary: 1, Secondaries: []balancer.HostWeight{{Host: "s1:1"}}})
+	rtt := &fakeRTT{samples: map[string][]time.Duration{"s1:1": {3 * ms, 2 * ms}}}
+	r.rtts = rtt
+	for range 10 {
+		serve(r, balancer.Secondary, "s1:1", 5*ms, 6*ms)
+	}
+	t1 := time.Now()
+	r.drainRTT(t1)
+	st := r.Stats()
+	if m := st.Members[0]; !st.PeriodEnd.Equal(t1) || m.Wire.PeriodCount != 10 || !near(m.Wire.P50, 5*ms) || m.MinRTT != 2*ms {
+		t.Fatalf("after the first second: end %v, %+v", st.PeriodEnd, m)
+	}
+	t2 := t1.Add(time.Second)
+	r.drainRTT(t2)
+	st = r.Stats()
+	if m := st.Members[0]; st.PeriodLength != time.Second || m.Wire.PeriodCount != 0 || m.MinRTT != 0 || m.Wire.Count != 10 {
+		t.Fatalf("after an idle second: length %v, %+v", st.PeriodLength, m)
+	}
+}
+
 // TestStatsIsASnapshot: the maps a snapshot returns are its own, and Stats
 // may be called while periods end, polls arrive and reads are counted
 // (run with -race), also from an event callback.
@@ -275,5 +298,24 @@ func TestStatsIsASnapshot(t *testing.T) {
 	wg.Wait()
 	if m := r.Stats().Members; len(m) != 1 || m[0].Host != "s:2" || m[0].Served != 200 {
 		t.Fatalf("members %+v, want s:2 with 200 reads served", m)
+	}
+}
+
+// BenchmarkStats measures a snapshot of a router with three members and a
+// period behind it: what a scrape costs.
+func BenchmarkStats(b *testing.B) {
+	r := offlinePerMember(b, balancer.Weights{Primary: 0.2, Secondaries: []balancer.HostWeight{{Host: "s1:1", Weight: 0.4}, {Host: "s2:2", Weight: 0.4}}})
+	r.served.roles["p:0"] = balancer.Primary
+	r.rtts = &fakeRTT{samples: map[string][]time.Duration{"p:0": {ms}, "s1:1": {ms}, "s2:2": {ms}}}
+	for _, h := range []string{"p:0", "s1:1", "s2:2"} {
+		for range 100 {
+			serve(r, balancer.Secondary, h, ms, 2*ms)
+		}
+	}
+	r.drainRTT(time.Now())
+	r.observeLag(poll(primaryLag("p:0"), secondaryLag("s1:1", ms), secondaryLag("s2:2", ms)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = r.Stats()
 	}
 }
