@@ -22,10 +22,12 @@ type observed struct {
 	decisions map[string]int64
 	lag       monitor.LagSample
 	bound     BoundStats
-	// unknown is the lag's state at the latest lag event; weighted the
-	// secondaries with a share after the latest event (per-member).
-	unknown  bool
-	weighted map[string]bool
+	// unknown is the lag's state at the latest lag event; zeroed says the
+	// bound forced the fraction to 0 and no event has lifted it since;
+	// weighted are the secondaries with a share after the latest event
+	// (per-member).
+	unknown, zeroed bool
+	weighted        map[string]bool
 	// The latest period's reads per member, when it ended and how long
 	// it was.
 	period    map[string]memberPeriod
@@ -67,7 +69,7 @@ func (o *observed) note(e Event, perMember bool) change {
 		o.lag = e.Lag
 		ch.lagUnknown, ch.lagKnown = !e.Lag.Known && !o.unknown, e.Lag.Known && o.unknown
 		o.unknown = !e.Lag.Known
-		ch.zeroed, ch.restored = e.Previous > 0 && e.Fraction == 0, e.Previous == 0 && e.Fraction > 0
+		ch.zeroed, ch.restored = e.Previous > 0 && e.Fraction == 0, o.zeroed && e.Fraction > 0
 		if ch.lagUnknown {
 			o.bound.LagUnknown++
 		}
@@ -77,6 +79,12 @@ func (o *observed) note(e Event, perMember bool) change {
 		if ch.restored {
 			o.bound.Restored++
 		}
+	}
+	switch {
+	case ch.zeroed:
+		o.zeroed = true
+	case e.Kind != EventHints && e.Fraction > 0:
+		o.zeroed = false // lifted, by a poll (restored) or by a decision
 	}
 	if !perMember || e.Kind == EventHints {
 		return ch

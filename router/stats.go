@@ -115,8 +115,8 @@ type BoundStats struct {
 	// failed, expired, or could not vouch for a member).
 	LagUnknown int64
 	// ForcedZero counts the polls that set the fraction from above 0 to 0
-	// (the lag over the bound, or unknown), Restored those that lifted it
-	// from 0 again.
+	// (the lag over the bound, or unknown), Restored the polls that lifted
+	// it from such a 0 (not a policy's own 0 before its first poll).
 	ForcedZero, Restored int64
 	// Excluded counts, by host, the polls that took a secondary's share
 	// away (per-member policies: lag over the bound, not vouched for, not

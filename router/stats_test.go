@@ -218,6 +218,11 @@ func TestStatsPerMember(t *testing.T) {
 		if !maps.Equal(st.Bound.Excluded, tt.excluded) || !maps.Equal(st.Bound.Included, tt.included) {
 			t.Errorf("%s: excluded %v included %v, want %v and %v", tt.name, st.Bound.Excluded, st.Bound.Included, tt.excluded, tt.included)
 		}
+		// The first poll lifts the policy's own 0 (primary only until a
+		// poll): that is no bound lifted.
+		if st.Bound.ForcedZero != 0 || st.Bound.Restored != 0 {
+			t.Errorf("%s: bound forced 0 %d times, restored %d", tt.name, st.Bound.ForcedZero, st.Bound.Restored)
+		}
 	}
 }
 

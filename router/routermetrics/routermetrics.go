@@ -93,7 +93,7 @@ var (
 	lagPollTime  = desc("lag_poll_timestamp_seconds", "When the latest lag poll was sent, in seconds since the Unix epoch.")
 	lagUnknown   = desc("lag_unknown_total", "Lag polls at which the lag turned unknown.")
 	forcedZero   = desc("bound_forced_zero_total", "Lag polls at which the staleness bound set the fraction to 0.")
-	restored     = desc("bound_restored_total", "Lag polls that lifted the fraction from 0 again.")
+	restored     = desc("bound_restored_total", "Lag polls that lifted the fraction from a 0 the staleness bound had forced.")
 	excluded     = desc("member_excluded_total", "Lag polls that took the member's share away (per-member policies).", "member")
 	included     = desc("member_included_total", "Lag polls that gave the member a share (per-member policies).", "member")
 	hintCaptured = desc("hints_captured_reads_total", "Routed finds captured for read hints.")
