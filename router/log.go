@@ -34,7 +34,7 @@ func (r *Router) emit(e Event, ch change) {
 	}
 }
 
-func (r *Router) logf(level slog.Level, msg string, attrs ...slog.Attr) {
+func (r *Router) logAttrs(level slog.Level, msg string, attrs ...slog.Attr) {
 	r.log.LogAttrs(context.Background(), level, msg, attrs...)
 }
 
@@ -60,7 +60,7 @@ func (r *Router) logConnected(uri string, h *hints.Config) {
 			slog.Bool("lag_known", lag.Known), slog.Int("members", len(lag.Members)))
 	}
 	attrs = append(attrs, slog.Float64("fraction", r.Fraction()))
-	r.logf(slog.LevelInfo, "router connected", attrs...)
+	r.logAttrs(slog.LevelInfo, "router connected", attrs...)
 }
 
 // logEvent logs a period decision and what a lag poll changed.
@@ -85,7 +85,7 @@ func (r *Router) logEvent(e Event, ch change) {
 		if d.Detail != "" {
 			attrs = append(attrs, slog.String("detail", d.Detail))
 		}
-		r.logf(slog.LevelDebug, "period decision", attrs...)
+		r.logAttrs(slog.LevelDebug, "period decision", attrs...)
 	case EventLag:
 		r.logLag(e, ch)
 	}
@@ -98,27 +98,27 @@ func (r *Router) logLag(e Event, ch change) {
 		if s.Err != nil {
 			attrs = append(attrs, slog.String("err", s.Err.Error()))
 		}
-		r.logf(slog.LevelWarn, "lag unknown", attrs...)
+		r.logAttrs(slog.LevelWarn, "lag unknown", attrs...)
 	}
 	if ch.lagKnown {
-		r.logf(slog.LevelInfo, "lag known", slog.String("lag_source", s.Source.String()), slog.Duration("max_lag", s.Max))
+		r.logAttrs(slog.LevelInfo, "lag known", slog.String("lag_source", s.Source.String()), slog.Duration("max_lag", s.Max))
 	}
 	if ch.zeroed {
 		attrs := []slog.Attr{slog.Float64("previous", e.Previous), slog.Bool("lag_known", s.Known)}
 		if s.Known {
 			attrs = append(attrs, slog.Duration("max_lag", s.Max), slog.Duration("horizon", s.Horizon))
 		}
-		r.logf(slog.LevelWarn, "staleness bound stopped secondary reads", attrs...)
+		r.logAttrs(slog.LevelWarn, "staleness bound stopped secondary reads", attrs...)
 	}
 	if ch.restored {
-		r.logf(slog.LevelInfo, "staleness bound allows secondary reads", slog.Float64("fraction", e.Fraction),
+		r.logAttrs(slog.LevelInfo, "staleness bound allows secondary reads", slog.Float64("fraction", e.Fraction),
 			slog.Duration("max_lag", s.Max))
 	}
 	for _, h := range ch.excluded {
-		r.logf(slog.LevelWarn, "member excluded", append([]slog.Attr{slog.String("member", h)}, pollAttrs(s, h)...)...)
+		r.logAttrs(slog.LevelWarn, "member excluded", append([]slog.Attr{slog.String("member", h)}, pollAttrs(s, h)...)...)
 	}
 	for _, h := range ch.included {
-		r.logf(slog.LevelInfo, "member included", append([]slog.Attr{slog.String("member", h),
+		r.logAttrs(slog.LevelInfo, "member included", append([]slog.Attr{slog.String("member", h),
 			slog.Float64("weight", e.Weights.Of(h))}, pollAttrs(s, h)...)...)
 	}
 }
@@ -144,10 +144,10 @@ func (r *Router) logHints(e hints.Event) {
 		return
 	}
 	if e.On {
-		r.logf(slog.LevelInfo, "read hints on", slog.String("member", e.Host))
+		r.logAttrs(slog.LevelInfo, "read hints on", slog.String("member", e.Host))
 		return
 	}
-	r.logf(slog.LevelWarn, "read hints off", slog.String("member", e.Host), slog.String("why", e.Why))
+	r.logAttrs(slog.LevelWarn, "read hints off", slog.String("member", e.Host), slog.String("why", e.Why))
 }
 
 // logReweight logs a weights: policy's new split.
@@ -155,6 +155,6 @@ func (r *Router) logReweight(arg string, w balancer.Weights) {
 	if r.log == nil {
 		return
 	}
-	r.logf(slog.LevelInfo, "reweighted", slog.String("policy", r.policy.Name()), slog.String("split", arg),
+	r.logAttrs(slog.LevelInfo, "reweighted", slog.String("policy", r.policy.Name()), slog.String("split", arg),
 		slog.String("weights", w.String()))
 }
