@@ -117,6 +117,11 @@ type Options struct {
 	// period decisions) of every run, on the router's goroutines; it must
 	// return quickly (see router.WithEvents).
 	OnEvent func(policy string, e router.Event)
+	// OnRouter, when set, is called with each run's router once it is
+	// connected, and with nil just before the run closes it, on the
+	// runner's goroutine (the CLI's --metrics-addr points its collector at
+	// the run in progress).
+	OnRouter func(policy string, r *router.Router)
 
 	// target is Cluster, or the one opened from ClusterDir (prepare).
 	target faults.Cluster

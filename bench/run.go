@@ -112,6 +112,9 @@ func (r *policyRun) connect(ctx context.Context) error {
 		return err
 	}
 	r.rt = rt
+	if o.OnRouter != nil {
+		o.OnRouter(r.run.Policy, rt)
+	}
 	fmt.Fprintf(o.Progress, "  [%s] lag source: %s (%s)\n", r.label, rt.LagSource(), rt.LagSourceReason())
 	r.env = workload.Env{DB: rt.Client().Database(o.Database), Reads: routedReads{rt, o.Database, rt.Database(o.Database)}}
 	r.probe, err = startProbe(ctx, o, rt)
@@ -356,6 +359,9 @@ func (r *policyRun) close() {
 	r.probe.stop()
 	r.stats.close()
 	if r.rt != nil {
+		if r.o.OnRouter != nil {
+			r.o.OnRouter(r.run.Policy, nil)
+		}
 		r.rt.Close(context.Background())
 	}
 }

@@ -88,6 +88,10 @@ func (h *Histogram) Record(d time.Duration) {
 // Count returns the number of samples recorded so far.
 func (h *Histogram) Count() uint64 { return h.total.Load() }
 
+// Sum returns the sum of the samples recorded so far (a sample being
+// recorded may be in Count and not yet in Sum).
+func (h *Histogram) Sum() time.Duration { return time.Duration(h.sum.Load()) }
+
 // Snapshot copies the current counts. Concurrent Records may or may not be
 // included; each is included in exactly one of two consecutive snapshots'
 // differences.

@@ -83,6 +83,10 @@ func TestConcurrentRecordLosesNothing(t *testing.T) {
 	if c := h.Snapshot().Count(); c != 40000 {
 		t.Fatalf("count %d, want 40000", c)
 	}
+	// sum over g of g x (0 + ... + 4999) µs = 28 x 12 497 500 µs
+	if c, s := h.Count(), h.Sum(); c != 40000 || s != 28*12497500*time.Microsecond {
+		t.Fatalf("Count %d Sum %v, want 40000 and %v", c, s, 28*12497500*time.Microsecond)
+	}
 }
 
 func BenchmarkRecordParallel(b *testing.B) {

@@ -20,6 +20,12 @@
 // policy every period and every lag poll. Writes go through Client() to the
 // primary unchanged.
 //
+// Stats returns one snapshot of what the router does (the policy's shares,
+// the reads each member served and their latest period, the latest lag
+// poll, decisions by reason, what the staleness bound did), cheap enough for
+// every scrape; package router/routermetrics exports it to Prometheus.
+// WithLogger logs decisions and changes with log/slog.
+//
 // A Router is safe for concurrent use; routing costs about 0.4 µs and one
 // allocation per read (BenchmarkRoute, both kinds of policy).
 package router

@@ -3,6 +3,8 @@ package router_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"os"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -73,4 +75,24 @@ func ExampleRouter_Weights() {
 
 	w, _ := r.Weights()
 	fmt.Printf("%d orders read from %q; primary share %.2f, secondaries %v\n", n, rd.Host, w.Primary, w.Secondaries)
+}
+
+// Log the router's decisions and look at what it does. (Compiled, not run:
+// it needs a replica set.)
+func ExampleRouter_Stats() {
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	r, err := router.Connect(ctx, "mongodb://h1:27017,h2:27017,h3:27017/?replicaSet=rs0", router.WithLogger(log))
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close(ctx)
+
+	st := r.Stats()
+	fmt.Printf("%s: %.0f%% of reads to secondaries, lag known %v, bound forced 0 %d times\n",
+		st.Policy, 100*st.Fraction, st.Lag.Known, st.Bound.ForcedZero)
+	for _, m := range st.Members {
+		fmt.Printf("%s (%s): %d reads, wire p50 %v over the latest period, lag %v, share %.2f\n",
+			m.Host, m.Role, m.Served, m.Wire.P50, m.Lag, m.Weight)
+	}
 }

@@ -110,6 +110,7 @@ func (r *Router) hintMembers() []hints.Member {
 
 // hintEvent reports a member's hints switched off or on.
 func (r *Router) hintEvent(e hints.Event) {
+	r.logHints(e)
 	if r.onEvent == nil {
 		return
 	}

@@ -118,8 +118,8 @@ func (r *Router) applyLocked(s monitor.LagSample, lag balancer.Lag, err error) {
 	f := r.policy.ObserveLag(lag)
 	r.storeFraction(f)
 	r.setWeights()
+	e := Event{At: s.At, Kind: EventLag, Fraction: f, Previous: prev, Lag: s, Weights: r.appliedWeights()}
+	ch := r.obs.note(e, r.pools != nil)
 	r.mu.Unlock()
-	if r.onEvent != nil {
-		r.onEvent(Event{At: s.At, Kind: EventLag, Fraction: f, Previous: prev, Lag: s, Weights: r.appliedWeights()})
-	}
+	r.emit(e, ch)
 }

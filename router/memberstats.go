@@ -79,11 +79,11 @@ func MembersSince(cur, prev []MemberSnapshot) []MemberSnapshot {
 }
 
 // memberStatsFrom is what a policy observes per member in a period: the
-// units each member served (between the prev and cur snapshots), their
+// units each member served (since: MembersSince the period's start), their
 // latency by the chosen source, and the period's minimum ping.
-func memberStatsFrom(cur, prev []MemberSnapshot, rtt map[string][]time.Duration, src LatencySource) []balancer.MemberStats {
-	out := make([]balancer.MemberStats, 0, len(cur))
-	for _, d := range MembersSince(cur, prev) {
+func memberStatsFrom(since []MemberSnapshot, rtt map[string][]time.Duration, src LatencySource) []balancer.MemberStats {
+	out := make([]balancer.MemberStats, 0, len(since))
+	for _, d := range since {
 		lat := d.Wire
 		if src == ClientLatency {
 			lat = d.Client

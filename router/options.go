@@ -3,6 +3,7 @@ package router
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -21,6 +22,7 @@ type config struct {
 	rttQuantile    float64
 	latency        LatencySource
 	hints          *hints.Config
+	logger         *slog.Logger
 }
 
 // Option configures a Router.

@@ -73,8 +73,19 @@ func (r *Router) periodLoop(ctx context.Context, iv time.Duration, tick func(tim
 }
 
 // drainRTT moves the pings of policies without a period into the members'
-// RTT histograms.
-func (r *Router) drainRTT(time.Time) { r.keepRTT(r.rtts.DrainRTT()) }
+// RTT histograms, and ends the period Stats reports (a second).
+func (r *Router) drainRTT(now time.Time) {
+	rtt := r.rtts.DrainRTT()
+	r.keepRTT(rtt)
+	r.mu.Lock()
+	members := r.Members()
+	since := MembersSince(members, r.lastMembers)
+	r.lastMembers = members
+	length := now.Sub(r.lastEnd)
+	r.lastEnd = now
+	r.obs.setPeriod(now, length, since, rtt)
+	r.mu.Unlock()
+}
 
 // keepRTT adds drained pings to the members' cumulative RTT histograms.
 func (r *Router) keepRTT(rtt map[string][]time.Duration) {
@@ -113,16 +124,18 @@ func (r *Router) endPeriod(now time.Time) {
 	r.lastWrites = writes
 	r.lastEnd = now
 	members := r.Members()
-	p.Members = memberStatsFrom(members, r.lastMembers, rtt, r.latency)
+	since := MembersSince(members, r.lastMembers)
+	p.Members = memberStatsFrom(since, rtt, r.latency)
 	r.lastMembers = members
+	r.obs.setPeriod(now, p.Length, since, rtt)
 	prev := r.Fraction()
 	dec := r.policy.EndPeriod(p)
 	r.storeFraction(dec.Fraction)
 	r.lastDec = dec
 	r.setWeights()
+	e := Event{At: now, Kind: EventPeriod, Fraction: dec.Fraction, Previous: prev, Decision: dec, Period: p,
+		Latencies: l, Weights: r.appliedWeights()}
+	ch := r.obs.note(e, r.pools != nil)
 	r.mu.Unlock()
-	if r.onEvent != nil {
-		r.onEvent(Event{At: now, Kind: EventPeriod, Fraction: dec.Fraction, Previous: prev, Decision: dec, Period: p,
-			Latencies: l, Weights: r.appliedWeights()})
-	}
+	r.emit(e, ch)
 }

@@ -104,16 +104,20 @@ func (r *Router) SecondaryCollection(db, coll string) (*mongo.Collection, string
 // "weights:", e.g. "n2=1"), so an experiment can move reads between
 // members; other policies refuse.
 func (r *Router) Reweight(arg string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	sw, ok := r.policy.(*balancer.StaticWeights)
 	if !ok {
 		return fmt.Errorf("router: %s cannot be reweighted (only weights: policies)", r.policy.Name())
 	}
+	r.mu.Lock()
 	if err := sw.Reset(arg); err != nil {
+		r.mu.Unlock()
 		return fmt.Errorf("router: %w", err)
 	}
 	r.storeFraction(sw.Fraction())
 	r.setWeights()
+	w := r.appliedWeights()
+	r.obs.rebase(w)
+	r.mu.Unlock()
+	r.logReweight(arg, w)
 	return nil
 }

@@ -22,7 +22,7 @@ import (
 // offlineRouter is a Router with no connection, for the pure parts of the
 // hot path.
 func offlineRouter(f float64, mode balancer.Mode) *Router {
-	r := &Router{sel: balancer.Selection{Mode: mode}, latency: CommandLatency}
+	r := &Router{sel: balancer.Selection{Mode: mode}, latency: CommandLatency, obs: newObserved()}
 	r.served = newServed(r.recheckLag)
 	for i := range r.lat {
 		r.lat[i] = newSideLatency()

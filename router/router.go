@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"strings"
 	"sync"
@@ -77,7 +78,9 @@ type Router struct {
 	mon     *monitor.Monitor
 	rtts    rttSource // mon, outside tests
 	onEvent func(Event)
+	log     *slog.Logger // nil: silent
 	served  *served
+	obs     *observed // what Stats reports beyond the counters
 	// rttQuantile picks the RTT estimate from a period's pings.
 	rttQuantile float64
 	latency     LatencySource
@@ -123,7 +126,7 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Router{policy: cfg.policy, sel: cfg.policy.Selection(), onEvent: cfg.onEvent,
+	r := &Router{policy: cfg.policy, sel: cfg.policy.Selection(), onEvent: cfg.onEvent, log: cfg.logger, obs: newObserved(),
 		rttQuantile: cfg.rttQuantile, latency: cfg.latency, lagInterval: cfg.monitor.LagInterval}
 	r.served = newServed(r.recheckLag)
 	for i := range r.lat {
@@ -157,6 +160,7 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 	} else {
 		go r.periodLoop(runCtx, time.Second, r.drainRTT)
 	}
+	r.logConnected(uri, cfg.hints)
 	return r, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -39,6 +40,7 @@ type benchFlags struct {
 	writeConcern, headroom, latency, lagEstimate string
 	hints                                        string
 	lagSource                                    string
+	metricsAddr                                  string
 	probeInterval                                time.Duration
 	// balancer constants
 	balPeriod, rpmPeriod, spillPeriod, allowanceFloor, rttInterval, lagInterval, connectTimeout time.Duration
@@ -118,6 +120,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.BoolVar(&b.coldStart, "cold-start", false, "restart every secondary with empty caches (WiredTiger and its files' page cache) before each run; needs --cluster-dir")
 	fs.StringVar(&b.hints, "hints", "off", "read hints (seed 004): off, on, or variants every policy runs with in turn, e.g. off,on,hints:apply=0.33/targets=one (keys apply, targets all|one|one:n2, interval, batch)")
 	fs.StringVar(&b.lagEstimate, "lag-estimate", "since-applied", "secondary staleness estimate: since-applied (primary's clock minus the last applied write's time when a write is missing) or applied-diff (seed 000: primary's minus secondary's lastAppliedWallTime)")
+	fs.StringVar(&b.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the run in progress (its router's Stats) at http://`host:port`/metrics, e.g. 127.0.0.1:9464; off by default")
 	fs.StringVar(&b.lagSource, "lag-source", "auto", "where lag polls come from: replsetgetstatus (the primary's; needs the clusterMonitor role), hello (every member's lastWrite; any user; whole seconds, so up to 1 s staler) or auto (replsetgetstatus, and hello if the user is not authorized to run it)")
 }
 
@@ -232,6 +235,11 @@ func (b *benchFlags) checkDurations() error {
 	if _, err := connstring.ParseAndValidate(b.uri); err != nil {
 		return fmt.Errorf("invalid --uri %s: %v", redact.URI(b.uri), err)
 	}
+	if b.metricsAddr != "" {
+		if _, _, err := net.SplitHostPort(b.metricsAddr); err != nil {
+			return fmt.Errorf("--metrics-addr %q: want host:port, e.g. 127.0.0.1:9464: %v", b.metricsAddr, err)
+		}
+	}
 	if b.lagInterval < 0 || b.rttInterval <= 0 {
 		return errors.New("--lag-interval must not be negative and --rtt-interval must be positive")
 	}
@@ -335,35 +343,48 @@ func (c *clientsFlag) Set(s string) error {
 
 // runBench runs `bench <workload> [flags]`, built from the registry: the
 // runner's flags and the workload's own.
-func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	o, help, err := benchOptions(args, stderr)
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	o, b, help, err := parseBench(args, stderr)
 	if help || err != nil {
 		return err
 	}
+	m, err := startMetrics(b.metricsAddr, stderr)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, m.close()) }()
+	m.attach(&o)
 	return execute(ctx, o, stdout, stderr)
 }
 
 // benchOptions parses `bench <workload> [flags]` into the runner's options.
 func benchOptions(args []string, stderr io.Writer) (o bench.Options, help bool, err error) {
+	o, _, help, err = parseBench(args, stderr)
+	return o, help, err
+}
+
+// parseBench parses `bench <workload> [flags]` into the runner's options
+// and returns the flags too.
+func parseBench(args []string, stderr io.Writer) (o bench.Options, b *benchFlags, help bool, err error) {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return o, false, fmt.Errorf("usage: decongestant bench %s --uri URI [flags]", strings.Join(workload.Names(), "|"))
+		return o, nil, false, fmt.Errorf("usage: decongestant bench %s --uri URI [flags]", strings.Join(workload.Names(), "|"))
 	}
 	meta, err := workload.Lookup(args[0])
 	if err != nil {
-		return o, false, fmt.Errorf("bench: %w", err)
+		return o, nil, false, fmt.Errorf("bench: %w", err)
 	}
 	fs := flag.NewFlagSet("bench "+meta.Name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var b benchFlags
+	b = &benchFlags{}
 	b.registerCommon(fs, defaultsFor(meta))
 	fs.StringVar(&b.clusterDir, "cluster-dir", "", "`dir` of the cluster started by `decongestant cluster up` that the fault actions of --phases act on (it must be the set --uri points at)")
 	w := meta.New()
 	addFlags(fs, w.Flags())
 	if help, err := parseFlags(fs, args[1:]); help || err != nil {
-		return o, help, err
+		return o, b, help, err
 	}
 	o, err = b.options(w, stderr)
-	return o, false, err
+	return o, b, false, err
 }
 
 // addFlags adds src's flags to dst (a workload's flags to a command's).

@@ -58,7 +58,7 @@ func parseDemoFlags(args []string, stderr io.Writer) (d *demoFlags, help bool, e
 // runDemo starts a capped 3-member replica set, runs YCSB-B under primary,
 // secondary, decongestant and spillway, writes the results and the report, and tears
 // the cluster down, also on failure and on Ctrl-C.
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	d, help, err := parseDemoFlags(args, stderr)
 	if help || err != nil {
 		return err
@@ -68,6 +68,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := os.MkdirAll(d.outDir, 0o755); err != nil {
 		return err
 	}
+	m, err := startMetrics(b.metricsAddr, stderr) // before the cluster: a taken port fails fast
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, m.close()) }()
 
 	fmt.Fprintf(stderr, "demo: finding mongod\n")
 	bin, err := cluster.FindMongod(ctx, d.mongod, "", stderr)
@@ -104,6 +109,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	o.Cluster = c // fault actions in --phases act on the demo's own cluster
 	o.Probe.ProbeInterval = b.probeInterval
+	m.attach(&o)
 	fmt.Fprintf(stderr, "demo: YCSB-%s, %d records, %s clients, %v per policy (first %v excluded as warm-up), policies %s, max staleness %s, balancing period %v, lag source %s\n",
 		o.Generator.Mix(), o.Generator.(workload.Sized).Records(), b.clients.String(), b.duration, b.warmup, b.policies, b.maxStaleness, b.balPeriod, o.Monitor.LagSource)
 	res, runErr := bench.Execute(ctx, o)

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/router"
+	"github.com/decongestant/decongestant/router/routermetrics"
+)
+
+// metricsServer serves /metrics on --metrics-addr for the router of the
+// run in progress: a registry of its own holding one collector, whose
+// router is swapped at every run (none between runs). A nil
+// *metricsServer (the flag unset) does nothing.
+type metricsServer struct {
+	col  *routermetrics.Collector
+	srv  *http.Server
+	addr net.Addr
+	done chan error // Serve's return
+}
+
+// startMetrics listens on addr ("" = off) and serves /metrics until close.
+func startMetrics(addr string, stderr io.Writer) (*metricsServer, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr: %w", err)
+	}
+	m := &metricsServer{col: routermetrics.New(nil), addr: ln.Addr(), done: make(chan error, 1)}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m.col)
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { m.done <- m.srv.Serve(ln) }()
+	fmt.Fprintf(stderr, "metrics: serving http://%s/metrics\n", m.addr)
+	return m, nil
+}
+
+// attach points the collector at each run's router as the runner connects
+// it, and at none once the run closes it.
+func (m *metricsServer) attach(o *bench.Options) {
+	if m == nil {
+		return
+	}
+	next := o.OnRouter
+	o.OnRouter = func(policy string, r *router.Router) {
+		if r == nil {
+			m.col.Set(nil)
+		} else {
+			m.col.Set(r)
+		}
+		if next != nil {
+			next(policy, r)
+		}
+	}
+}
+
+// close stops serving, letting scrapes in flight finish for up to 5 s.
+func (m *metricsServer) close() error {
+	if m == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := m.srv.Shutdown(ctx)
+	if serr := <-m.done; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	if err != nil {
+		return fmt.Errorf("metrics server: %w", err)
+	}
+	return nil
+}

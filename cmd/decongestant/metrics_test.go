@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/router"
+)
+
+// TestMetricsAddrFlag: --metrics-addr is off by default and must be
+// host:port.
+func TestMetricsAddrFlag(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+		err  string
+	}{
+		{args: nil},
+		{args: []string{"--metrics-addr", "127.0.0.1:9464"}, want: "127.0.0.1:9464"},
+		{args: []string{"--metrics-addr", ":9464"}, want: ":9464"},
+		{args: []string{"--metrics-addr", "9464"}, err: `--metrics-addr "9464": want host:port`},
+	}
+	for _, tt := range tests {
+		_, b, _, err := parseBench(append([]string{"ycsb", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0"}, tt.args...), io.Discard)
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%v: err %v, want %q", tt.args, err, tt.err)
+			}
+		case err != nil:
+			t.Errorf("%v: %v", tt.args, err)
+		case b.metricsAddr != tt.want:
+			t.Errorf("%v: metrics addr %q, want %q", tt.args, b.metricsAddr, tt.want)
+		}
+	}
+}
+
+// TestMetricsServer: the server listens at once (a taken address fails
+// before anything runs), serves /metrics with no series before a run,
+// passes each run's router on to an earlier OnRouter, and is gone after
+// close; off, it does nothing.
+func TestMetricsServer(t *testing.T) {
+	var stderr bytes.Buffer
+	m, err := startMetrics("127.0.0.1:0", &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + m.addr.String() + "/metrics"
+	if !strings.Contains(stderr.String(), url) {
+		t.Fatalf("stderr %q does not say where", stderr.String())
+	}
+	if _, err := startMetrics(m.addr.String(), io.Discard); err == nil || !strings.Contains(err.Error(), "--metrics-addr") {
+		t.Fatalf("second server on %s: err %v, want --metrics-addr's", m.addr, err)
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || strings.Contains(string(body), "decongestant_") {
+		t.Fatalf("before a run: status %d, body %q; want 200 and no series", resp.StatusCode, body)
+	}
+	var seen []string
+	o := bench.Options{OnRouter: func(policy string, r *router.Router) { seen = append(seen, policy) }}
+	m.attach(&o)
+	o.OnRouter("primary", nil)
+	if len(seen) != 1 || seen[0] != "primary" {
+		t.Fatalf("the earlier OnRouter saw %v", seen)
+	}
+	if err := m.close(); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.Get(url); err == nil {
+		resp.Body.Close()
+		t.Fatalf("%s still answers after close", url)
+	}
+
+	off, err := startMetrics("", io.Discard)
+	if off != nil || err != nil {
+		t.Fatalf("off: %v %v", off, err)
+	}
+	o = bench.Options{}
+	off.attach(&o)
+	if o.OnRouter != nil || off.close() != nil {
+		t.Fatal("an unset --metrics-addr hooked the runner")
+	}
+}
