@@ -110,13 +110,12 @@ func (r *Router) hintMembers() []hints.Member {
 
 // hintEvent reports a member's hints switched off or on.
 func (r *Router) hintEvent(e hints.Event) {
+	r.evMu.Lock()
+	defer r.evMu.Unlock()
 	r.logHints(e)
-	if r.onEvent == nil {
-		return
+	if r.onEvent != nil {
+		r.onEvent(Event{At: e.At, Kind: EventHints, Fraction: r.Fraction(), Previous: r.Fraction(), Hints: e})
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.onEvent(Event{At: e.At, Kind: EventHints, Fraction: r.Fraction(), Previous: r.Fraction(), Hints: e})
 }
 
 // hintReplayer replays over the hint pools.

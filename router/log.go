@@ -26,8 +26,11 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // emit reports an event to the log and to the WithEvents callback; called
-// without r.mu, after the event was noted.
+// without r.mu, after the event was noted. evMu keeps the delivery one event
+// at a time, as Event promises.
 func (r *Router) emit(e Event, ch change) {
+	r.evMu.Lock()
+	defer r.evMu.Unlock()
 	r.logEvent(e, ch)
 	if r.onEvent != nil {
 		r.onEvent(e)

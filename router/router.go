@@ -101,7 +101,8 @@ type Router struct {
 	pollAt   atomic.Int64 // send time of the latest lag poll (UnixNano)
 	lastEnd  time.Time    // the latest period end (under mu)
 
-	mu       sync.Mutex // serialises policy calls and event delivery
+	mu       sync.Mutex // serialises policy calls
+	evMu     sync.Mutex // serialises event delivery (log and WithEvents)
 	lastDec  balancer.Decision
 	lastSnap [3]sideSnapshot
 	lastLag  monitor.LagSample
