@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/decongestant/decongestant/internal/redact"
@@ -32,7 +34,7 @@ var (
 func CheckURI(uri string) error {
 	cs, err := connstring.ParseAndValidate(uri)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrBadURI, redact.URI(uri), err)
+		return fmt.Errorf("%w: %s: %s", ErrBadURI, redact.URI(uri), uriProblem(err, uri))
 	}
 	if cs.LoadBalanced {
 		return fmt.Errorf("%w: %s is load balanced (a mongos); decongestant needs the replica set's members", ErrNotReplicaSet, redact.URI(uri))
@@ -41,6 +43,49 @@ func CheckURI(uri string) error {
 		return fmt.Errorf("%w: %s asks for a direct connection; give the replica set's members and replicaSet=NAME", ErrNotReplicaSet, redact.URI(uri))
 	}
 	return nil
+}
+
+// Connect connects a client to the replica set at uri, the options opts
+// applied after the URI's, and checks it as CheckReplicaSet does within
+// timeout. A TLS handshake that fails ends the check at once rather than
+// when timeout runs out (the driver keeps retrying it, though no retry can
+// succeed). Its errors wrap ErrBadURI, ErrNotReplicaSet, ErrUnreachable,
+// ErrAuth, ErrTLS or ErrNotAuthorized, each one line that names the cause
+// and never a password.
+func Connect(ctx context.Context, uri string, timeout time.Duration, opts ...*options.ClientOptions) (*mongo.Client, error) {
+	if err := CheckURI(uri); err != nil {
+		return nil, err
+	}
+	who := clientOf(uri, opts)
+	wctx, sm, stop := watchHandshakes(ctx, who, opts)
+	defer stop(nil)
+	co := append([]*options.ClientOptions{options.Client().ApplyURI(uri)}, opts...)
+	client, err := mongo.Connect(append(co, options.Client().SetServerMonitor(sm))...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", redact.URI(uri), explainAccess(err, who))
+	}
+	if err := CheckReplicaSet(wctx, client, uri, timeout); err != nil {
+		_ = client.Disconnect(context.Background())
+		if cause := context.Cause(wctx); errors.Is(cause, ErrTLS) && ctx.Err() == nil {
+			return nil, cause
+		}
+		return nil, explainAccess(err, who)
+	}
+	return client, nil
+}
+
+// uriProblem is the parser's err about uri, unless it is about or may quote
+// the user name or password: then a line that says how to write them.
+func uriProblem(err error, uri string) string {
+	msg := err.Error()
+	secret := strings.Contains(msg, "password") || strings.Contains(msg, "username")
+	for _, part := range strings.FieldsFunc(redact.Userinfo(uri), func(r rune) bool { return strings.ContainsRune(":@/?#", r) }) {
+		secret = secret || len(part) >= 3 && strings.Contains(msg, part)
+	}
+	if secret {
+		return "the user name or password is not written as a URI needs: percent-encode @ : / ? # [ ] % in them (%40 %3A %2F %3F %23 %5B %5D %25)"
+	}
+	return msg
 }
 
 // CheckReplicaSet asks the server behind client (connected to uri) hello and
@@ -58,11 +103,20 @@ func CheckReplicaSet(ctx context.Context, client *mongo.Client, uri string, time
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		who := clientOf(uri, nil)
+		if e := explained(err, who); e != nil {
+			return e
+		}
 		hosts := "?"
 		if cs, perr := connstring.Parse(uri); perr == nil {
 			hosts = strings.Join(cs.Hosts, ", ")
 		}
-		return fmt.Errorf("%w: no answer from %s within %v: %v", ErrUnreachable, hosts, timeout, err)
+		hint := ""
+		if !who.tls && serverErrIs(err, io.EOF) {
+			// What a member that requires TLS does to a client without it.
+			hint = " (the members closed the connection: if they require TLS, add tls=true&tlsCAFile=CA.pem to the URI)"
+		}
+		return fmt.Errorf("%w: no answer from %s within %v%s: %v", ErrUnreachable, hosts, timeout, hint, err)
 	}
 	switch {
 	case hello.Msg == "isdbgrid":
