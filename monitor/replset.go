@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -135,8 +136,50 @@ type ConfigMember struct {
 	Name string
 }
 
+// Members returns the replica set's members as ConfigMembers does, and for
+// a user who may not run replSetGetConfig (it needs clusterMonitor) as every
+// member says itself in hello, which needs no role: the hosts the primary
+// names (hidden members are not named), each one's node tag from its own
+// hello over a direct connection with uri's options and opts. A member that
+// does not answer is listed without a name.
+func Members(ctx context.Context, client *mongo.Client, uri string, opts ...*options.ClientOptions) ([]ConfigMember, error) {
+	members, err := ConfigMembers(ctx, client)
+	if !unauthorized(err) {
+		return members, err
+	}
+	var prim struct {
+		Hosts    []string `bson:"hosts"`
+		Passives []string `bson:"passives"`
+	}
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&prim); err != nil {
+		return nil, fmt.Errorf("monitor: hello: %w", explainAccess(err, clientOf(uri, opts)))
+	}
+	hosts := append(prim.Hosts, prim.Passives...)
+	out := make([]ConfigMember, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		out[i].Host = h
+		wg.Go(func() {
+			c, err := DirectClient(uri, h, "decongestant-members", opts...)
+			if err != nil {
+				return
+			}
+			defer c.Disconnect(context.Background())
+			var self struct {
+				Tags map[string]string `bson:"tags"`
+			}
+			if c.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&self) == nil {
+				out[i].Name = self.Tags["node"]
+			}
+		})
+	}
+	wg.Wait()
+	return out, nil
+}
+
 // ConfigMembers returns the members of the replica set's configuration
-// (replSetGetConfig on the primary).
+// (replSetGetConfig on the primary; it needs the clusterMonitor role, see
+// Members).
 func ConfigMembers(ctx context.Context, client *mongo.Client) ([]ConfigMember, error) {
 	var res struct {
 		Config struct {

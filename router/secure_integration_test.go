@@ -50,6 +50,24 @@ func TestSecureCluster(t *testing.T) {
 		})
 	}
 
+	t.Run("members as the application user", func(t *testing.T) {
+		// replSetGetConfig needs clusterMonitor: the members come from hello instead.
+		app := testutil.Connect(t, appURI)
+		members, err := monitor.Members(context.Background(), app, appURI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, m := range members {
+			got[m.Host] = m.Name
+		}
+		for _, m := range rs.Members() {
+			if got[m.Host] != m.Name {
+				t.Errorf("members %v, want %s named %s", members, m.Host, m.Name)
+			}
+		}
+	})
+
 	t.Run("stepdown as admin", func(t *testing.T) {
 		r := connect(t, appURI, policy(t, "primary", nil))
 		next, err := rs.StepDown(context.Background())

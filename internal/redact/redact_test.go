@@ -19,6 +19,9 @@ func TestURI(t *testing.T) {
 		{"mongodb://u:s3c/ret@h1/?replicaSet=rs0", "mongodb://REDACTED@h1/?replicaSet=rs0", "u:s3c/ret"},
 		{"mongodb://u:s3c?ret@h1/?replicaSet=rs0", "mongodb://REDACTED@h1/?replicaSet=rs0", "u:s3c?ret"},
 		{"mongodb://u:s3c#ret@h1/?tls=true&tlsCAFile=%2Ftmp%2Fca.pem", "mongodb://REDACTED@h1/?tls=true&tlsCAFile=%2Ftmp%2Fca.pem", "u:s3c#ret"},
+		{"mongodb://u:s3c@r/et@h1/?x=1", "mongodb://REDACTED@h1/?x=1", "u:s3c@r/et"},
+		// An '@' in the query after the user information is the query's.
+		{"mongodb://u:s3cret@h1/?tlsCAFile=/home/a@b/ca.pem", "mongodb://REDACTED@h1/?tlsCAFile=/home/a@b/ca.pem", "u:s3cret"},
 		// An '@' only in the query: over-redacted, never under.
 		{"mongodb://h1/?authMechanism=X&tag=a@b", "mongodb://REDACTED@b", "h1/?authMechanism=X&tag=a"},
 	}
@@ -45,5 +48,20 @@ func TestURIEscapedPassword(t *testing.T) {
 	got := URI(uri)
 	if got != "mongodb://REDACTED@127.0.0.1:1,127.0.0.1:2/?replicaSet=rs0&authSource=admin" {
 		t.Fatalf("URI = %q", got)
+	}
+}
+
+func TestPassword(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"mongodb://h1/?replicaSet=rs0", "mongodb://h1/?replicaSet=rs0"},
+		{"mongodb://app:s3cret@h1,h2/?replicaSet=rs0&authSource=admin", "mongodb://app:REDACTED@h1,h2/?replicaSet=rs0&authSource=admin"},
+		{"mongodb://app:s3c%40r%3At@h1/", "mongodb://app:REDACTED@h1/"},
+		{"mongodb://app:s3c@r/t@h1/?x=1", "mongodb://app:REDACTED@h1/?x=1"},
+		{"mongodb://s3cret@h1/", "mongodb://REDACTED@h1/"}, // no ':': user or password, it goes
+	}
+	for _, tt := range tests {
+		if got := Password(tt.in); got != tt.want {
+			t.Errorf("Password(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
