@@ -56,8 +56,8 @@ type Security struct {
 	CertificateKeyFile string
 }
 
-// User is a user Start created, as the credentials file holds it.
-type User struct {
+// account is a user Start created, as the credentials file holds it.
+type account struct {
 	Name     string `json:"user"`
 	Password string `json:"password"`
 	// Roles are the user's roles, as role@db.
@@ -68,8 +68,8 @@ type User struct {
 
 // credentials is the content of Dir/credentials.json.
 type credentials struct {
-	Admin User `json:"admin"`
-	App   User `json:"app"`
+	Admin account `json:"admin"`
+	App   account `json:"app"`
 }
 
 // checkDBName reports why name is not a database name mongod accepts, or nil.
@@ -97,7 +97,7 @@ func (c *Cluster) Security() Security {
 // and URI otherwise: what fault actions, fail points and benchmarks that may do anything need. It
 // holds a password: never print it (redact.URI).
 func (c *Cluster) AdminURI() (string, error) {
-	u, err := c.user(func(cr *credentials) User { return cr.Admin })
+	u, err := c.user(func(cr *credentials) account { return cr.Admin })
 	if err != nil || u == nil {
 		return c.URI(), err
 	}
@@ -108,7 +108,7 @@ func (c *Cluster) AdminURI() (string, error) {
 // else) when the cluster runs with auth, and URI otherwise. It holds a password: never print it
 // (redact.URI).
 func (c *Cluster) AppURI() (string, error) {
-	u, err := c.user(func(cr *credentials) User { return cr.App })
+	u, err := c.user(func(cr *credentials) account { return cr.App })
 	if err != nil || u == nil {
 		return c.URI(), err
 	}
@@ -116,7 +116,7 @@ func (c *Cluster) AppURI() (string, error) {
 }
 
 // user returns the user pick chooses from the credentials, nil without auth.
-func (c *Cluster) user(pick func(*credentials) User) (*User, error) {
+func (c *Cluster) user(pick func(*credentials) account) (*account, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.st.Auth {
@@ -163,7 +163,7 @@ func (c *Cluster) clientOptions(anonymous bool) (*options.ClientOptions, error) 
 		co.SetTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})
 	}
 	if sec.Auth && !anonymous {
-		u, err := c.user(func(cr *credentials) User { return cr.Admin })
+		u, err := c.user(func(cr *credentials) account { return cr.Admin })
 		if err != nil {
 			return nil, err
 		}
@@ -242,17 +242,18 @@ func (c *Cluster) prepareSecurity() error {
 // URIs.
 func (c *Cluster) newCredentials() *credentials {
 	sec := c.Security()
-	hosts := make([]string, 0, len(c.Members()))
-	for _, m := range c.Members() {
+	members := c.Members()
+	hosts := make([]string, 0, len(members))
+	for _, m := range members {
 		hosts = append(hosts, m.Host)
 	}
 	ca := ""
 	if sec.TLS {
 		ca = sec.CAFile
 	}
-	user := func(name string, roles ...string) User {
+	user := func(name string, roles ...string) account {
 		pw := rand.Text()
-		return User{Name: name, Password: pw, Roles: roles, URI: setURI(hosts, c.ReplSet(), name, pw, ca)}
+		return account{Name: name, Password: pw, Roles: roles, URI: setURI(hosts, c.ReplSet(), name, pw, ca)}
 	}
 	return &credentials{Admin: user(AdminUser, "root@admin"), App: user(AppUser, "readWrite@"+sec.AppDB)}
 }
@@ -275,7 +276,7 @@ func (c *Cluster) createUsers(ctx context.Context, anon *conns) error {
 		return err
 	}
 	wc := bson.D{{Key: "w", Value: len(c.Members())}, {Key: "wtimeout", Value: int64(commandTimeout.Milliseconds())}}
-	create := func(cs *conns, u User, roles bson.A) error {
+	create := func(cs *conns, u account, roles bson.A) error {
 		cmd := bson.D{{Key: "createUser", Value: u.Name}, {Key: "pwd", Value: u.Password},
 			{Key: "roles", Value: roles}, {Key: "writeConcern", Value: wc}}
 		if err := cs.run(ctx, prim.Host, cmd, nil); err != nil {

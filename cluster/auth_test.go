@@ -141,7 +141,7 @@ func TestCredentialsFile(t *testing.T) {
 	if cr.Admin.Password == cr.App.Password || len(cr.Admin.Password) < 20 {
 		t.Errorf("passwords %q and %q: want two different long ones", cr.Admin.Password, cr.App.Password)
 	}
-	for _, u := range []User{cr.Admin, cr.App} {
+	for _, u := range []account{cr.Admin, cr.App} {
 		cs, err := connstring.ParseAndValidate(u.URI)
 		if err != nil {
 			t.Fatalf("%s's URI: %v", u.Name, err)

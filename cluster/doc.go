@@ -101,7 +101,7 @@
 // AdminURI and AppURI carry tls=true&tlsCAFile=Dir/ca.pem. Security says what a cluster has.
 //
 //	c, err := cluster.Start(ctx, cluster.Config{Dir: "/tmp/rs", Auth: true, TLS: true, AppDB: "ycsb"})
-//	uri, err := c.AppURI() // holds a password: print redact.URI(uri)
+//	uri, err := c.AppURI() // holds a password: never print it as it is
 //
 // # Finding mongod
 //

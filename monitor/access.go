@@ -45,19 +45,19 @@ type accessError struct {
 func (e *accessError) Error() string   { return e.msg }
 func (e *accessError) Unwrap() []error { return []error{e.kind, e.cause} }
 
-// client is who connects, as far as explaining a refusal goes: never the
+// identity is who connects, as far as explaining a refusal goes: never the
 // password.
-type client struct {
+type identity struct {
 	user, authSource string
 	tls              bool
 	caFile           string // the URI's tlsCAFile, "" when the CA is given otherwise or not at all
 }
 
-// clientOf reads who connects from uri and the options applied after it
+// identityOf reads who connects from uri and the options applied after it
 // (the last ones that set credentials or TLS win, as in the driver).
-func clientOf(uri string, opts []*options.ClientOptions) client {
+func identityOf(uri string, opts []*options.ClientOptions) identity {
 	co := options.Client().ApplyURI(uri)
-	c := client{caFile: uriOption(uri, "tlsCAFile"),
+	c := identity{caFile: uriOption(uri, "tlsCAFile"),
 		tls: strings.EqualFold(uriOption(uri, "tls"), "true") || strings.EqualFold(uriOption(uri, "ssl"), "true")}
 	for _, o := range append([]*options.ClientOptions{co}, opts...) {
 		if o == nil {
@@ -100,11 +100,11 @@ func uriOption(uri, key string) string {
 // any other error, and one already explained, is returned unchanged. The
 // user is named, never the password.
 func ExplainAccess(err error, uri string) error {
-	return explainAccess(err, clientOf(uri, nil))
+	return explainAccess(err, identityOf(uri, nil))
 }
 
-// explainAccess is ExplainAccess for client c.
-func explainAccess(err error, c client) error {
+// explainAccess is ExplainAccess for c.
+func explainAccess(err error, c identity) error {
 	if e := explained(err, c); e != nil {
 		return e
 	}
@@ -113,7 +113,7 @@ func explainAccess(err error, c client) error {
 
 // explained returns err explained as an access error, nil when err is no
 // access error or one already explained.
-func explained(err error, c client) error {
+func explained(err error, c identity) error {
 	if err == nil || errors.Is(err, ErrAuth) || errors.Is(err, ErrTLS) || errors.Is(err, ErrNotAuthorized) {
 		return nil
 	}
@@ -131,7 +131,7 @@ func explained(err error, c client) error {
 
 // explainTLS says what failed when err is, or a server of a failed server
 // selection last failed with, a TLS handshake error.
-func explainTLS(err error, c client) (string, bool) {
+func explainTLS(err error, c identity) (string, bool) {
 	if msg, ok := tlsCause(err, connHost(err), c); ok {
 		return msg, true
 	}
@@ -151,7 +151,7 @@ func explainTLS(err error, c client) (string, bool) {
 
 // tlsCause explains err when it is a TLS handshake error with host (may be
 // "").
-func tlsCause(err error, host string, c client) (string, bool) {
+func tlsCause(err error, host string, c identity) (string, bool) {
 	at := ""
 	if host != "" {
 		at = " of " + host
@@ -227,7 +227,7 @@ const (
 
 // explainAuth says who failed to authenticate when err is an authentication
 // failure (the driver's auth error, or the server's AuthenticationFailed).
-func explainAuth(err error, c client) (string, bool) {
+func explainAuth(err error, c identity) (string, bool) {
 	var ae *auth.Error
 	if !errors.As(err, &ae) && !hasCode(err, codeAuthenticationFailed) {
 		return "", false
@@ -279,7 +279,7 @@ var commandRoles = map[string]string{
 
 // explainUnauthorized names the user, the command and the role it needs when
 // err is the server's Unauthorized.
-func explainUnauthorized(err error, c client) (string, bool) {
+func explainUnauthorized(err error, c identity) (string, bool) {
 	if !unauthorized(err) {
 		return "", false
 	}
@@ -306,7 +306,7 @@ func explainUnauthorized(err error, c client) (string, bool) {
 // retries those until server selection gives up, though no retry can
 // succeed, so the first one ends the wait at once (failed's cause).
 type handshakes struct {
-	c      client
+	c      identity
 	next   func(*event.ServerHeartbeatFailedEvent) // the user's, if any
 	once   sync.Once
 	failed context.CancelCauseFunc
@@ -316,7 +316,7 @@ type handshakes struct {
 // heartbeat of a client connected with the returned server monitor fails the
 // TLS handshake, and the monitor, which chains to the user's (the last one
 // opts set). stop ends the watch.
-func watchHandshakes(ctx context.Context, c client, opts []*options.ClientOptions) (context.Context, *event.ServerMonitor, context.CancelCauseFunc) {
+func watchHandshakes(ctx context.Context, c identity, opts []*options.ClientOptions) (context.Context, *event.ServerMonitor, context.CancelCauseFunc) {
 	var user *event.ServerMonitor
 	for _, o := range opts {
 		if o != nil && o.ServerMonitor != nil {

@@ -118,25 +118,25 @@ func TestExplainAccess(t *testing.T) {
 	}
 }
 
-func TestClientOf(t *testing.T) {
+func TestIdentityOf(t *testing.T) {
 	tests := []struct {
 		name string
 		uri  string
 		opts []*options.ClientOptions
-		want client
+		want identity
 	}{
 		{"from the URI", appURI + "&tls=true&tlsCAFile=%2Ftmp%2Fca.pem", nil,
-			client{user: "app", authSource: "admin", tls: true, caFile: "/tmp/ca.pem"}},
-		{"authSource defaults to admin", "mongodb://u:p@h/?replicaSet=rs0", nil, client{user: "u", authSource: "admin"}},
-		{"no user", "mongodb://h/?replicaSet=rs0", nil, client{authSource: "admin"}},
+			identity{user: "app", authSource: "admin", tls: true, caFile: "/tmp/ca.pem"}},
+		{"authSource defaults to admin", "mongodb://u:p@h/?replicaSet=rs0", nil, identity{user: "u", authSource: "admin"}},
+		{"no user", "mongodb://h/?replicaSet=rs0", nil, identity{authSource: "admin"}},
 		{"options win", "mongodb://u:p@h/?replicaSet=rs0", []*options.ClientOptions{
 			options.Client().SetAuth(options.Credential{Username: "other", AuthSource: "app"}).SetTLSConfig(&tls.Config{}),
-		}, client{user: "other", authSource: "app", tls: true}},
+		}, identity{user: "other", authSource: "app", tls: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := clientOf(tt.uri, tt.opts); got != tt.want {
-				t.Errorf("clientOf = %+v, want %+v", got, tt.want)
+			if got := identityOf(tt.uri, tt.opts); got != tt.want {
+				t.Errorf("identityOf = %+v, want %+v", got, tt.want)
 			}
 		})
 	}
@@ -149,7 +149,7 @@ func TestWatchHandshakes(t *testing.T) {
 	user := options.Client().SetServerMonitor(&event.ServerMonitor{
 		ServerHeartbeatFailed: func(e *event.ServerHeartbeatFailedEvent) { heard = append(heard, e.ConnectionID) },
 	})
-	ctx, sm, stop := watchHandshakes(context.Background(), clientOf(appURI, nil), []*options.ClientOptions{user})
+	ctx, sm, stop := watchHandshakes(context.Background(), identityOf(appURI, nil), []*options.ClientOptions{user})
 	defer stop(nil)
 	sm.ServerHeartbeatFailed(&event.ServerHeartbeatFailedEvent{ConnectionID: "127.0.0.1:27017[-1]", Failure: io.EOF})
 	if ctx.Err() != nil {

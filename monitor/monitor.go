@@ -110,7 +110,7 @@ func (c *Config) defaults() {
 type Monitor struct {
 	cfg Config
 	uri string
-	who client        // for explaining a refusal
+	who identity      // for explaining a refusal
 	set *mongo.Client // replica-set client: follows the primary
 	// run is the context of the pingers (and of the lag loop); Close
 	// cancels it.
@@ -157,7 +157,7 @@ func Start(ctx context.Context, uri string, cfg Config) (*Monitor, error) {
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	m := &Monitor{cfg: cfg, uri: uri, who: clientOf(uri, cfg.ClientOptions), set: set, run: runCtx, cancel: cancel,
+	m := &Monitor{cfg: cfg, uri: uri, who: identityOf(uri, cfg.ClientOptions), set: set, run: runCtx, cancel: cancel,
 		pingers: map[string]*pinger{}, rtt: map[string][]time.Duration{}, roles: map[string]balancer.Side{}}
 	var first LagSample
 	m.source, first, m.sourceWhy = chooseSource(ctx, cfg.LagSource, m.pollStatus, m.pollHello)

@@ -57,7 +57,7 @@ func Connect(ctx context.Context, uri string, timeout time.Duration, opts ...*op
 	if err := CheckURI(uri); err != nil {
 		return nil, err
 	}
-	who := clientOf(uri, opts)
+	who := identityOf(uri, opts)
 	wctx, sm, stop := watchHandshakes(ctx, who, opts)
 	defer stop(nil)
 	co := append([]*options.ClientOptions{options.Client().ApplyURI(uri)}, opts...)
@@ -104,7 +104,7 @@ func CheckReplicaSet(ctx context.Context, client *mongo.Client, uri string, time
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		who := clientOf(uri, nil)
+		who := identityOf(uri, nil)
 		if e := explained(err, who); e != nil {
 			return e
 		}
@@ -152,7 +152,7 @@ func Members(ctx context.Context, client *mongo.Client, uri string, opts ...*opt
 		Passives []string `bson:"passives"`
 	}
 	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&prim); err != nil {
-		return nil, fmt.Errorf("monitor: hello: %w", explainAccess(err, clientOf(uri, opts)))
+		return nil, fmt.Errorf("monitor: hello: %w", explainAccess(err, identityOf(uri, opts)))
 	}
 	hosts := append(prim.Hosts, prim.Passives...)
 	out := make([]ConfigMember, len(hosts))
