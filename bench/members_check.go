@@ -12,12 +12,13 @@ import (
 )
 
 // checkWeights checks that every member a weights: policy names is in the
-// replica set, before anything is loaded.
-func checkWeights(ctx context.Context, client *mongo.Client, specs []balancer.Spec, reads []string) error {
+// replica set, before anything is loaded; client is connected to o's URI.
+func checkWeights(ctx context.Context, client *mongo.Client, o *Options, reads []string) error {
+	specs := o.Policies
 	var members []monitor.ConfigMember
 	if len(reads) > 0 {
 		var err error
-		if members, err = monitor.ConfigMembers(ctx, client); err != nil {
+		if members, err = monitor.Members(ctx, client, o.URI, o.ClientOptions...); err != nil {
 			return err
 		}
 		if err := unknownKeys(reads, members); err != nil {
@@ -31,7 +32,7 @@ func checkWeights(ctx context.Context, client *mongo.Client, specs []balancer.Sp
 		}
 		if members == nil {
 			var err error
-			if members, err = monitor.ConfigMembers(ctx, client); err != nil {
+			if members, err = monitor.Members(ctx, client, o.URI, o.ClientOptions...); err != nil {
 				return err
 			}
 		}

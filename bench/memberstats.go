@@ -101,7 +101,8 @@ func (s *memberStats) work(w *statsWorker) {
 		cancel()
 		if err != nil {
 			if !w.failing {
-				s.failed(w.host, err)
+				// A user without clusterMonitor: the role named in one line.
+				s.failed(w.host, monitor.ExplainAccess(err, s.uri))
 			}
 			w.failing, w.havePrev = true, false
 			continue

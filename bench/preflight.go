@@ -25,18 +25,14 @@ import (
 // version, and loads the data (with w:majority, so every member holds it
 // before a run).
 func prepare(ctx context.Context, o *Options, res *results.Results) error {
-	co := append([]*options.ClientOptions{options.Client().ApplyURI(o.URI).
-		SetReadPreference(readpref.Primary())}, o.ClientOptions...)
+	co := append([]*options.ClientOptions{options.Client().SetReadPreference(readpref.Primary())}, o.ClientOptions...)
 	co = append(co, options.Client().SetWriteConcern(writeconcern.Majority()))
-	client, err := mongo.Connect(co...)
+	client, err := monitor.Connect(ctx, o.URI, o.ConnectTimeout, co...)
 	if err != nil {
-		return fmt.Errorf("connect to %s: %w", redact.URI(o.URI), err)
-	}
-	defer client.Disconnect(context.Background())
-	if err := monitor.CheckReplicaSet(ctx, client, o.URI, o.ConnectTimeout); err != nil {
 		return err
 	}
-	if err := checkWeights(ctx, client, o.Policies, readsMembers(o.Phases)); err != nil {
+	defer client.Disconnect(context.Background())
+	if err := checkWeights(ctx, client, o, readsMembers(o.Phases)); err != nil {
 		return err
 	}
 	if err := checkCluster(ctx, o, client); err != nil {

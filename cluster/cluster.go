@@ -64,6 +64,7 @@ type Cluster struct {
 	mu       sync.Mutex
 	st       state
 	children map[int]*child // mongods this process started, by pid
+	creds    *credentials   // with auth: read from st.Credentials on first use
 }
 
 // Start starts cfg.Members mongods in cfg.Dir, initiates the replica set with n1 as the first primary
@@ -133,6 +134,10 @@ func start(ctx context.Context, cfg Config, dir, mongod string) (_ *Cluster, err
 	if err := c.writeState(); err != nil {
 		return nil, err
 	}
+	// After the state file, which names them, so a failed start's leftovers are removed.
+	if err := c.prepareSecurity(); err != nil {
+		return nil, err
+	}
 	if err := c.spawnMembers(); err != nil {
 		return nil, err
 	}
@@ -151,7 +156,7 @@ func start(ctx context.Context, cfg Config, dir, mongod string) (_ *Cluster, err
 
 // newCluster returns the handle of a cluster about to be started in dir, with no members yet.
 func newCluster(cfg Config, dir, mongod string, createdDir bool) *Cluster {
-	return &Cluster{
+	c := &Cluster{
 		dir:           dir,
 		progress:      cfg.Progress,
 		dieWithParent: cfg.DieWithParent,
@@ -166,6 +171,14 @@ func newCluster(cfg Config, dir, mongod string, createdDir bool) *Cluster {
 			StartedAt:   time.Now().UTC(),
 		},
 	}
+	key, creds, ca, member := securityPaths(dir)
+	if cfg.Auth {
+		c.st.Auth, c.st.KeyFile, c.st.Credentials, c.st.AppDB = true, key, creds, cfg.AppDB
+	}
+	if cfg.TLS {
+		c.st.TLS, c.st.CAFile, c.st.MemberCert = true, ca, member
+	}
+	return c
 }
 
 // MemberName is the name of the i-th member (from 0) of a local set: n1,
@@ -228,8 +241,11 @@ func (c *Cluster) waitAllListening(ctx context.Context) error {
 }
 
 // initiateSet initiates the replica set, makes n1 its first primary and waits until it is healthy.
+// With auth it then creates the users and checks that the admin user works on every member.
 func (c *Cluster) initiateSet(ctx context.Context) error {
-	cs := newConns()
+	// Without credentials: with auth no user exists yet, and until one does mongod lets
+	// connections from 127.0.0.1 in (the localhost exception).
+	cs := c.anonConns()
 	defer cs.close()
 	fmt.Fprintf(c.progress, "initiating replica set %s\n", c.st.ReplSet)
 	if err := c.initiate(ctx, cs); err != nil {
@@ -238,7 +254,18 @@ func (c *Cluster) initiateSet(ctx context.Context) error {
 	if err := c.electFirst(ctx, cs); err != nil {
 		return err
 	}
-	return c.waitHealthy(ctx, cs)
+	if err := c.waitHealthy(ctx, cs); err != nil {
+		return err
+	}
+	if !c.Security().Auth {
+		return nil
+	}
+	if err := c.createUsers(ctx, cs); err != nil {
+		return err
+	}
+	admin := c.newConns()
+	defer admin.close()
+	return c.waitHealthy(ctx, admin)
 }
 
 // Open re-attaches to a cluster started earlier, possibly by another process, from dir's state
@@ -269,7 +296,9 @@ func (c *Cluster) ReplSet() string {
 	return c.st.ReplSet
 }
 
-// URI is the replica set connection string, e.g. mongodb://127.0.0.1:p1,127.0.0.1:p2/?replicaSet=rs0.
+// URI is the replica set connection string, e.g. mongodb://127.0.0.1:p1,127.0.0.1:p2/?replicaSet=rs0,
+// with tls=true&tlsCAFile=Dir/ca.pem when the members require TLS. It never holds credentials: with
+// auth, AdminURI and AppURI add them.
 func (c *Cluster) URI() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -277,7 +306,7 @@ func (c *Cluster) URI() string {
 	for i, m := range c.st.Members {
 		hosts[i] = m.Host
 	}
-	return "mongodb://" + strings.Join(hosts, ",") + "/?replicaSet=" + c.st.ReplSet
+	return setURI(hosts, c.st.ReplSet, "", "", c.st.CAFile)
 }
 
 // Members returns a copy of the members, n1 first.

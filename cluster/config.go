@@ -56,6 +56,18 @@ type Config struct {
 	ReplSet string
 	// Progress receives human-readable progress lines; nil discards them.
 	Progress io.Writer
+	// Auth turns access control on: the members share a random key file for internal
+	// authentication, and Start creates two users with random passwords through the localhost
+	// exception: AdminUser (root) and AppUser (readWrite on AppDB only). Their passwords and URIs are
+	// written to Dir/credentials.json (0600); AdminURI and AppURI return them. Every operation of
+	// this package that talks to the members does so as AdminUser.
+	Auth bool
+	// AppDB is the database AppUser may read and write; "" means DefaultAppDB. Only with Auth.
+	AppDB string
+	// TLS makes the members require TLS: Start generates a throwaway CA (Dir/ca.pem) and a member
+	// certificate for 127.0.0.1 and localhost signed by it (Dir/member.pem, with its key, 0600).
+	// Clients need no certificate, only to trust the CA: the URIs carry tls=true&tlsCAFile=Dir/ca.pem.
+	TLS bool
 	// DieWithParent makes the kernel SIGKILL the members when the process that started them exits,
 	// so a test binary killed by a timeout leaves no mongod behind. The CLI leaves it false so that
 	// `decongestant cluster up` can exit and keep the cluster running.
@@ -76,6 +88,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Progress == nil {
 		c.Progress = io.Discard
+	}
+	if c.Auth && c.AppDB == "" {
+		c.AppDB = DefaultAppDB
 	}
 	return c
 }
@@ -282,6 +297,14 @@ func (c Config) Validate() error {
 		return fmt.Errorf("invalid config: cache size %v GB below mongod's minimum %v GB", c.CacheSizeGB, minCacheSizeGB)
 	case !replSetName.MatchString(c.ReplSet):
 		return fmt.Errorf("invalid config: replica set name %q: use letters, digits, '_', '.', '-'", c.ReplSet)
+	}
+	if c.AppDB != "" {
+		if !c.Auth {
+			return fmt.Errorf("invalid config: an application database (%q) without auth: it is AppUser's, who exists only with Auth", c.AppDB)
+		}
+		if err := checkDBName(c.AppDB); err != nil {
+			return fmt.Errorf("invalid config: application database: %w", err)
+		}
 	}
 	if err := c.validateCPUs(); err != nil {
 		return fmt.Errorf("invalid config: %w", err)

@@ -51,6 +51,11 @@ func TestConfigValidate(t *testing.T) {
 		{"memory and memories", cluster.Config{Dir: "d", Memory: 600 << 20, Memories: []int64{600 << 20, 0, 0}}, "both set"},
 		{"small member memory cap", cluster.Config{Dir: "d", Memories: []int64{600 << 20, 300 << 20, 0}}, "member n2: memory 300M is below the 512M"},
 		{"negative member memory cap", cluster.Config{Dir: "d", Memories: []int64{0, 0, -1}}, "member n3: memory -1 bytes"},
+		{"auth and TLS", cluster.Config{Dir: "d", Auth: true, TLS: true}, ""},
+		{"auth with an application database", cluster.Config{Dir: "d", Auth: true, AppDB: "bench_1"}, ""},
+		{"application database without auth", cluster.Config{Dir: "d", AppDB: "bench"}, "without auth"},
+		{"bad application database", cluster.Config{Dir: "d", Auth: true, AppDB: "a.b"}, `application database: database name "a.b" holds one of`},
+		{"long application database", cluster.Config{Dir: "d", Auth: true, AppDB: strings.Repeat("x", 64)}, "at most 63"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

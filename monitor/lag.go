@@ -95,9 +95,9 @@ func (m *Monitor) pollStatus(ctx context.Context) LagSample {
 	if err := res.Err(); err != nil {
 		hint := ""
 		if unauthorized(err) {
-			hint = " (it needs the clusterMonitor role; the hello lag source needs none)"
+			hint = "; the hello lag source needs no role"
 		}
-		s.Err = fmt.Errorf("monitor: replSetGetStatus on the primary of %s%s: %w", redact.URI(m.uri), hint, err)
+		s.Err = fmt.Errorf("monitor: replSetGetStatus on the primary of %s: %w%s", redact.URI(m.uri), explainAccess(err, m.who), hint)
 		return s
 	}
 	if err := res.Decode(&reply); err != nil {

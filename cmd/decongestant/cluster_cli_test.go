@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -121,5 +122,46 @@ func TestClusterCommandsEndToEnd(t *testing.T) {
 	}
 	if _, err := os.Stat(memCapped); !os.IsNotExist(err) {
 		t.Errorf("down left n2's memory cgroup %s behind (%v)", memCapped, err)
+	}
+}
+
+// TestClusterStatusShowsSecurityRedacted: status of a cluster with auth and TLS (here one whose
+// member is down, so no mongod is needed) names the users with their URIs, passwords redacted,
+// where the credentials are, and the CA; the last line is still the URI, without credentials.
+func TestClusterStatusShowsSecurityRedacted(t *testing.T) {
+	dir := t.TempDir()
+	const pw = "s3cr%40t" // as written in the URIs
+	state := `{"version": 1, "replSet": "rs0", "mongod": "/bin/false", "cacheSizeGB": 0.25,
+		"members": [{"name": "n1", "host": "127.0.0.1:1", "port": 1, "pid": 0, "dbPath": "DIR/n1", "logPath": "DIR/n1.log"}],
+		"auth": true, "keyFile": "DIR/keyfile", "credentials": "DIR/credentials.json", "appDB": "bench",
+		"tls": true, "caFile": "DIR/ca.pem", "memberCert": "DIR/member.pem"}`
+	tail := "@127.0.0.1:1/?replicaSet=rs0&authSource=admin&tls=true&tlsCAFile=" + url.QueryEscape(filepath.Join(dir, "ca.pem"))
+	creds := `{"admin": {"user": "admin", "password": "s3cr@t", "roles": ["root@admin"], "uri": "mongodb://admin:` + pw + tail + `"},
+		"app": {"user": "app", "password": "s3cr@t", "roles": ["readWrite@bench"], "uri": "mongodb://app:` + pw + tail + `"}}`
+	for name, content := range map[string]string{"cluster.json": state, "credentials.json": creds} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.ReplaceAll(content, "DIR", dir)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, err := runCLI(t, "cluster", "status", "--dir", dir)
+	if err != nil {
+		t.Fatalf("status: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"auth: user admin (root):                  mongodb://admin:REDACTED" + tail,
+		"auth: user app (readWrite on bench only): mongodb://app:REDACTED" + tail,
+		"auth: passwords and URIs in " + filepath.Join(dir, "credentials.json") + " (0600)",
+		"tls: members require TLS; clients trust the CA " + filepath.Join(dir, "ca.pem"),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "s3cr") {
+		t.Errorf("a password in the status:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if last := lines[len(lines)-1]; last != "mongodb://127.0.0.1:1/?replicaSet=rs0&tls=true&tlsCAFile="+url.QueryEscape(filepath.Join(dir, "ca.pem")) {
+		t.Errorf("last line %q, want the URI without credentials", last)
 	}
 }

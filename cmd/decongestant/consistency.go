@@ -16,6 +16,7 @@ import (
 	"github.com/decongestant/decongestant/consistency"
 	"github.com/decongestant/decongestant/faults"
 	"github.com/decongestant/decongestant/history"
+	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/workload/registers"
 )
 
@@ -156,7 +157,7 @@ func runConsistencyCheck(ctx context.Context, args []string, stdout, stderr io.W
 			fmt.Fprintf(stderr, "check: Porcupine's visualisation of key %s in %s\n", v.Linearizable.Failure.Key, filepath.Join(f.o.Out, consistency.VisualizationFile))
 		}
 	}
-	return err
+	return monitor.ExplainAccess(err, f.o.URI)
 }
 
 // startLocalSet starts a local replica set in a temporary directory for

@@ -14,6 +14,7 @@ import (
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/consistency"
 	"github.com/decongestant/decongestant/internal/atomicfile"
+	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/report"
 	"github.com/decongestant/decongestant/results"
 )
@@ -135,6 +136,7 @@ func runConsistencyMatrix(ctx context.Context, args []string, stdout, stderr io.
 	fmt.Fprintf(stderr, "matrix: %d cells (%d skipped: linearizable reads off the primary) x %d iterations\n",
 		len(cells), countSkipped(cells), f.o.Iterations)
 	m, runErr := consistency.RunMatrix(ctx, f.o)
+	runErr = monitor.ExplainAccess(runErr, f.o.URI)
 	if m == nil {
 		return runErr
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/decongestant/decongestant/internal/atomicfile"
 	"github.com/decongestant/decongestant/internal/redact"
+	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/workload"
 	"github.com/decongestant/decongestant/workload/tpcc"
 )
@@ -50,10 +51,11 @@ func connectTPCC(ctx context.Context, uri, db string) (*mongo.Client, *mongo.Dat
 	return client, client.Database(db), nil
 }
 
-func runTPCCLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runTPCCLoad(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("tpcc load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	uri := fs.String("uri", "", "replica set connection string (required)")
+	defer func() { err = monitor.ExplainAccess(err, *uri) }()
 	db := fs.String("db", "tpcc", "database")
 	seed := fs.Int64("seed", 1, "random seed of the data")
 	parallel := fs.Int("load-parallel", 0, "loader goroutines (default 2 x CPUs)")
@@ -105,10 +107,11 @@ func printChecks(w io.Writer, res []tpcc.CheckResult) error {
 	return nil
 }
 
-func runTPCCCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runTPCCCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("tpcc check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	uri := fs.String("uri", "", "replica set connection string (required)")
+	defer func() { err = monitor.ExplainAccess(err, *uri) }()
 	db := fs.String("db", "tpcc", "database")
 	only := fs.String("clause", "", "comma-separated clauses to check, e.g. 3.3.2.1,3.3.2.10 (default: all twelve)")
 	jsonOut := fs.String("json", "", "also write the results as JSON to this file")

@@ -39,3 +39,20 @@ func TestWrite(t *testing.T) {
 		t.Fatal("wrote into a missing directory")
 	}
 }
+
+func TestWriteMode(t *testing.T) {
+	dir := t.TempDir()
+	for _, perm := range []os.FileMode{0o600, 0o400, 0o644} {
+		path := filepath.Join(dir, perm.String())
+		if err := WriteMode(path, perm, func(w io.Writer) error { _, err := io.WriteString(w, "secret"); return err }); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != perm {
+			t.Errorf("mode %v, want %v", st.Mode().Perm(), perm)
+		}
+	}
+}

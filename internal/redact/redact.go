@@ -9,7 +9,10 @@ import "strings"
 // URI returns uri with its user information (user name and password)
 // replaced by REDACTED, for logs and reports. It is purely textual: it never
 // resolves anything, and a string it cannot read as a URI loses everything
-// before its last '@'.
+// before its last '@'. A password with unescaped '@', '/' or '?' is removed
+// whole too (but for a '?' followed by an '@'); the price is that a URI with
+// an '@' only in its query (which the driver refuses) loses its hosts as
+// well.
 func URI(uri string) string {
 	scheme, rest, ok := strings.Cut(uri, "://")
 	if !ok {
@@ -18,26 +21,57 @@ func URI(uri string) string {
 		}
 		return uri
 	}
-	if at := lastAt(rest); at >= 0 {
+	if at := userinfoEnd(rest); at >= 0 {
 		return scheme + "://REDACTED@" + rest[at+1:]
 	}
 	return uri
 }
 
-func lastAt(s string) int {
-	// The authority ends at the first '/' (or '?'); the userinfo ends at the
-	// last '@' before it.
-	end := len(s)
-	for i := 0; i < len(s); i++ {
-		if s[i] == '/' || s[i] == '?' {
-			end = i
-			break
-		}
+// Password returns uri with its password replaced by REDACTED and its user
+// name kept ("mongodb://app:REDACTED@h1/..."), for showing a user which URI
+// is which. Without a password it is uri; a user name it cannot tell from
+// the password (no ':' in the user information) goes too, as in URI.
+func Password(uri string) string {
+	info := Userinfo(uri)
+	user, _, ok := strings.Cut(info, ":")
+	if info == "" || !ok {
+		return URI(uri)
 	}
-	for i := end - 1; i >= 0; i-- {
-		if s[i] == '@' {
-			return i
+	red := URI(uri)
+	return strings.Replace(red, "REDACTED@", user+":REDACTED@", 1)
+}
+
+// Userinfo returns the user information URI removes from uri (user name
+// and password, as written), "" when there is none: what an error about uri
+// must not quote.
+func Userinfo(uri string) string {
+	_, rest, ok := strings.Cut(uri, "://")
+	if !ok {
+		rest = uri
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+			return rest[:at]
 		}
+		return ""
 	}
-	return -1
+	if at := userinfoEnd(rest); at >= 0 {
+		return rest[:at]
+	}
+	return ""
+}
+
+// userinfoEnd returns the index of the '@' that ends the user information
+// at the start of rest, -1 when there is none. The driver ends it at the
+// first '@'; a password may hold more unescaped ones (and '/'), so it is the
+// last '@' before the query (the first '?' after the first '@'), which may
+// hold '@'s of its own.
+func userinfoEnd(rest string) int {
+	first := strings.IndexByte(rest, '@')
+	if first < 0 {
+		return -1
+	}
+	end := len(rest)
+	if i := strings.IndexByte(rest[first:], '?'); i >= 0 {
+		end = first + i
+	}
+	return strings.LastIndexByte(rest[:end], '@')
 }

@@ -82,7 +82,12 @@ func PauseSecondaries(tb testing.TB, rs *cluster.Cluster) (resume func()) {
 					tb.Errorf("resume replication on %s: %v", name, err)
 				}
 			}
-			client, err := mongo.Connect(options.Client().ApplyURI(rs.URI()))
+			uri, err := rs.AdminURI()
+			if err != nil {
+				tb.Errorf("wait for catch-up: %v", err)
+				return
+			}
+			client, err := mongo.Connect(options.Client().ApplyURI(uri))
 			if err != nil {
 				tb.Errorf("connect to wait for catch-up: %v", err)
 				return
