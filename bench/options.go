@@ -97,6 +97,10 @@ type Options struct {
 	Latency router.LatencySource
 	// Progress receives human-readable progress lines; nil discards them.
 	Progress io.Writer
+	// RuntimeStats adds the benchmark process's heap and goroutines to
+	// every period's progress line (the CLI's --runtime-stats); the
+	// periods record them either way.
+	RuntimeStats bool
 	// Out, when set, receives the results (atomically) after every run, so
 	// an interruption keeps what was completed.
 	Out string
