@@ -107,8 +107,11 @@ func (r *policyRun) connect(ctx context.Context) error {
 			o.OnEvent(r.run.Policy, e)
 		}
 	}
-	poolOpts := options.Client().SetMaxPoolSize(uint64(o.maxClients() + 16)).SetWriteConcern(o.WriteConcern).
+	poolOpts := options.Client().SetWriteConcern(o.WriteConcern).
 		SetPoolMonitor(r.conns.monitor()).SetMonitor(r.reads.monitor(userMonitor(o.ClientOptions)))
+	if n, ok := o.poolSize(); ok {
+		poolOpts.SetMaxPoolSize(n)
+	}
 	ropts := []router.Option{router.WithPolicy(r.pol), router.WithEvents(onEvent),
 		router.WithConnectTimeout(o.ConnectTimeout), router.WithRTTQuantile(o.RTTQuantile), router.WithLatencySource(o.Latency),
 		router.WithMonitor(o.Monitor), router.WithClientOptions(append(o.ClientOptions, poolOpts)...)}
