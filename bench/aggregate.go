@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"slices"
 	"time"
 
 	"github.com/decongestant/decongestant/balancer"
@@ -95,6 +96,7 @@ func summarise(ps []results.Period, st *runState, warmup time.Duration) results.
 	read := &metrics.Snapshot{}
 	var stal []time.Duration
 	var share servedShare
+	var heap, goroutines []float64
 	for i, p := range ps {
 		if st.starts[i] < warmup {
 			continue
@@ -102,7 +104,9 @@ func summarise(ps []results.Period, st *runState, warmup time.Duration) results.
 		s.MeasuredS += p.TS - st.starts[i].Seconds()
 		s.ReadOps += p.ReadOps
 		s.WriteOps += p.WriteOps
-		s.Errors += p.ReadErrors + p.WriteErrors
+		s.ReadErrors += p.ReadErrors
+		s.WriteErrors += p.WriteErrors
+		heap, goroutines = append(heap, p.HeapLiveMB), append(goroutines, float64(p.Goroutines))
 		read.Merge(st.readSnaps[i])
 		for _, pr := range st.probes[i] {
 			stal = append(stal, pr.Staleness)
@@ -122,5 +126,10 @@ func summarise(ps []results.Period, st *runState, warmup time.Duration) results.
 	s.StalenessMaxMS = metrics.Round3(metrics.MS(metrics.Quantile(stal, 1)))
 	s.MeasuredS = metrics.Round3(s.MeasuredS)
 	s.BoundViolations = st.violations
+	s.Errors = s.ReadErrors + s.WriteErrors
+	if slices.ContainsFunc(goroutines, func(n float64) bool { return n > 0 }) {
+		soak := soakVerdict(heap, goroutines)
+		s.Soak = &soak
+	}
 	return s
 }

@@ -85,3 +85,39 @@ func TestMinutesMergePeriodsPerMinute(t *testing.T) {
 		t.Errorf("second minute %+v", m[1])
 	}
 }
+
+// TestSummariseErrorsAndSoak: the summary splits the errors by class and
+// judges the runtime figures of the periods after the warm-up; periods
+// without them (results written before) get no verdict.
+func TestSummariseErrorsAndSoak(t *testing.T) {
+	var ps []results.Period
+	st := &runState{}
+	for i := range 10 {
+		heap := 50.0
+		if i < 2 {
+			heap = 500 // the warm-up's heap does not count
+		}
+		ps = append(ps, results.Period{TS: float64(10 * (i + 1)), ReadErrors: 1, WriteErrors: 2, HeapMB: 2 * heap,
+			HeapLiveMB: heap, Goroutines: 100 + i})
+		st.starts = append(st.starts, time.Duration(i)*10*time.Second)
+		st.readSnaps = append(st.readSnaps, emptySnap())
+		st.probes = append(st.probes, nil)
+	}
+	s := summarise(ps, st, 20*time.Second)
+	if s.ReadErrors != 8 || s.WriteErrors != 16 || s.Errors != 24 {
+		t.Errorf("errors %d read, %d write, %d in all; want 8, 16, 24", s.ReadErrors, s.WriteErrors, s.Errors)
+	}
+	// 8 periods: goroutines 102..109, second quarter 104, 105, last 108, 109.
+	if s.Soak == nil || s.Soak.Periods != 8 || s.Soak.HeapQ2MB != 50 || s.Soak.GoroutinesQ2 != 104.5 || s.Soak.GoroutinesQ4 != 108.5 {
+		t.Fatalf("soak %+v: want 8 periods, a 50 MB live heap and goroutines 104.5 then 108.5", s.Soak)
+	}
+	if s.Soak.Flat == nil || !*s.Soak.Flat {
+		t.Errorf("soak %+v: want flat (goroutines +3.828 %%)", s.Soak)
+	}
+	for i := range ps {
+		ps[i].HeapMB, ps[i].HeapLiveMB, ps[i].Goroutines = 0, 0, 0
+	}
+	if s := summarise(ps, st, 20*time.Second); s.Soak != nil {
+		t.Errorf("soak %+v from periods without runtime figures", s.Soak)
+	}
+}

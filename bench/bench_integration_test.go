@@ -564,3 +564,47 @@ func TestUnknownWeightsMemberRefused(t *testing.T) {
 	}
 	checkNotLoaded(t, rs, o.Database)
 }
+
+// TestSoakFieldsAndReadsCheck: a short run records the process's heap and
+// goroutines in every period, judges them after the warm-up, times the
+// policy's decisions, and the routed reads its clients made are exactly
+// the ones the router counted (YCSB: one read command per routed call; the
+// S probe's reads are its own).
+func TestSoakFieldsAndReadsCheck(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	o := options(t, rs.URI(), "spillway")
+	o.Clients, o.Duration, o.Warmup = 20, 5*time.Second, time.Second
+	res, err := bench.Execute(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := res.Runs[0]
+	for _, p := range run.Periods {
+		if p.HeapMB <= 0 || p.Goroutines < o.Clients {
+			t.Errorf("period %v: heap %v MB, %d goroutines; want a heap and a goroutine per client at least", p.TS, p.HeapMB, p.Goroutines)
+		}
+	}
+	if last := run.Periods[len(run.Periods)-1]; last.HeapLiveMB <= 0 {
+		t.Errorf("last period: live heap %v MB", last.HeapLiveMB)
+	}
+	s := run.Summary
+	if s.Soak == nil || s.Soak.Periods != 4 || s.Soak.HeapGrowthPct == nil || s.Soak.GoroutineGrowthPct == nil || s.Soak.Flat == nil {
+		t.Errorf("soak %+v: want a verdict over the 4 periods after the warm-up", s.Soak)
+	}
+	if s.ReadErrors+s.WriteErrors != s.Errors {
+		t.Errorf("errors %d, read %d + write %d", s.Errors, s.ReadErrors, s.WriteErrors)
+	}
+	rc := s.ReadsCheck
+	switch {
+	case rc == nil:
+		t.Fatal("no reads check")
+	case rc.Match == nil:
+		t.Fatalf("reads not compared: %+v (%v)", rc, run.Extra["last_error"])
+	case !*rc.Match || rc.Routed != rc.Served || rc.Routed < s.ReadOps:
+		t.Fatalf("reads check %+v: the clients made %d routed reads, the router counted %d (%d in the measured periods)",
+			rc, rc.Routed, rc.Served, s.ReadOps)
+	}
+	if d := s.Decisions; d == nil || d.IntervalMS != 1000 || d.Count < 3 || d.LateMaxMS <= 0 {
+		t.Errorf("decisions %+v: want spillway's, one a second over the 4 s measured", d)
+	}
+}

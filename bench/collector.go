@@ -28,6 +28,8 @@ type collector struct {
 	// and the latest decision's reason.
 	weighted   map[string]bool
 	lastReason string
+	// decisions judges the period decisions' punctuality.
+	decisions decisionClock
 }
 
 // perMember reports whether an event comes from a per-member policy.
@@ -65,6 +67,7 @@ func (c *collector) memberChanges(ts float64, e router.Event) {
 }
 
 func (c *collector) onEvent(e router.Event) {
+	got := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ts := metrics.Round3(e.At.Sub(c.start).Seconds())
@@ -72,6 +75,7 @@ func (c *collector) onEvent(e router.Event) {
 	case router.EventLag:
 		c.onLag(ts, e)
 	case router.EventPeriod:
+		c.decisions.add(e.At, got)
 		c.onPeriod(ts, e)
 	case router.EventHints:
 		detail := e.Hints.Host + ": on"
@@ -164,11 +168,21 @@ func (c *collector) take(current float64) (frac float64, ratio *float64, maxLag 
 	return frac, ratio, maxLag
 }
 
-// setStart sets the time events are measured from.
-func (c *collector) setStart(t time.Time) {
+// setStart sets the time events are measured from, and the window over
+// which the decisions' punctuality is judged: from and to after t.
+func (c *collector) setStart(t time.Time, from, to time.Duration) {
 	c.mu.Lock()
 	c.start = t
+	c.decisions.from, c.decisions.to = t.Add(from), t.Add(to)
 	c.mu.Unlock()
+}
+
+// takeDecisions returns the decisions' punctuality so far (nil for a
+// policy without a period).
+func (c *collector) takeDecisions() *results.Decisions {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.decisions.result()
 }
 
 // takeEvents returns the run's events.

@@ -16,8 +16,11 @@
 // actions and restoring the cluster after a run are package faults'),
 // memberstats.go (each member's server counters per period: serverStatus
 // over a direct connection at every period end), cgroupmem.go (a local
-// member's memory cgroup) and cpu.go. Each run's summary measures its
-// reconfigurations with package reconfig.
+// member's memory cgroup) and cpu.go; for soak runs, runtimestats.go (the
+// process's heap and goroutines per period) and soak.go (their verdict),
+// readscheck.go (the clients' routed reads against the router's count) and
+// decisions.go (how punctually a policy decided). Each run's summary
+// measures its reconfigurations with package reconfig.
 package bench
 
 import (

@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/cluster"
@@ -97,6 +98,10 @@ type Options struct {
 	Latency router.LatencySource
 	// Progress receives human-readable progress lines; nil discards them.
 	Progress io.Writer
+	// RuntimeStats adds the benchmark process's heap and goroutines to
+	// every period's progress line (the CLI's --runtime-stats); the
+	// periods record them either way.
+	RuntimeStats bool
 	// Out, when set, receives the results (atomically) after every run, so
 	// an interruption keeps what was completed.
 	Out string
@@ -238,6 +243,29 @@ func (o *Options) defaults() {
 	if o.Monitor.LagInterval == 0 {
 		o.Monitor.LagInterval = balancer.LagIntervalFor(o.Settings.Decongestant.Bound)
 	}
+}
+
+// maxPoolPerMember caps the connections the runner lets its clients open to
+// one member, on the routed client and on each member's own pool (see
+// DESIGN.md, "Soak and scale"): past mongod's 128 concurrent read
+// transactions more connections only queue in the server, at about 1 MiB
+// and a thread each there.
+const maxPoolPerMember = 256
+
+// poolSize is the connection pool the runner gives each member: one
+// connection per client and 16 to spare, at most maxPoolPerMember; ok is
+// false when the URI (maxPoolSize=) or ClientOptions set a size, which is
+// kept.
+func (o *Options) poolSize() (n uint64, ok bool) {
+	if cs, err := connstring.Parse(o.URI); err == nil && cs.MaxPoolSizeSet {
+		return 0, false
+	}
+	for _, co := range o.ClientOptions {
+		if co != nil && co.MaxPoolSize != nil {
+			return 0, false
+		}
+	}
+	return uint64(min(o.maxClients()+16, maxPoolPerMember)), true
 }
 
 func (o *Options) maxClients() int {

@@ -39,6 +39,8 @@ type policyRun struct {
 	probe     *probeRun
 	stats     *memberStats // nil with Options.SkipMemberStats
 	faults    *faults.Runner
+	runtime   *runtimeStats
+	reads     *readCount
 	reporter  workload.RunReporter
 	stopWork  context.CancelFunc
 
@@ -50,6 +52,10 @@ type policyRun struct {
 	phases  []Phase
 	prev    periodBase
 	measure measureBase
+	// readsBase and servedBase are the runner's and the router's counts of
+	// routed reads just before the first client started.
+	readsBase  readCounts
+	servedBase int64
 }
 
 // periodBase holds the cumulative counters at the last period end.
@@ -75,6 +81,7 @@ type measureBase struct {
 // results; on cancellation the periods completed so far.
 func runPolicy(ctx context.Context, o *Options, pol balancer.Policy, h *hints.Config, rep int, label string) (*results.Run, error) {
 	r := &policyRun{o: o, pol: pol, hints: h, label: label, rec: newRecorder(), conns: newConnWatch(),
+		runtime: newRuntimeStats(), reads: &readCount{},
 		run: &results.Run{Policy: runName(pol.Name(), h), Repetition: rep}, clients: o.Clients,
 		mix: o.Generator.Mix(), phases: o.Phases}
 	defer r.close()
@@ -91,7 +98,8 @@ func runPolicy(ctx context.Context, o *Options, pol balancer.Policy, h *hints.Co
 // and the S probe.
 func (r *policyRun) connect(ctx context.Context) error {
 	o := r.o
-	r.col = &collector{start: time.Now(), bound: o.Settings.Decongestant.Bound, headroom: o.Settings.Decongestant.Headroom}
+	r.col = &collector{start: time.Now(), bound: o.Settings.Decongestant.Bound, headroom: o.Settings.Decongestant.Headroom,
+		decisions: decisionClock{iv: r.pol.Interval()}}
 	onEvent := r.col.onEvent
 	if o.OnEvent != nil {
 		onEvent = func(e router.Event) {
@@ -99,8 +107,11 @@ func (r *policyRun) connect(ctx context.Context) error {
 			o.OnEvent(r.run.Policy, e)
 		}
 	}
-	poolOpts := options.Client().SetMaxPoolSize(uint64(o.maxClients() + 16)).SetWriteConcern(o.WriteConcern).
-		SetPoolMonitor(r.conns.monitor())
+	poolOpts := options.Client().SetWriteConcern(o.WriteConcern).
+		SetPoolMonitor(r.conns.monitor()).SetMonitor(r.reads.monitor(userMonitor(o.ClientOptions)))
+	if n, ok := o.poolSize(); ok {
+		poolOpts.SetMaxPoolSize(n)
+	}
 	ropts := []router.Option{router.WithPolicy(r.pol), router.WithEvents(onEvent),
 		router.WithConnectTimeout(o.ConnectTimeout), router.WithRTTQuantile(o.RTTQuantile), router.WithLatencySource(o.Latency),
 		router.WithMonitor(o.Monitor), router.WithClientOptions(append(o.ClientOptions, poolOpts)...)}
@@ -116,7 +127,7 @@ func (r *policyRun) connect(ctx context.Context) error {
 		o.OnRouter(r.run.Policy, rt)
 	}
 	fmt.Fprintf(o.Progress, "  [%s] lag source: %s (%s)\n", r.label, rt.LagSource(), rt.LagSourceReason())
-	r.env = workload.Env{DB: rt.Client().Database(o.Database), Reads: routedReads{rt, o.Database, rt.Database(o.Database)}}
+	r.env = workload.Env{DB: rt.Client().Database(o.Database), Reads: routedReads{rt, o.Database, rt.Database(o.Database), r.reads}}
 	r.probe, err = startProbe(ctx, o, rt)
 	return err
 }
@@ -135,7 +146,7 @@ func (r *policyRun) begin(ctx context.Context) error {
 	r.stopWork = stop
 	r.ws = &workers{ctx: workCtx, gen: r.o.Generator, env: r.env, rec: r.rec}
 	r.start = time.Now()
-	r.col.setStart(r.start)
+	r.col.setStart(r.start, measureStart(r.o.Warmup, r.o.Period), r.o.Duration)
 	if !r.o.SkipMemberStats {
 		var memory func(int64) *float64
 		if r.o.target != nil {
@@ -148,6 +159,7 @@ func (r *policyRun) begin(ctx context.Context) error {
 		r.startMeasure(ctx)
 		r.measure.ops = r.rec.opsSnapshot()
 	}
+	r.readsBase, r.servedBase = r.reads.snapshot(), r.rt.Served().Total()
 	if err := r.ws.resize(r.clients); err != nil {
 		return err
 	}
@@ -156,6 +168,12 @@ func (r *policyRun) begin(ctx context.Context) error {
 		ops: r.rec.opsSnapshot(), checkout: r.conns.checkout.Snapshot(), members: members}
 	r.faults = faults.Start(ctx, r.o.target, len(steps(r.phases)), r.start, r.col.event, r.o.Progress, r.label)
 	return nil
+}
+
+// measureStart is where the measured interval starts: the first period
+// boundary at or after the warm-up.
+func measureStart(warmup, period time.Duration) time.Duration {
+	return (warmup + period - 1) / period * period
 }
 
 // startMeasure takes the measured interval's baselines that are not
@@ -257,11 +275,21 @@ func (r *policyRun) endPeriod(ctx context.Context, now time.Duration) {
 	r.st.probes = append(r.st.probes, samples)
 	r.st.starts = append(r.st.starts, r.prev.at)
 	r.prev = cur
-	fmt.Fprintf(r.o.Progress, "  [%s] t=%4.0fs reads %8.0f/s p80 %6.2fms  secondary %5.1f%%  fraction %.2f  lag %6.0fms  stale p80 %5.0fms\n",
-		r.label, per.TS, per.ReadTput, per.ReadP80MS, per.SecondaryPct, per.BalanceFraction, per.MaxLagMS, per.SProbeStalenessP80MS)
+	fmt.Fprint(r.o.Progress, progressLine(r.label, per, r.o.RuntimeStats))
 	if r.o.OnPeriod != nil {
 		r.o.OnPeriod(ctx, r.run.Policy, per, r.rt)
 	}
+}
+
+// progressLine is a period's line of progress, with the process's heap and
+// goroutines when runtime is set.
+func progressLine(label string, per results.Period, runtime bool) string {
+	line := fmt.Sprintf("  [%s] t=%4.0fs reads %8.0f/s p80 %6.2fms  secondary %5.1f%%  fraction %.2f  lag %6.0fms  stale p80 %5.0fms",
+		label, per.TS, per.ReadTput, per.ReadP80MS, per.SecondaryPct, per.BalanceFraction, per.MaxLagMS, per.SProbeStalenessP80MS)
+	if runtime {
+		line += fmt.Sprintf("  heap %6.1fMB live %6.1fMB  goroutines %5d", per.HeapMB, per.HeapLiveMB, per.Goroutines)
+	}
+	return line + "\n"
 }
 
 // period computes a period's results from the counters at its end and at
@@ -281,6 +309,8 @@ func (r *policyRun) period(cur periodBase) (results.Period, *metrics.Snapshot) {
 		MaxLagMS: ms(maxLag), Clients: r.clients, Mix: r.mix, ServedBy: sd.ByHost,
 		ConnsOpened: r.conns.take(), CheckoutP99MS: ms(cur.checkout.Sub(r.prev.checkout).Quantile(0.99)),
 	}
+	rf := r.runtime.read()
+	per.HeapMB, per.HeapLiveMB, per.Goroutines = rf.heapMB, rf.heapLiveMB, rf.goroutines
 	w, perMember := r.rt.Weights()
 	per.Members = memberPeriods(cur.members, r.prev.members, r.rt.Lag(), w, perMember)
 	if hs, ok := r.rt.Hints(); ok {
@@ -303,8 +333,9 @@ func (r *policyRun) period(cur periodBase) (results.Period, *metrics.Snapshot) {
 // summary and reconfigurations, minutes, the measured operations, the
 // workload's report and the probe's extras.
 func (r *policyRun) finish(ctx context.Context, runErr error) (*results.Run, error) {
-	r.stopWork()
 	r.ws.stop()
+	r.stopWork()
+	reads := readsCheck(r.reads.snapshot().sub(r.readsBase), r.rt.Served().Total()-r.servedBase)
 	if err := r.faults.Finish(ctx); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -319,6 +350,8 @@ func (r *policyRun) finish(ctx context.Context, runErr error) (*results.Run, err
 	run.Summary = summarise(run.Periods, &r.st, r.o.Warmup)
 	run.Summary.Reconfigurations = reconfig.Run(run.Periods, r.o.reconfigTimes())
 	run.Summary.LagSource = r.rt.LagSource().String()
+	run.Summary.ReadsCheck = &reads
+	run.Summary.Decisions = r.col.takeDecisions()
 	run.Minutes = minutes(run.Periods, &r.st)
 	var measured map[string]workload.OpStats
 	if r.measure.ops != nil {

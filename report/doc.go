@@ -59,6 +59,13 @@
 // throughput before, the dip after, the time to recover and the serving
 // member's worst cache miss rate (package reconfig defines them).
 //
+// Runs that record the benchmark process's own heap and goroutines
+// (results.Period.HeapMB, HeapLiveMB, Goroutines) get, after those, a plot
+// of each over time with a line per run (client_heap.svg and
+// client_goroutines.svg) and a table per run of the soak verdict, the reads
+// check and the policy's punctuality (results.Summary.Soak, ReadsCheck,
+// Decisions), also in the text report.
+//
 // Usage:
 //
 //	r, err := results.Read("results.json")

@@ -63,6 +63,10 @@ details { margin: 8px 0; font-size: 13px; }
 // Runs whose summaries measure reconfigurations get a table of them after
 // the time series and the events.
 //
+// Runs that record the benchmark process's heap and goroutines get, after
+// those, a plot of each over time (a line per run) and a table per run of
+// the soak verdict, the reads check and the policy's punctuality.
+//
 // A TPC-C input also gets a TPC-C section after its time series: tpmC,
 // Stock-Level throughput and Stock-Level P80 per minute (per period for runs
 // shorter than a minute), the per-run numbers of WriteText, the latency by
@@ -146,6 +150,7 @@ func writeTimeSeriesSections(b *strings.Builder, in []Input, pal palette) {
 		}
 		writeEvents(b, x)
 		writeReconfigHTML(b, x, pal)
+		writeSoakHTML(b, x, pal, several)
 		writeMembersHTML(b, i, x, pal, mpal, several)
 		if isTPCC(x.Results) {
 			writeTPCCHTML(b, i, x, pal, several)

@@ -289,7 +289,9 @@ func buildCharts(in []Input) (perPlot map[string][]chart, tradeoff *scatterChart
 // of reads each member served, per period) and, when a policy gave members
 // weights, member_weight.svg, with one panel per such run; and when they
 // record the members' own counters (bench --member-stats),
-// member_cache_miss.svg and member_cpu.svg.
+// member_cache_miss.svg and member_cpu.svg. When runs record the
+// benchmark process's heap and goroutines it also writes client_heap.svg
+// and client_goroutines.svg, one panel per input (and client count).
 func WritePlots(dir string, in []Input) ([]string, error) {
 	if err := checkInputs(in); err != nil {
 		return nil, err
@@ -307,6 +309,12 @@ func WritePlots(dir string, in []Input) ([]string, error) {
 			perPlot[id] = cs
 		}
 		files = append(slices.Clip(files), tpccPlotFiles...)
+	}
+	if clientCharts := buildClientCharts(byClients(in)); len(clientCharts) > 0 {
+		for id, cs := range clientCharts {
+			perPlot[id] = cs
+		}
+		files = append(slices.Clip(files), clientPlotFiles...)
 	}
 	if memberCharts, memberFiles := buildMemberCharts(byClients(in)); len(memberFiles) > 0 {
 		for id, cs := range memberCharts {

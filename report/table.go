@@ -207,8 +207,10 @@ func orDash(s string) string {
 // throughput, P80 read latency, secondary share and S-probe staleness P80.
 //
 // Runs whose summaries measure reconfigurations are followed by a table of
-// them, and runs that record their members by a per-member table per run
-// (per client count in a sweep), over the periods after warm-up.
+// them, runs that record the benchmark process's heap and goroutines by a
+// table of the soak verdict, the reads check and the policy's punctuality,
+// and runs that record their members by a per-member table per run (per
+// client count in a sweep), over the periods after warm-up.
 //
 // A TPC-C input (workload "tpcc", or runs carrying a TPC-C report) is
 // followed by a TPC-C section (one per client count in a sweep): per run tpmC, transactions, aborts, retries,
@@ -242,6 +244,9 @@ func WriteText(w io.Writer, in []Input) error {
 				}
 			}
 			if err := writeReconfigText(w, part.Input); err != nil {
+				return err
+			}
+			if err := writeSoakText(w, part.Input); err != nil {
 				return err
 			}
 			if err := writeMembersText(w, part.Input); err != nil {

@@ -130,6 +130,16 @@ type Period struct {
 	// Members are the period's routed reads per replica-set member, by
 	// host, for every policy (the driver-selected ones too).
 	Members []Member `json:"members,omitempty"`
+	// HeapMB, HeapLiveMB and Goroutines are the benchmark process's own
+	// figures at the period end (runtime/metrics, read without stopping the
+	// world): the heap's objects, live or not yet swept
+	// (/memory/classes/heap/objects:bytes, MemStats.HeapAlloc's figure), and
+	// the heap still live at the last garbage collection
+	// (/gc/heap/live:bytes), in MiB, and the goroutines. Summary.Soak judges
+	// them. Absent in results written before they were recorded.
+	HeapMB     float64 `json:"heap_mb,omitempty"`
+	HeapLiveMB float64 `json:"heap_live_mb,omitempty"`
+	Goroutines int     `json:"goroutines,omitempty"`
 }
 
 // Member is one replica-set member's routed reads in a period.
@@ -226,8 +236,11 @@ type Summary struct {
 	ReadOps         int64   `json:"read_ops"`
 	WriteOps        int64   `json:"write_ops"`
 	Errors          int64   `json:"errors"`
-	Probes          int64   `json:"probes"`
-	MeasuredS       float64 `json:"measured_s"`
+	// ReadErrors and WriteErrors split Errors by class.
+	ReadErrors  int64   `json:"read_errors"`
+	WriteErrors int64   `json:"write_errors"`
+	Probes      int64   `json:"probes"`
+	MeasuredS   float64 `json:"measured_s"`
 	// ClientCPUS is the CPU time (user+system) the benchmark process used
 	// over the measured periods, and ClientCPUPerOpMS that divided by the
 	// operations, so one can see whether the client was the bottleneck.
@@ -242,6 +255,16 @@ type Summary struct {
 	// Config.ReconfigAtS), over all its periods, warm-up included; package
 	// reconfig computes them. Absent without a reconfiguration.
 	Reconfigurations []Reconfiguration `json:"reconfigurations,omitempty"`
+	// Soak judges whether the benchmark process's heap and goroutines
+	// stayed flat after the warm-up; absent when the periods carry no
+	// runtime figures.
+	Soak *Soak `json:"soak,omitempty"`
+	// ReadsCheck compares the routed reads the clients made with the ones
+	// the router counted.
+	ReadsCheck *ReadsCheck `json:"reads_check,omitempty"`
+	// Decisions is how punctually a policy with a balancing period decided
+	// over the measured interval; absent for policies without one.
+	Decisions *Decisions `json:"decisions,omitempty"`
 }
 
 // Reconfiguration is how a run's reads fared around one reconfiguration at

@@ -37,6 +37,7 @@ type benchFlags struct {
 	seed                                         int64
 	duration, period, warmup                     time.Duration
 	sprobe, skipLoad, coldStart, memberStats     bool
+	runtimeStats                                 bool
 	writeConcern, headroom, latency, lagEstimate string
 	hints                                        string
 	lagSource                                    string
@@ -87,6 +88,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.BoolVar(&b.sprobe, "sprobe", def.sprobe, "run the S staleness probe alongside the workload")
 	fs.DurationVar(&b.probeInterval, "sprobe-interval", 100*time.Millisecond, "pause between S probes")
 	fs.BoolVar(&b.memberStats, "member-stats", true, "record every member's WiredTiger cache misses, MB read into cache, CPU and RSS per period (serverStatus on each member at every period end, over a direct connection)")
+	fs.BoolVar(&b.runtimeStats, "runtime-stats", true, "print this process's heap and goroutines in every period's progress line (the results record them either way; reading them costs a few microseconds a period)")
 	fs.StringVar(&b.reconfigAt, "reconfig-at", "", "comma-separated times into each run (e.g. 60s) of reconfigurations that are not fault actions of --phases, measured in the summary as theirs are (throughput dip, recovery)")
 	fs.StringVar(&b.phases, "phases", "", `dynamic phases: workload and client switches and fault actions (pause, resume, isolate, rejoin, stepdown, kill, stop, restart), e.g. "0s:workload=a,clients=180;620s:workload=b" or "60s:pause=n3;120s:resume=n3"`)
 	fs.StringVar(&b.out, "out", def.out, "results JSON path (written atomically after every run)")
@@ -201,6 +203,7 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 		LoadParallel: b.loadParallel, Progress: progress, Out: b.out, WriteConcern: wc,
 		ConnectTimeout: b.connectTimeout, RTTQuantile: b.rttQuantile, Latency: latency, Monitor: mon,
 		Probe: sprobe.Config{ProbeInterval: b.probeInterval}, SkipMemberStats: !b.memberStats, ReconfigAt: reconfigAt,
+		RuntimeStats: b.runtimeStats,
 	}
 	if len(b.clients) == 1 {
 		o.Clients = b.clients[0]

@@ -241,17 +241,20 @@ func TestSubSecondBoundPollsFaster(t *testing.T) {
 	}
 }
 
-// TestMemberStatsAndReconfigFlags: member stats are on unless
-// --member-stats=false; --reconfig-at takes a list of durations.
+// TestMemberStatsAndReconfigFlags: member stats and runtime stats are on
+// unless --member-stats=false or --runtime-stats=false; --reconfig-at takes
+// a list of durations.
 func TestMemberStatsAndReconfigFlags(t *testing.T) {
 	tests := []struct {
 		args       []string
 		skip       bool
+		quiet      bool // no runtime stats in the progress lines
 		reconfigAt []time.Duration
 		err        string
 	}{
 		{args: nil},
 		{args: []string{"--member-stats=false", "--reconfig-at", "30s, 1m"}, skip: true, reconfigAt: []time.Duration{30 * time.Second, time.Minute}},
+		{args: []string{"--runtime-stats=false"}, quiet: true},
 		{args: []string{"--reconfig-at", "30"}, err: `--reconfig-at: "30" is not a duration`},
 	}
 	for _, tt := range tests {
@@ -263,8 +266,9 @@ func TestMemberStatsAndReconfigFlags(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("%v: %v", tt.args, err)
-		case o.SkipMemberStats != tt.skip || !slices.Equal(o.ReconfigAt, tt.reconfigAt):
-			t.Errorf("%v: skip member stats %v, reconfig at %v; want %v, %v", tt.args, o.SkipMemberStats, o.ReconfigAt, tt.skip, tt.reconfigAt)
+		case o.SkipMemberStats != tt.skip || o.RuntimeStats == tt.quiet || !slices.Equal(o.ReconfigAt, tt.reconfigAt):
+			t.Errorf("%v: skip member stats %v, runtime stats %v, reconfig at %v; want %v, %v, %v", tt.args,
+				o.SkipMemberStats, o.RuntimeStats, o.ReconfigAt, tt.skip, !tt.quiet, tt.reconfigAt)
 		}
 	}
 }

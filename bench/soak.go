@@ -1,0 +1,48 @@
+package bench
+
+import (
+	"github.com/decongestant/decongestant/metrics"
+	"github.com/decongestant/decongestant/results"
+)
+
+// soakVerdict judges the benchmark process's live heap (MiB) and goroutines
+// over the periods after the warm-up, in order: the growth of each over the
+// last half of the run, and whether both stayed under results.SoakFlatPct
+// (see results.Soak). Fewer than 4 periods leave the growths and the
+// verdict null.
+func soakVerdict(heapLiveMB, goroutines []float64) results.Soak {
+	s := results.Soak{Periods: len(heapLiveMB)}
+	var heap, gor *float64
+	s.HeapQ2MB, s.HeapQ4MB, heap = growth(heapLiveMB)
+	s.GoroutinesQ2, s.GoroutinesQ4, gor = growth(goroutines)
+	s.HeapGrowthPct, s.GoroutineGrowthPct = heap, gor
+	if heap != nil && gor != nil {
+		flat := *heap < results.SoakFlatPct && *gor < results.SoakFlatPct
+		s.Flat = &flat
+	}
+	return s
+}
+
+// growth returns the means of the second and the last quarter of xs and
+// the growth from one to the other in %; the growth is nil for fewer than
+// 4 values or a second quarter whose mean is not above 0 (not measured).
+func growth(xs []float64) (q2, q4 float64, pct *float64) {
+	n := len(xs)
+	if n < 4 {
+		return 0, 0, nil
+	}
+	q2, q4 = mean(xs[n/4:n/2]), mean(xs[3*n/4:])
+	if q2 > 0 {
+		g := metrics.Round3(100 * (q4 - q2) / q2)
+		pct = &g
+	}
+	return metrics.Round3(q2), metrics.Round3(q4), pct
+}
+
+func mean(xs []float64) float64 {
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}

@@ -1,0 +1,320 @@
+package report
+
+// The benchmark process itself (issue 12's soak runs): its heap and
+// goroutines over time, a line per run, and per run the soak verdict, the
+// reads check and how punctually the policy decided
+// (results.Summary.Soak, ReadsCheck, Decisions).
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/decongestant/decongestant/results"
+)
+
+// Series classes of the client plots; tests count them.
+const (
+	classHeapObjects = "s-heap-objects" // the heap's objects, dotted beside the live heap
+)
+
+// clientPlot is one plot of the benchmark process's own figures.
+type clientPlot struct {
+	id     string // file base name and data-plot attribute
+	title  string
+	yTitle string
+	value  func(results.Period) float64
+	// aux, when set, is drawn dotted for the main repetitions: the heap's
+	// objects beside the live heap.
+	aux func(results.Period) float64
+}
+
+// The client plots, in page order.
+var (
+	clientHeapPlot = clientPlot{id: "client_heap", title: "Benchmark process: heap (live solid, objects dotted)",
+		yTitle: "heap (MiB)", value: func(p results.Period) float64 { return runtimeValue(p, p.HeapLiveMB) },
+		aux: func(p results.Period) float64 { return runtimeValue(p, p.HeapMB) }}
+	clientGoroutinesPlot = clientPlot{id: "client_goroutines", title: "Benchmark process: goroutines",
+		yTitle: "goroutines", value: func(p results.Period) float64 { return runtimeValue(p, float64(p.Goroutines)) }}
+
+	clientPlots = []clientPlot{clientHeapPlot, clientGoroutinesPlot}
+)
+
+// clientPlotFiles are the extra files WritePlots writes when runs record
+// the process's figures.
+var clientPlotFiles = []string{clientHeapPlot.id + ".svg", clientGoroutinesPlot.id + ".svg"}
+
+// runtimeValue is v, or NaN (a gap) for a period without runtime figures.
+func runtimeValue(p results.Period, v float64) float64 {
+	if p.Goroutines <= 0 {
+		return math.NaN()
+	}
+	return v
+}
+
+// hasRuntime reports whether run's periods carry the process's figures.
+func hasRuntime(run *results.Run) bool {
+	for _, p := range run.Periods {
+		if p.Goroutines > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// soakRow is one run of the table.
+type soakRow struct {
+	policy string
+	name   string // the policy, with the repetition when the policy has several
+	s      results.Summary
+}
+
+// soakRows are the runs of x with runtime figures or any of the summary's
+// checks, ordered as the comparison; nil for results written before them.
+func soakRows(x Input) []soakRow {
+	var out []soakRow
+	for _, g := range groupRuns(x.Results) {
+		for _, run := range g.runs {
+			s := run.Summary
+			if !hasRuntime(run) && s.Soak == nil && s.ReadsCheck == nil && s.Decisions == nil {
+				continue
+			}
+			name := run.Policy
+			if len(g.runs) > 1 {
+				name = fmt.Sprintf("%s, repetition %d", run.Policy, run.Repetition)
+			}
+			out = append(out, soakRow{policy: run.Policy, name: name, s: s})
+		}
+	}
+	return out
+}
+
+// soakColumn is a column of the table after the run.
+type soakColumn struct {
+	header string
+	left   bool
+	get    func(results.Summary) string
+}
+
+var soakColumns = []soakColumn{
+	{header: "periods", get: func(s results.Summary) string {
+		if s.Soak == nil {
+			return "-"
+		}
+		return strconv.Itoa(s.Soak.Periods)
+	}},
+	{header: "live heap MB", get: func(s results.Summary) string {
+		if s.Soak == nil || s.Soak.HeapGrowthPct == nil {
+			return "-"
+		}
+		return fmtNum(s.Soak.HeapQ2MB) + " → " + fmtNum(s.Soak.HeapQ4MB)
+	}},
+	{header: "heap growth %", get: func(s results.Summary) string {
+		if s.Soak == nil {
+			return "-"
+		}
+		return fmtOpt(s.Soak.HeapGrowthPct, "-")
+	}},
+	{header: "goroutines", get: func(s results.Summary) string {
+		if s.Soak == nil || s.Soak.GoroutineGrowthPct == nil {
+			return "-"
+		}
+		return fmtNum(s.Soak.GoroutinesQ2) + " → " + fmtNum(s.Soak.GoroutinesQ4)
+	}},
+	{header: "goroutine growth %", get: func(s results.Summary) string {
+		if s.Soak == nil {
+			return "-"
+		}
+		return fmtOpt(s.Soak.GoroutineGrowthPct, "-")
+	}},
+	{header: "flat", left: true, get: func(s results.Summary) string {
+		if s.Soak == nil {
+			return "-"
+		}
+		return fmtVerdict(s.Soak.Flat, "yes", "NO", "too short")
+	}},
+	{header: "reads routed", get: func(s results.Summary) string {
+		if s.ReadsCheck == nil {
+			return "-"
+		}
+		return strconv.FormatInt(s.ReadsCheck.Routed, 10)
+	}},
+	{header: "reads served", get: func(s results.Summary) string {
+		if s.ReadsCheck == nil {
+			return "-"
+		}
+		return strconv.FormatInt(s.ReadsCheck.Served, 10)
+	}},
+	{header: "reads match", left: true, get: func(s results.Summary) string {
+		if s.ReadsCheck == nil {
+			return "-"
+		}
+		v := fmtVerdict(s.ReadsCheck.Match, "yes", "NO", "not compared")
+		if s.ReadsCheck.Note != "" {
+			v += " (" + strings.TrimPrefix(s.ReadsCheck.Note, "not compared: ") + ")"
+		}
+		return v
+	}},
+	{header: "decision late max ms", get: func(s results.Summary) string {
+		if s.Decisions == nil {
+			return "-"
+		}
+		return fmtNum(s.Decisions.LateMaxMS)
+	}},
+	{header: "missed", get: func(s results.Summary) string {
+		if s.Decisions == nil {
+			return "-"
+		}
+		return strconv.FormatInt(s.Decisions.Missed, 10)
+	}},
+	{header: "on time %", get: func(s results.Summary) string {
+		if s.Decisions == nil || s.Decisions.Count+s.Decisions.Missed == 0 {
+			return "-"
+		}
+		return fmtNum(s.Decisions.OnTimePct)
+	}},
+}
+
+// fmtVerdict formats a verdict that may be null.
+func fmtVerdict(v *bool, yes, no, none string) string {
+	switch {
+	case v == nil:
+		return none
+	case *v:
+		return yes
+	}
+	return no
+}
+
+// soakNote defines the columns.
+var soakNote = fmt.Sprintf(`Over the periods after warm-up, in quarters: live heap and goroutines are the means of the second `+
+	`quarter → the last, growth = (last − second) / second; flat = both under %g %% (too short: fewer than 4 periods). `+
+	`Reads routed = the routed read calls the clients made, reads served = the read commands the router counted, `+
+	`over the whole run: they must match, unless calls failed or were cut off, a read command failed (the driver `+
+	`retries it) or multi-query units ran (not compared). Decisions (policies with a period, measured interval): `+
+	`the longest time from a tick to its decision, the ticks with none, and the share decided within a tenth of `+
+	`the period.`, results.SoakFlatPct)
+
+// buildClientChart makes plot p for one input: a line per run in its
+// policy's colour (other repetitions lighter), over the warm-up band and
+// the phase switches; for the heap, the heap's objects dotted beside the
+// main repetitions' live heap.
+func buildClientChart(p clientPlot, x Input, pal palette, several bool) *lineChart {
+	c := &lineChart{
+		id:       p.id,
+		title:    p.title,
+		xTitle:   "time since start (s)",
+		yTitle:   p.yTitle,
+		xInclude: []float64{0},
+		yInclude: []float64{0},
+	}
+	if several {
+		c.title += " — " + x.Name
+	}
+	c.bands, c.vlines = runMarks(x.Results.Config, 1)
+	for _, g := range groupRuns(x.Results) {
+		color := pal.color(g.policy)
+		drawn := false
+		for k, run := range g.runs {
+			if !hasRuntime(run) {
+				continue
+			}
+			drawn = true
+			s := repSeries(g.policy, run, color, k == 0)
+			s.pts = periodSeries(run, p.value)
+			c.series = append(c.series, s)
+			if p.aux != nil && k == 0 {
+				c.series = append(c.series, series{class: classHeapObjects, tip: s.tip + ", heap objects",
+					color: color, style: dotted, width: 1.3, opacity: 1, pts: periodSeries(run, p.aux)})
+			}
+		}
+		if drawn {
+			c.legend = append(c.legend, legendItem{label: policyLabel(g), color: color, shape: noMarker})
+		}
+	}
+	return c
+}
+
+// writeSoakHTML writes the process's section of input x (one client count
+// of a sweep): the plots and the table; nothing for results written before
+// they were recorded.
+func writeSoakHTML(b *strings.Builder, x Input, pal palette, several bool) {
+	rows := soakRows(x)
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("<h3>Benchmark process: soak, reads check, decisions</h3>\n")
+	for _, p := range clientPlots {
+		buildClientChart(p, x, pal, several).render(b, 0, 0, false)
+	}
+	fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(soakNote))
+	b.WriteString(`<div class="scroll"><table class="soak">` + "\n<thead><tr><th class=\"l\">run</th>")
+	for _, c := range soakColumns {
+		fmt.Fprintf(b, "<th%s>%s</th>", leftClass(c.left), esc(c.header))
+	}
+	b.WriteString("</tr></thead>\n<tbody>\n")
+	for _, row := range rows {
+		fmt.Fprintf(b, `<tr><td class="l"><span class="sw" style="background:%s"></span>%s</td>`, esc(pal.color(row.policy)), esc(row.name))
+		for _, c := range soakColumns {
+			cls := ` class="n"`
+			if c.left {
+				cls = leftClass(true)
+			}
+			v := esc(c.get(row.s))
+			if strings.HasPrefix(v, "NO") {
+				v = `<span class="warn">` + v + `</span>`
+			}
+			fmt.Fprintf(b, "<td%s>%s</td>", cls, v)
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</tbody>\n</table></div>\n")
+}
+
+// writeSoakText writes the table of input x (one client count of a sweep);
+// nothing for results written before it.
+func writeSoakText(w io.Writer, x Input) error {
+	rows := soakRows(x)
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	writeWrapped(w, oneLine("Benchmark process: "+x.Name+" ("+soakNote+")"), "  ")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "  run")
+	for _, c := range soakColumns {
+		fmt.Fprint(tw, "\t", c.header)
+	}
+	fmt.Fprintln(tw)
+	for _, row := range rows {
+		fmt.Fprint(tw, "  ", oneLine(row.name))
+		for _, c := range soakColumns {
+			fmt.Fprint(tw, "\t", oneLine(c.get(row.s)))
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+// buildClientCharts makes the client plots by id, one panel per input (per
+// client count in a sweep) whose runs carry runtime figures; nil when none
+// does.
+func buildClientCharts(parts []Input) map[string][]chart {
+	var out map[string][]chart
+	pal := newPalette(parts)
+	for _, x := range parts {
+		if len(soakRows(x)) == 0 {
+			continue
+		}
+		if out == nil {
+			out = map[string][]chart{}
+		}
+		for _, p := range clientPlots {
+			out[p.id] = append(out[p.id], buildClientChart(p, x, pal, len(parts) > 1))
+		}
+	}
+	return out
+}
