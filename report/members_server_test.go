@@ -265,7 +265,7 @@ func TestReconfigRows(t *testing.T) {
 	for _, r := range rows {
 		cells := []string{r.name}
 		for _, c := range reconfigColumns {
-			cells = append(cells, c.get(r.r))
+			cells = append(cells, c.get(r.v))
 		}
 		got = append(got, strings.Join(cells, " | "))
 	}

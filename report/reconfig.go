@@ -10,45 +10,27 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/decongestant/decongestant/results"
 )
 
-// reconfigRow is one reconfiguration of one run: a row of the table.
-type reconfigRow struct {
-	policy string
-	name   string // the policy, with the repetition when the policy has several
-	r      results.Reconfiguration
-}
-
 // reconfigRows are the reconfigurations of x's runs, ordered as the
 // comparison (policy in order of first appearance, then repetition), then
 // by time.
-func reconfigRows(x Input) []reconfigRow {
-	var out []reconfigRow
+func reconfigRows(x Input) []runRow[results.Reconfiguration] {
+	var out []runRow[results.Reconfiguration]
 	for _, g := range groupRuns(x.Results) {
 		for _, run := range g.runs {
-			name := run.Policy
-			if len(g.runs) > 1 {
-				name = fmt.Sprintf("%s, repetition %d", run.Policy, run.Repetition)
-			}
+			name := runName(run.Policy, run.Repetition, len(g.runs) > 1)
 			for _, r := range run.Summary.Reconfigurations {
-				out = append(out, reconfigRow{policy: run.Policy, name: name, r: r})
+				out = append(out, runRow[results.Reconfiguration]{policy: run.Policy, name: name, v: r})
 			}
 		}
 	}
 	return out
 }
 
-// reconfigColumn is a column of the table after the run.
-type reconfigColumn struct {
-	header string
-	left   bool
-	get    func(results.Reconfiguration) string
-}
-
-var reconfigColumns = []reconfigColumn{
+var reconfigColumns = []runColumn[results.Reconfiguration]{
 	{header: "at s", get: func(r results.Reconfiguration) string { return fmtSecondsOpt(&r.AtS, "-") }},
 	{header: "cause", left: true, get: func(r results.Reconfiguration) string { return orDash(r.Cause) }},
 	{header: "pre read ops/s", get: func(r results.Reconfiguration) string { return fmtNum(r.PreReadTput) }},
@@ -98,23 +80,7 @@ func writeReconfigHTML(b *strings.Builder, x Input, pal palette) {
 	}
 	b.WriteString("<h3>Reconfigurations</h3>\n")
 	fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(reconfigNote))
-	b.WriteString(`<div class="scroll"><table class="reconfig">` + "\n<thead><tr><th class=\"l\">run</th>")
-	for _, c := range reconfigColumns {
-		fmt.Fprintf(b, "<th%s>%s</th>", leftClass(c.left), esc(c.header))
-	}
-	b.WriteString("</tr></thead>\n<tbody>\n")
-	for _, row := range rows {
-		fmt.Fprintf(b, `<tr><td class="l"><span class="sw" style="background:%s"></span>%s</td>`, esc(pal.color(row.policy)), esc(row.name))
-		for _, c := range reconfigColumns {
-			cls := ` class="n"`
-			if c.left {
-				cls = leftClass(true)
-			}
-			fmt.Fprintf(b, "<td%s>%s</td>", cls, esc(c.get(row.r)))
-		}
-		b.WriteString("</tr>\n")
-	}
-	b.WriteString("</tbody>\n</table></div>\n")
+	writeRunTableHTML(b, "reconfig", reconfigColumns, rows, pal, nil)
 }
 
 // writeReconfigText writes the reconfiguration table of input x (one
@@ -124,20 +90,5 @@ func writeReconfigText(w io.Writer, x Input) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	fmt.Fprintln(w)
-	writeWrapped(w, oneLine("Reconfigurations: "+x.Name+" ("+reconfigNote+")"), "  ")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "  run")
-	for _, c := range reconfigColumns {
-		fmt.Fprint(tw, "\t", c.header)
-	}
-	fmt.Fprintln(tw)
-	for _, row := range rows {
-		fmt.Fprint(tw, "  ", oneLine(row.name))
-		for _, c := range reconfigColumns {
-			fmt.Fprint(tw, "\t", oneLine(c.get(row.r)))
-		}
-		fmt.Fprintln(tw)
-	}
-	return tw.Flush()
+	return writeRunTableText(w, "Reconfigurations: "+x.Name+" ("+reconfigNote+")", reconfigColumns, rows)
 }

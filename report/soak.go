@@ -11,7 +11,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/decongestant/decongestant/results"
 )
@@ -65,41 +64,23 @@ func hasRuntime(run *results.Run) bool {
 	return false
 }
 
-// soakRow is one run of the table.
-type soakRow struct {
-	policy string
-	name   string // the policy, with the repetition when the policy has several
-	s      results.Summary
-}
-
 // soakRows are the runs of x with runtime figures or any of the summary's
 // checks, ordered as the comparison; nil for results written before them.
-func soakRows(x Input) []soakRow {
-	var out []soakRow
+func soakRows(x Input) []runRow[results.Summary] {
+	var out []runRow[results.Summary]
 	for _, g := range groupRuns(x.Results) {
 		for _, run := range g.runs {
 			s := run.Summary
 			if !hasRuntime(run) && s.Soak == nil && s.ReadsCheck == nil && s.Decisions == nil {
 				continue
 			}
-			name := run.Policy
-			if len(g.runs) > 1 {
-				name = fmt.Sprintf("%s, repetition %d", run.Policy, run.Repetition)
-			}
-			out = append(out, soakRow{policy: run.Policy, name: name, s: s})
+			out = append(out, runRow[results.Summary]{policy: run.Policy, name: runName(run.Policy, run.Repetition, len(g.runs) > 1), v: s})
 		}
 	}
 	return out
 }
 
-// soakColumn is a column of the table after the run.
-type soakColumn struct {
-	header string
-	left   bool
-	get    func(results.Summary) string
-}
-
-var soakColumns = []soakColumn{
+var soakColumns = []runColumn[results.Summary]{
 	{header: "periods", get: func(s results.Summary) string {
 		if s.Soak == nil {
 			return "-"
@@ -251,27 +232,12 @@ func writeSoakHTML(b *strings.Builder, x Input, pal palette, several bool) {
 		buildClientChart(p, x, pal, several).render(b, 0, 0, false)
 	}
 	fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(soakNote))
-	b.WriteString(`<div class="scroll"><table class="soak">` + "\n<thead><tr><th class=\"l\">run</th>")
-	for _, c := range soakColumns {
-		fmt.Fprintf(b, "<th%s>%s</th>", leftClass(c.left), esc(c.header))
-	}
-	b.WriteString("</tr></thead>\n<tbody>\n")
-	for _, row := range rows {
-		fmt.Fprintf(b, `<tr><td class="l"><span class="sw" style="background:%s"></span>%s</td>`, esc(pal.color(row.policy)), esc(row.name))
-		for _, c := range soakColumns {
-			cls := ` class="n"`
-			if c.left {
-				cls = leftClass(true)
-			}
-			v := esc(c.get(row.s))
-			if strings.HasPrefix(v, "NO") {
-				v = `<span class="warn">` + v + `</span>`
-			}
-			fmt.Fprintf(b, "<td%s>%s</td>", cls, v)
+	writeRunTableHTML(b, "soak", soakColumns, rows, pal, func(v string) string {
+		if strings.HasPrefix(v, "NO") {
+			return `<span class="warn">` + v + `</span>`
 		}
-		b.WriteString("</tr>\n")
-	}
-	b.WriteString("</tbody>\n</table></div>\n")
+		return v
+	})
 }
 
 // writeSoakText writes the table of input x (one client count of a sweep);
@@ -281,22 +247,7 @@ func writeSoakText(w io.Writer, x Input) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	fmt.Fprintln(w)
-	writeWrapped(w, oneLine("Benchmark process: "+x.Name+" ("+soakNote+")"), "  ")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "  run")
-	for _, c := range soakColumns {
-		fmt.Fprint(tw, "\t", c.header)
-	}
-	fmt.Fprintln(tw)
-	for _, row := range rows {
-		fmt.Fprint(tw, "  ", oneLine(row.name))
-		for _, c := range soakColumns {
-			fmt.Fprint(tw, "\t", oneLine(c.get(row.s)))
-		}
-		fmt.Fprintln(tw)
-	}
-	return tw.Flush()
+	return writeRunTableText(w, "Benchmark process: "+x.Name+" ("+soakNote+")", soakColumns, rows)
 }
 
 // buildClientCharts makes the client plots by id, one panel per input (per
