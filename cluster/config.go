@@ -145,28 +145,13 @@ func MinMemory(cacheSizeGB float64) int64 {
 // returns one cap per member; a list of another length is an error. members 0 means
 // DefaultMembers. Each cap's range is checked by Config.Validate.
 func ParseCPUs(s string, members int) ([]float64, error) {
-	if members <= 0 {
-		members = DefaultMembers
-	}
-	parts := strings.Split(s, ",")
-	caps := make([]float64, len(parts))
-	for i, p := range parts {
+	return parsePerMember(s, members, func(p string) (float64, error) {
 		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil {
-			return nil, fmt.Errorf("%q: cap %q is not a number of cores such as 0.35", s, p)
+			return 0, fmt.Errorf("cap %q is not a number of cores such as 0.35", p)
 		}
-		caps[i] = v
-	}
-	switch {
-	case len(caps) == 1:
-		for len(caps) < members {
-			caps = append(caps, caps[0])
-		}
-	case len(caps) != members:
-		return nil, fmt.Errorf("%q lists %d caps for %d members: give one cap for all members or one per member (%s)",
-			s, len(caps), members, memberList(members))
-	}
-	return caps, nil
+		return v, nil
+	})
 }
 
 // ParseMemories parses a memory cap flag for a set of members, as ParseCPUs does CPU caps: one size
@@ -175,13 +160,19 @@ func ParseCPUs(s string, members int) ([]float64, error) {
 // length is an error. members 0 means DefaultMembers. Config.Validate checks each cap against
 // MinMemory.
 func ParseMemories(s string, members int) ([]int64, error) {
+	return parsePerMember(s, members, ParseSize)
+}
+
+// parsePerMember parses a cap flag: one value for every member or a
+// comma-separated value per member, n1 first; members 0 means DefaultMembers.
+func parsePerMember[T any](s string, members int, parse func(string) (T, error)) ([]T, error) {
 	if members <= 0 {
 		members = DefaultMembers
 	}
 	parts := strings.Split(s, ",")
-	caps := make([]int64, len(parts))
+	caps := make([]T, len(parts))
 	for i, p := range parts {
-		v, err := ParseSize(p)
+		v, err := parse(p)
 		if err != nil {
 			return nil, fmt.Errorf("%q: %w", s, err)
 		}
