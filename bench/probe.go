@@ -31,6 +31,12 @@ func startProbe(ctx context.Context, o *Options, rt *router.Router) (*probeRun, 
 		return nil, nil
 	}
 	pc := o.Probe
+	if pc.Database == "" {
+		// The workload's database: a user allowed to write only there
+		// (readWrite on it, as the local cluster's --auth app user) can
+		// run the probe too.
+		pc.Database = o.Database
+	}
 	pc.ClientOptions = append(pc.ClientOptions, o.ClientOptions...)
 	p, err := sprobe.Start(ctx, o.URI, rt, pc)
 	if err != nil {

@@ -63,7 +63,8 @@ type Config struct {
 	// ProbeInterval is the pause between probes (100 ms).
 	ProbeInterval time.Duration
 	// Database and Collection hold the probe document
-	// ("decongestant"."sprobe").
+	// ("decongestant"."sprobe"; bench puts it in the workload's database,
+	// so a user with readWrite on that database only can run it).
 	Database, Collection string
 	// ID is the probe document's _id ("sprobe").
 	ID string
