@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/decongestant/decongestant/bench"
 	"github.com/decongestant/decongestant/cluster"
+	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/workload"
 	"github.com/decongestant/decongestant/workload/ycsb"
 )
@@ -79,29 +81,41 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 	if err != nil {
 		return err
 	}
-	dataDir := d.dir
-	if dataDir == "" {
-		if dataDir, err = os.MkdirTemp("", "decongestant-demo-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dataDir)
+	dataDir, removeDir, err := demoDataDir(d.dir, d.keep)
+	if err != nil {
+		return err
 	}
 	cfg := d.cluster
 	cfg.Dir, cfg.Mongod = dataDir, bin
 	c, err := startDemoCluster(ctx, cfg, stderr)
 	if err != nil {
+		removeDir()
 		return err
 	}
-	if d.keep {
-		defer fmt.Fprintf(stderr, "demo: cluster left running: %s (stop: decongestant cluster down --dir %s)\n", c.URI(), dataDir)
-	} else {
-		defer func() {
-			fmt.Fprintf(stderr, "demo: tearing the cluster down\n")
-			if err := c.Down(context.Background()); err != nil {
-				fmt.Fprintf(stderr, "demo: teardown: %v\n", err)
-			}
-		}()
+	// finish stops the cluster (or says how to) once: explicitly before the final table, so the
+	// table is the last thing printed, and deferred for every earlier return, Ctrl-C included.
+	finished := false
+	finish := func() {
+		if finished {
+			return
+		}
+		finished = true
+		if d.keep {
+			fmt.Fprintf(stderr, "demo: cluster left running: %s (stop: decongestant cluster down --dir %s)\n", redact.URI(c.URI()), dataDir)
+			return
+		}
+		fmt.Fprintf(stderr, "demo: tearing the cluster down\n")
+		// A fresh context: the run's may be cancelled (Ctrl-C), and the members must stop anyway.
+		downCtx, cancel := context.WithTimeout(context.Background(), demoTeardownTimeout)
+		defer cancel()
+		if err := c.Down(downCtx); err != nil {
+			// Members may still run on the directory: it stays, and the message says where.
+			fmt.Fprintf(stderr, "demo: teardown: %v (its files stay in %s: decongestant cluster down --dir %s)\n", err, dataDir, dataDir)
+			return
+		}
+		removeDir()
 	}
+	defer finish()
 	b.uri = c.URI()
 	o, err := b.options(d.w, stderr)
 	if err != nil {
@@ -117,11 +131,35 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 		return runErr
 	}
 	html := filepath.Join(d.outDir, "report.html")
-	if err := writeReports([]string{o.Out}, html, filepath.Join(d.outDir, "plots"), stdout, stderr); err != nil {
+	var table bytes.Buffer // printed last, after the teardown's lines
+	if err := writeReports([]string{o.Out}, html, filepath.Join(d.outDir, "plots"), &table, stderr); err != nil {
 		return errors.Join(runErr, err)
 	}
+	finish()
 	fmt.Fprintf(stderr, "demo: done in %v; results %s, report %s\n", time.Since(start).Round(time.Second), o.Out, html)
+	if _, err := table.WriteTo(stdout); err != nil {
+		return errors.Join(runErr, err)
+	}
 	return runErr
+}
+
+// demoTeardownTimeout bounds the demo's teardown: members get SIGTERM, then SIGKILL.
+const demoTeardownTimeout = 2 * time.Minute
+
+// demoDataDir returns the cluster's data directory: dir when given (never removed), else a new
+// temporary one, which remove deletes unless keep is set: a kept cluster's members run on it, and
+// `cluster down --dir` needs its state file.
+func demoDataDir(dir string, keep bool) (_ string, remove func(), err error) {
+	if dir != "" {
+		return dir, func() {}, nil
+	}
+	if dir, err = os.MkdirTemp("", "decongestant-demo-"); err != nil {
+		return "", nil, err
+	}
+	if keep {
+		return dir, func() {}, nil
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
 // startDemoCluster starts the demo's replica set; without a cpu cgroup it warns and starts it
