@@ -204,6 +204,25 @@ type Policy interface {
 // ErrInvalidPolicy is wrapped by every policy parsing and validation error.
 var ErrInvalidPolicy = errors.New("invalid policy")
 
+// A SettingError is a policy setting out of its range, from a config's
+// Validate. Setting names the config field ("Delta", "Headroom"), so that a
+// caller can say which of its own inputs (a flag, an option) was wrong. It
+// wraps ErrInvalidPolicy.
+type SettingError struct {
+	Setting string // the config field
+	Reason  string // what is wrong, e.g. "delta 2 must be in (0, 1]"
+}
+
+func (e *SettingError) Error() string { return ErrInvalidPolicy.Error() + ": " + e.Reason }
+
+// Unwrap returns ErrInvalidPolicy.
+func (e *SettingError) Unwrap() error { return ErrInvalidPolicy }
+
+// invalid returns a *SettingError for the config field setting.
+func invalid(setting, format string, args ...any) error {
+	return &SettingError{Setting: setting, Reason: fmt.Sprintf(format, args...)}
+}
+
 // Bound is a client-set limit on data staleness.
 type Bound struct {
 	// Max is the largest acceptable staleness; 0 means no stale data at all.

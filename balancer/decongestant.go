@@ -68,28 +68,30 @@ const AutoHeadroom time.Duration = -1
 func (c Config) Validate() error {
 	switch {
 	case c.Interval <= 0:
-		return fmt.Errorf("%w: balancer interval %v must be positive", ErrInvalidPolicy, c.Interval)
+		return invalid("Interval", "balancer interval %v must be positive", c.Interval)
 	case c.Delta <= 0 || c.Delta > 1:
-		return fmt.Errorf("%w: delta %v must be in (0, 1]", ErrInvalidPolicy, c.Delta)
+		return invalid("Delta", "delta %v must be in (0, 1]", c.Delta)
 	case c.LowBal <= 0 || c.LowBal > 1:
-		return fmt.Errorf("%w: low balance fraction %v must be in (0, 1]", ErrInvalidPolicy, c.LowBal)
+		return invalid("LowBal", "low balance fraction %v must be in (0, 1]", c.LowBal)
 	case c.HighBal < c.LowBal || c.HighBal > 1:
-		return fmt.Errorf("%w: high balance fraction %v must be in [low %v, 1]", ErrInvalidPolicy, c.HighBal, c.LowBal)
-	case c.LowRatio <= 0 || c.HighRatio <= c.LowRatio:
-		return fmt.Errorf("%w: ratios must satisfy 0 < low (%v) < high (%v)", ErrInvalidPolicy, c.LowRatio, c.HighRatio)
+		return invalid("HighBal", "high balance fraction %v must be in [low %v, 1]", c.HighBal, c.LowBal)
+	case c.LowRatio <= 0:
+		return invalid("LowRatio", "ratios must satisfy 0 < low (%v) < high (%v)", c.LowRatio, c.HighRatio)
+	case c.HighRatio <= c.LowRatio:
+		return invalid("HighRatio", "ratios must satisfy 0 < low (%v) < high (%v)", c.LowRatio, c.HighRatio)
 	case c.History < 1:
-		return fmt.Errorf("%w: history %d must be at least 1", ErrInvalidPolicy, c.History)
+		return invalid("History", "history %d must be at least 1", c.History)
 	case c.MinSamples < 1:
-		return fmt.Errorf("%w: min samples %d must be at least 1", ErrInvalidPolicy, c.MinSamples)
+		return invalid("MinSamples", "min samples %d must be at least 1", c.MinSamples)
 	case c.LatencyFloor <= 0:
-		return fmt.Errorf("%w: latency floor %v must be positive", ErrInvalidPolicy, c.LatencyFloor)
+		return invalid("LatencyFloor", "latency floor %v must be positive", c.LatencyFloor)
 	case c.Headroom < 0 && c.Headroom != AutoHeadroom:
-		return fmt.Errorf("%w: lag headroom %v must not be negative", ErrInvalidPolicy, c.Headroom)
+		return invalid("Headroom", "lag headroom %v must not be negative", c.Headroom)
 	case !c.Bound.Unbounded && c.Bound.Max < 0:
-		return fmt.Errorf("%w: staleness bound %v must not be negative", ErrInvalidPolicy, c.Bound.Max)
+		return invalid("Bound", "staleness bound %v must not be negative", c.Bound.Max)
 	case !c.Bound.Unbounded && c.Bound.Max > 0 && c.Headroom >= c.Bound.Max:
-		return fmt.Errorf("%w: lag headroom %v is not below the staleness bound %v, so no secondary read would ever be allowed: lower the headroom or raise the bound",
-			ErrInvalidPolicy, c.Headroom, c.Bound.Max)
+		return invalid("Headroom", "lag headroom %v is not below the staleness bound %v, so no secondary read would ever be allowed: lower the headroom or raise the bound",
+			c.Headroom, c.Bound.Max)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package balancer
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -28,13 +27,13 @@ func DefaultRPMConfig() RPMConfig {
 func (c RPMConfig) Validate() error {
 	switch {
 	case c.Interval <= 0:
-		return fmt.Errorf("%w: rpm interval %v must be positive", ErrInvalidPolicy, c.Interval)
+		return invalid("Interval", "rpm interval %v must be positive", c.Interval)
 	case c.Exploration < 0 || c.Exploration >= 0.5:
-		return fmt.Errorf("%w: rpm exploration %v must be in [0, 0.5)", ErrInvalidPolicy, c.Exploration)
+		return invalid("Exploration", "rpm exploration %v must be in [0, 0.5)", c.Exploration)
 	case c.Threshold <= 0:
-		return fmt.Errorf("%w: rpm threshold %v must be positive", ErrInvalidPolicy, c.Threshold)
+		return invalid("Threshold", "rpm threshold %v must be positive", c.Threshold)
 	case c.MinSamples < 1:
-		return fmt.Errorf("%w: rpm min samples %d must be at least 1", ErrInvalidPolicy, c.MinSamples)
+		return invalid("MinSamples", "rpm min samples %d must be at least 1", c.MinSamples)
 	}
 	return nil
 }

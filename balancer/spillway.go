@@ -73,26 +73,26 @@ func DefaultSpillwayConfig() SpillwayConfig {
 func (c SpillwayConfig) Validate() error {
 	switch {
 	case c.Interval <= 0:
-		return fmt.Errorf("%w: spillway interval %v must be positive", ErrInvalidPolicy, c.Interval)
+		return invalid("Interval", "spillway interval %v must be positive", c.Interval)
 	case !(c.Allowance >= 1):
-		return fmt.Errorf("%w: allowance %v must be at least 1", ErrInvalidPolicy, c.Allowance)
+		return invalid("Allowance", "allowance %v must be at least 1", c.Allowance)
 	case c.AllowanceFloor < 0:
-		return fmt.Errorf("%w: allowance floor %v must not be negative", ErrInvalidPolicy, c.AllowanceFloor)
+		return invalid("AllowanceFloor", "allowance floor %v must not be negative", c.AllowanceFloor)
 	case !(c.Gain > 0 && c.Gain <= 2):
-		return fmt.Errorf("%w: gain %v must be in (0, 2]", ErrInvalidPolicy, c.Gain)
+		return invalid("Gain", "gain %v must be in (0, 2]", c.Gain)
 	case !(c.Deadband >= 0 && c.Deadband <= 1):
-		return fmt.Errorf("%w: deadband %v must be in [0, 1]", ErrInvalidPolicy, c.Deadband)
+		return invalid("Deadband", "deadband %v must be in [0, 1]", c.Deadband)
 	case !(c.ProbeShare >= 0 && c.ProbeShare <= 0.1):
-		return fmt.Errorf("%w: probe share %v must be in [0, 0.1]", ErrInvalidPolicy, c.ProbeShare)
+		return invalid("ProbeShare", "probe share %v must be in [0, 0.1]", c.ProbeShare)
 	case !(c.Smoothing > 0 && c.Smoothing <= 1):
-		return fmt.Errorf("%w: smoothing %v must be in (0, 1]", ErrInvalidPolicy, c.Smoothing)
+		return invalid("Smoothing", "smoothing %v must be in (0, 1]", c.Smoothing)
 	case c.MinSamples < 1:
-		return fmt.Errorf("%w: min samples %d must be at least 1", ErrInvalidPolicy, c.MinSamples)
+		return invalid("MinSamples", "min samples %d must be at least 1", c.MinSamples)
 	case c.LatencyFloor <= 0:
-		return fmt.Errorf("%w: latency floor %v must be positive", ErrInvalidPolicy, c.LatencyFloor)
+		return invalid("LatencyFloor", "latency floor %v must be positive", c.LatencyFloor)
 	case c.RTTWindow < c.Interval || c.BaselineWindow < c.Interval:
-		return fmt.Errorf("%w: RTT window %v and baseline window %v must be at least the interval %v",
-			ErrInvalidPolicy, c.RTTWindow, c.BaselineWindow, c.Interval)
+		return invalid("RTTWindow", "RTT window %v and baseline window %v must be at least the interval %v",
+			c.RTTWindow, c.BaselineWindow, c.Interval)
 	}
 	return Config{Interval: 1, Delta: 1, LowBal: 1, HighBal: 1, LowRatio: 1, HighRatio: 2, History: 1, MinSamples: 1,
 		LatencyFloor: 1, Bound: c.Bound, Headroom: c.Headroom}.Validate()

@@ -117,7 +117,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.DurationVar(&b.rttInterval, "rtt-interval", time.Second, "mean pause between RTT pings of each member (jittered ±50%)")
 	fs.Float64Var(&b.rttQuantile, "rtt-quantile", 0, "quantile of a period's pings used as the RTT to subtract (0 = minimum; seed 000 used the median, 0.5)")
 	fs.DurationVar(&b.lagInterval, "lag-interval", 0, "pause between lag polls of the primary (default: a fifth of --max-staleness, from 50ms to seed 000's 1s)")
-	fs.StringVar(&b.headroom, "lag-headroom", "auto", "decongestant: added to each lag poll before comparing with the bound: auto (the poll's horizon: interval + max(interval/2, 2 x the poll's round trip, 1.25 x the slowest of the last 10 polls)), or a duration (0 = seed 000's exact check)")
+	fs.StringVar(&b.headroom, "lag-headroom", "auto", "decongestant and spillway: added to each lag poll before comparing with the bound: auto (the poll's horizon: interval + max(interval/2, 2 x the poll's round trip, 1.25 x the slowest of the last 10 polls)), or a duration (0 = seed 000's exact check)")
 	fs.StringVar(&b.latency, "latency-source", "command", "latency the policies see: command (time on a checked-out connection) or client (seed 000: the whole call, including waits for a pooled connection)")
 	fs.BoolVar(&b.coldStart, "cold-start", false, "restart every secondary with empty caches (WiredTiger and its files' page cache) before each run; needs --cluster-dir")
 	fs.StringVar(&b.hints, "hints", "off", "read hints (seed 004): off, on, or variants every policy runs with in turn, e.g. off,on,hints:apply=0.33/targets=one (keys apply, targets all|one|one:n2, interval, batch)")
@@ -286,12 +286,51 @@ func (b *benchFlags) settings() (balancer.Settings, error) {
 	sp.AllowanceFloor, sp.Deadband = b.allowanceFloor, b.deadband
 	sp.Interval, sp.Allowance, sp.ProbeShare, sp.Gain, sp.Bound, sp.Headroom = b.spillPeriod, b.allowance, b.probeShare, b.spillGain, bound, headroom
 	if err := s.Decongestant.Validate(); err != nil {
-		return s, fmt.Errorf("--max-staleness/--lag-headroom: %w", err)
+		return s, settingFlag(err, decongestantFlags)
 	}
 	if err := s.Spillway.Validate(); err != nil {
-		return s, fmt.Errorf("spillway: %w", err)
+		return s, settingFlag(err, spillwayFlags)
 	}
-	return s, s.RPM.Validate()
+	if err := s.RPM.Validate(); err != nil {
+		return s, settingFlag(err, rpmFlags)
+	}
+	return s, nil
+}
+
+// The flags that set each policy's config fields, to name the flag a
+// balancer.SettingError is about (the bound and the headroom are shared by
+// the bounded policies).
+var (
+	boundFlags        = map[string]string{"Bound": "--max-staleness", "Headroom": "--lag-headroom"}
+	decongestantFlags = withBound(map[string]string{"Interval": "--balancer-period", "Delta": "--delta",
+		"LowBal": "--low-bal", "HighBal": "--high-bal", "LowRatio": "--low-ratio", "HighRatio": "--high-ratio",
+		"History": "--history", "MinSamples": "--min-samples"})
+	spillwayFlags = withBound(map[string]string{"Interval": "--spillway-period", "Allowance": "--allowance",
+		"AllowanceFloor": "--allowance-floor", "Gain": "--spillway-gain", "Deadband": "--deadband",
+		"ProbeShare": "--probe-share"})
+	rpmFlags = map[string]string{"Interval": "--rpm-period", "Exploration": "--rpm-exploration",
+		"Threshold": "--rpm-threshold", "MinSamples": "--min-samples"}
+)
+
+func withBound(m map[string]string) map[string]string {
+	for k, v := range boundFlags {
+		m[k] = v
+	}
+	return m
+}
+
+// settingFlag prefixes a balancer.SettingError with the flag that set the
+// setting (flags maps config fields to flags). A setting no flag sets is
+// the program's own default, so it is named as the policy's setting.
+func settingFlag(err error, flags map[string]string) error {
+	var se *balancer.SettingError
+	if !errors.As(err, &se) {
+		return err
+	}
+	if f, ok := flags[se.Setting]; ok {
+		return fmt.Errorf("%s: %w", f, err)
+	}
+	return err
 }
 
 // monitorConfig returns the RTT and lag polling: the lag interval is
