@@ -38,7 +38,7 @@ func TestValidateNamesTheSetting(t *testing.T) {
 		{"spillway min samples", "MinSamples", spill(func(c *SpillwayConfig) { c.MinSamples = 0 })},
 		{"spillway latency floor", "LatencyFloor", spill(func(c *SpillwayConfig) { c.LatencyFloor = 0 })},
 		{"rtt window", "RTTWindow", spill(func(c *SpillwayConfig) { c.RTTWindow = c.Interval / 2 })},
-		{"spillway headroom at the bound", "Headroom", spill(func(c *SpillwayConfig) { c.Bound, c.Headroom = Bound{Max: time.Second}, 2 * time.Second })},
+		{"spillway headroom at the bound", "Headroom", spill(func(c *SpillwayConfig) { c.Bound, c.Headroom = Bound{Max: time.Second}, 2*time.Second })},
 		{"rpm interval", "Interval", rpm(func(c *RPMConfig) { c.Interval = 0 })},
 		{"rpm exploration", "Exploration", rpm(func(c *RPMConfig) { c.Exploration = 0.5 })},
 		{"rpm threshold", "Threshold", rpm(func(c *RPMConfig) { c.Threshold = 0 })},
