@@ -75,7 +75,6 @@ func SplitSpecs(list string) []string { return splitSpecs(list) }
 
 // splitSpecs splits a policy list at commas, keeping the key=value items
 // that follow a "weights:" spec with it.
-
 func splitSpecs(list string) []string {
 	var out []string
 	weights := false

@@ -57,9 +57,10 @@ type Module struct {
 	mu                sync.Mutex
 	targets           map[string]*target
 
-	cancel context.CancelFunc
+	life   sync.Mutex         // guards cancel and closed
+	cancel context.CancelFunc // set by the first Start
+	closed bool
 	wg     sync.WaitGroup
-	closed atomic.Bool
 }
 
 // target is one member's replay queue, counters and overload switch.
@@ -97,8 +98,15 @@ func (m *Module) Config() Config { return m.cfg }
 // It copies the command into a preallocated buffer and allocates nothing.
 func (m *Module) Capture(host string, cmd []byte) { m.cap.Add(host, cmd) }
 
-// Start starts shipping batches and judging the targets' load.
+// Start starts shipping batches and judging the targets' load. Only the
+// first call starts them; a call after Close starts nothing. It is safe to
+// call from several goroutines, and with Close.
 func (m *Module) Start() {
+	m.life.Lock()
+	defer m.life.Unlock()
+	if m.cancel != nil || m.closed {
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
 	m.wg.Add(2)
@@ -106,12 +114,18 @@ func (m *Module) Start() {
 	go m.overloadLoop(ctx)
 }
 
-// Close stops the module and waits for its replays to end.
+// Close stops the module and waits for its replays to end. Calling it again,
+// or without Start, is harmless.
 func (m *Module) Close() {
-	if m.closed.Swap(true) || m.cancel == nil {
+	m.life.Lock()
+	cancel := m.cancel
+	first := !m.closed
+	m.closed = true
+	m.life.Unlock()
+	if !first || cancel == nil {
 		return
 	}
-	m.cancel()
+	cancel()
 	m.wg.Wait()
 }
 

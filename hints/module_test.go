@@ -2,6 +2,7 @@ package hints
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -75,4 +76,68 @@ func TestNewRejectsBadSettings(t *testing.T) {
 	if _, err := New(DefaultConfig(), nil, nil, nil); err == nil {
 		t.Fatal("no replayer accepted")
 	}
+}
+
+// Start is idempotent: a second Start starts no second set of loops (Close, which stops one set,
+// would then wait forever), a Start after Close starts nothing, and Start and Close may race.
+func TestStartIsIdempotentAndCloseStopsEverything(t *testing.T) {
+	members := []Member{{Host: "p", Primary: true, LagKnown: true}, {Host: "s1", LagKnown: true}}
+	newModule := func() *Module {
+		cfg := DefaultConfig()
+		cfg.Interval = time.Millisecond
+		m, err := New(cfg, &fakeReplayer{keys: map[string]int{}}, func() []Member { return members }, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	closeWithin := func(m *Module, what string) {
+		t.Helper()
+		done := make(chan struct{})
+		go func() { m.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second): // a hang guard, not a timing assertion
+			t.Fatalf("%s: Close did not return: loops were started that it does not stop", what)
+		}
+	}
+	base := runtime.NumGoroutine()
+	settled := func(what string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > base {
+			t.Fatalf("%s: %d goroutines left running, want %d", what, n, base)
+		}
+	}
+
+	m := newModule()
+	m.Start()
+	m.Start()
+	closeWithin(m, "Start twice")
+	settled("Start twice, Close")
+	m.Start() // after Close: nothing starts
+	if n := runtime.NumGoroutine(); n > base {
+		t.Errorf("Start after Close started %d goroutines", n-base)
+	}
+	closeWithin(m, "Close again")
+
+	m = newModule()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(2)
+		go func() { defer wg.Done(); m.Start() }()
+		go func() { defer wg.Done(); m.Close() }()
+	}
+	raced := make(chan struct{})
+	go func() { wg.Wait(); close(raced) }()
+	select {
+	case <-raced:
+	case <-time.After(10 * time.Second): // a hang guard, not a timing assertion
+		t.Fatal("racing Start and Close: a Close did not return")
+	}
+	closeWithin(m, "after the race")
+	settled("racing Start and Close")
 }
