@@ -3,6 +3,7 @@ package balancer
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -2141,6 +2142,123 @@ func TestSpillwayAdmit(t *testing.T) {
 				if math.Abs(got[k]-v) > 1e-12 {
 					t.Fatalf("shares %v, want %v", got, tt.want)
 				}
+			}
+		})
+	}
+}
+
+// TestSpillwayForgetsGoneMembers checks that Spillway's per-member state
+// (latency averages, round-trip windows) stays bounded as members come and
+// go: a member that no poll names and no period measures for RTTWindow
+// periods (30) is forgotten; one back sooner keeps its state.
+func TestSpillwayForgetsGoneMembers(t *testing.T) {
+	const window = 30 // RTTWindow / Interval
+	name := func(i int) string { return fmt.Sprintf("m%d:27017", i) }
+	measured := func(host string) MemberStats {
+		return MemberStats{Host: host, Count: 100, P50: 2 * ms, RTT: 100 * time.Microsecond}
+	}
+	// step is one poll naming hosts (the first the primary) and one period
+	// measuring them, the period also listing listed without reads or
+	// pings, as the router lists every member it has ever seen.
+	step := func(s *Spillway, lag *Lag, listed []string, hosts ...string) {
+		members := []MemberLag{prim(hosts[0])}
+		var stats []MemberStats
+		for i, h := range hosts {
+			if i > 0 {
+				members = append(members, sec(h, 0))
+			}
+			stats = append(stats, measured(h))
+		}
+		for _, h := range listed {
+			stats = append(stats, MemberStats{Host: h})
+		}
+		if lag == nil {
+			l := poll(time.Second, members...)
+			lag = &l
+		}
+		s.ObserveLag(*lag)
+		s.EndPeriod(secPeriod(stats...))
+	}
+	keys := func(m map[string]float64) []string { return slices.Sorted(maps.Keys(m)) }
+
+	t.Run("membership churn", func(t *testing.T) {
+		s := newSpillway(t, nil)
+		// a and b stay; the third member changes every 5 periods, 200
+		// names over 1000 periods
+		var listed []string
+		for i := range 1000 {
+			if i%5 == 0 {
+				listed = append(listed, name(i/5))
+			}
+			step(s, nil, listed, "a:1", "b:1", name(i/5))
+			if n, m, k := len(s.lat), len(s.rtt.by), len(s.seen); max(n, m, k) > 2+window/5+1 {
+				t.Fatalf("period %d: %d latencies, %d round-trip windows, %d members seen kept, want at most %d",
+					i+1, n, m, k, 2+window/5+1)
+			}
+		}
+		// left: the members named in the last 30 periods (971-1000)
+		want := []string{"a:1", "b:1", name(194), name(195), name(196), name(197), name(198), name(199)}
+		slices.Sort(want)
+		if got := keys(s.lat); !slices.Equal(got, want) {
+			t.Fatalf("latencies of %v, want %v", got, want)
+		}
+		if got := slices.Sorted(maps.Keys(s.rtt.by)); !slices.Equal(got, want) {
+			t.Fatalf("round-trip windows of %v, want %v", got, want)
+		}
+		if got := slices.Sorted(maps.Keys(s.seen)); !slices.Equal(got, want) {
+			t.Fatalf("members seen %v, want %v", got, want)
+		}
+		if got := s.Latency(name(199)); got != 2*ms-100*time.Microsecond {
+			t.Fatalf("latest member's latency %v, want 1.9ms", got)
+		}
+	})
+
+	for _, tt := range []struct {
+		name   string
+		absent int  // periods
+		failed bool // the polls meanwhile fail, naming no member
+		kept   bool
+	}{
+		{"one period away: kept", 1, false, true},
+		{"one failed poll: kept", 1, true, true},
+		{"29 periods away: kept", window - 1, false, true},
+		{"29 periods of failed polls, the primary still read: kept", window - 1, true, true},
+		{"30 periods away: forgotten", window, false, false},
+		{"30 periods of failed polls: forgotten", window, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSpillway(t, nil)
+			for range 5 {
+				step(s, nil, nil, "a:1", "b:1", "c:1")
+			}
+			lat, rtt := s.Latency("c:1"), s.rtt.least("c:1")
+			if lat == 0 || rtt == 0 {
+				t.Fatalf("c measured: latency %v, round trip %v", lat, rtt)
+			}
+			for range tt.absent {
+				var lag *Lag
+				if tt.failed {
+					lag = &Lag{}
+				}
+				step(s, lag, []string{"c:1"}, "a:1", "b:1")
+			}
+			// back: a poll names it again
+			s.ObserveLag(poll(time.Second, prim("a:1"), sec("b:1", 0), sec("c:1", 0)))
+			_, inLat := s.lat["c:1"]
+			_, inRTT := s.rtt.by["c:1"]
+			if got, want := s.seen["c:1"], 5+tt.absent+1; got != want {
+				t.Fatalf("c last seen in period %d, want %d (the period under way)", got, want)
+			}
+			gotLat, gotRTT := s.Latency("c:1"), s.rtt.least("c:1")
+			if tt.kept && (gotLat != lat || gotRTT != rtt) {
+				t.Fatalf("after %d periods away: latency %v, round trip %v, want its %v and %v kept", tt.absent, gotLat, gotRTT, lat, rtt)
+			}
+			if !tt.kept && (inLat || inRTT) {
+				t.Fatalf("after %d periods away: latency %v (kept %v), round trip %v (kept %v), want it forgotten",
+					tt.absent, gotLat, inLat, gotRTT, inRTT)
+			}
+			if got := s.Latency("a:1"); got == 0 {
+				t.Fatal("the primary, measured every period, was forgotten")
 			}
 		})
 	}
