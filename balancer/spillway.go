@@ -120,6 +120,10 @@ type Spillway struct {
 	primary string             // the primary's host in the latest poll
 	fresh   []string           // readable secondaries in the latest poll, in poll order
 	w       Weights
+	// seen is, for every host with state (lat, rtt), the latest period
+	// whose input named it (see forget); periods counts the ended periods.
+	seen    map[string]int
+	periods int
 }
 
 var (
@@ -133,7 +137,7 @@ func NewSpillway(cfg SpillwayConfig) (*Spillway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Spillway{name: "spillway", cfg: cfg, lat: map[string]float64{}, w: PrimaryOnly(),
+	return &Spillway{name: "spillway", cfg: cfg, lat: map[string]float64{}, seen: map[string]int{}, w: PrimaryOnly(),
 		rtt:  newWindow(int(cfg.RTTWindow / cfg.Interval)),
 		base: newWindow(int(cfg.BaselineWindow / cfg.Interval))}, nil
 }
@@ -185,6 +189,7 @@ func (s *Spillway) ObserveLag(l Lag) float64 {
 		headroom = l.Horizon
 	}
 	for _, m := range l.Members {
+		s.seen[m.Host] = s.periods + 1 // named in the period under way
 		switch {
 		case m.Role == Primary:
 			if s.primary != m.Host {
@@ -389,11 +394,15 @@ func (s *Spillway) spillLatency() float64 {
 }
 
 // observe updates the members' smoothed server times, the primary's write
-// time and the baseline from a period.
+// time and the baseline from a period, and forgets the members gone.
 func (s *Spillway) observe(p Period) {
+	s.periods++
 	s.rtt.advance()
 	s.base.advance()
 	for _, m := range p.Members {
+		if m.Count > 0 || m.RTT > 0 || m.Min > 0 {
+			s.seen[m.Host] = s.periods
+		}
 		least := m.RTT
 		if m.Min > 0 && (least == 0 || m.Min < least) {
 			least = m.Min
@@ -412,6 +421,27 @@ func (s *Spillway) observe(p Period) {
 	}
 	if p.Writes.Count > 0 && p.Writes.P50 > 0 {
 		s.write = smooth(s.write, s.server(p.Writes.P50, s.rtt.least(s.primary)), s.sampleWeight(p.Writes.Count))
+	}
+	s.forget()
+}
+
+// forget drops the state of every member that no input has named for the
+// last RTTWindow periods: no poll listed it (a poll lists every member of
+// the set's configuration, down or not) and no period measured it (reads or
+// a ping; a period listing a member with neither is no sign of it, as the
+// router lists every member it has ever served). So a long-running router
+// whose replica set changes members keeps state for the current ones only,
+// while a member missed by a failed poll or two keeps its history rather
+// than being measured again from nothing. After RTTWindow its round-trip
+// window is empty anyway, and a latency average that old is no better than
+// the first median a newcomer starts from.
+func (s *Spillway) forget() {
+	for h, last := range s.seen {
+		if s.periods-last >= s.rtt.n {
+			delete(s.seen, h)
+			delete(s.lat, h)
+			s.rtt.forget(h)
+		}
 	}
 }
 

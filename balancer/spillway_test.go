@@ -3,6 +3,7 @@ package balancer
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -1705,27 +1706,75 @@ func simulate(s *Spillway, m loadModel, n int) ([]Weights, []Decision) {
 	return ws, ds
 }
 
-// settling reports the number of periods after which no share moves by
-// eps or more, how often the primary's share reverses direction by more
-// than eps/10 after that, and the largest change of any share over the
-// last tail periods.
-func settling(ws []Weights, eps float64, tail int) (settled, flips int, last float64) {
-	for i := 1; i < len(ws); i++ {
-		d := maxChange(ws[i-1], ws[i])
-		if d >= eps {
-			settled = i + 1
-		}
-		if i >= len(ws)-tail {
-			last = max(last, d)
-		}
-	}
-	for i := max(settled, 2); i < len(ws); i++ {
-		d0, d1 := ws[i-1].Primary-ws[i-2].Primary, ws[i].Primary-ws[i-1].Primary
-		if d0*d1 < 0 && math.Abs(d1) > eps/10 {
-			flips++
+// settleBand is how near its final value every share must stay for the
+// weights to count as settled: a hundredth of the reads.
+const settleBand = 0.01
+
+// settledAfter is the number of periods after which the weights are
+// settled: the least k such that after period k and after every later
+// period, every member's share is within settleBand of its share after the
+// last period (a member without a share has 0). from is the weights before
+// the first period, ws[i] those after period i+1; 0 when from already was
+// within the band and the weights stayed there.
+func settledAfter(from Weights, ws []Weights) int {
+	final := ws[len(ws)-1]
+	for i := len(ws) - 1; i >= 0; i-- {
+		if maxChange(ws[i], final) > settleBand {
+			return i + 2
 		}
 	}
-	return settled, flips, last
+	if maxChange(from, final) > settleBand {
+		return 1
+	}
+	return 0
+}
+
+// reversals counts the periods after period k (weights as in settledAfter)
+// in which the primary's share reverses direction by more than eps.
+func reversals(from Weights, ws []Weights, k int, eps float64) int {
+	all := append([]Weights{from}, ws...) // all[i]: after period i
+	var n int
+	for i := max(k+2, 2); i < len(all); i++ {
+		d0, d1 := all[i-1].Primary-all[i-2].Primary, all[i].Primary-all[i-1].Primary
+		if d0*d1 < 0 && math.Abs(d1) > eps {
+			n++
+		}
+	}
+	return n
+}
+
+// lastMove is the largest change of any share from one period to the next
+// over the last n periods of ws.
+func lastMove(ws []Weights, n int) float64 {
+	var d float64
+	for i := max(len(ws)-n, 1); i < len(ws); i++ {
+		d = max(d, maxChange(ws[i-1], ws[i]))
+	}
+	return d
+}
+
+// meanLatencyOver is the model's mean read latency (s) averaged over periods
+// first to len(ws), counted from 1, every period weighing the same; a
+// period's reads are served under the weights in force in it, those the end
+// of the period before set (from in the first).
+func meanLatencyOver(m loadModel, from Weights, ws []Weights, first int) float64 {
+	var sum float64
+	for k := first; k <= len(ws); k++ {
+		w := from
+		if k >= 2 {
+			w = ws[k-2]
+		}
+		sum += m.meanLatency(w)
+	}
+	return sum / float64(len(ws)-first+1)
+}
+
+// gap says how far got is over target.
+func gap(got, target float64) string {
+	if got <= target {
+		return "met"
+	}
+	return fmt.Sprintf("%.3g over it", got-target)
 }
 
 // The members of the synthetic replica sets serve a read in 0.2 ms when
@@ -1746,32 +1795,87 @@ func open(demand float64, service ...float64) openModel {
 	return openModel{hosts: modelHosts, service: service, demand: demand, rtt: modelRT}
 }
 
-// TestSpillwayConverges feeds Spillway periods generated from the synthetic
-// models, each from the weights in force, and checks that the weights
-// settle and stop oscillating, with the primary's operations at their
-// target (or the primary's share at a clamp). The runs span several
-// BaselineWindows: as the first periods' low latencies leave the window the
-// baseline rises, Allowance x baseline overtakes the other targets, and the
-// weights move to a new equilibrium. Not covered, because the weights do not
-// settle there: every member 85% busy or more (open(13000)), or a saturated
-// closed loop (64 clients); the primary's share then cycles between about
-// 0.22 and 0.47.
+// What Spillway should reach in every synthetic model: a mean read latency
+// within targetRatio of the best static split's, and weights settled
+// (settledAfter) within targetSettle periods.
+const (
+	targetRatio  = 1.15
+	targetSettle = 30
+)
+
+// TestSpillwayConverges feeds Spillway 300 periods generated from each
+// synthetic model, each period from the weights in force, and measures
+// (deterministically: the models draw no random numbers, and every run
+// starts from the same state):
+//   - settled: settledAfter, the period from which every share stays within
+//     settleBand (0.01) of its share after the last period;
+//   - Spillway's mean latency: the model's mean read latency under the
+//     weights in force in each of periods targetSettle+1 to 300, every period
+//     weighing the same (meanLatencyOver), so a run that settles late pays
+//     for its moves;
+//   - the best split: bestStatic, the least mean read latency of any fixed
+//     split on a 1% grid (freshness and ProbeShare ignored).
+//
+// Where today's policy meets the target (targetRatio, targetSettle) the row
+// asserts it. Where it does not, the row's comment says why and the row
+// asserts what holds today, the measured ratio plus 0.005 rounded up to the
+// hundredth and the measured settle period, so a regression fails; the
+// failure message says how far the run is from the target, and a row whose
+// bound is looser than the target fails once the run meets it, so that its
+// comment is revised. Meeting the target everywhere is the policy's to do;
+// these tests say where it stands.
+//
+// The reasons, read from the per-period weights, baseline and target of
+// each run, and confirmed by rerunning with one setting changed:
+//  1. The allowance. The primary's target is the largest of Allowance (4) x
+//     baseline, AllowanceFloor (1 ms in these tests) and the spilled reads'
+//     latency, so at equilibrium the primary's reads are up to 4 times
+//     slower than the secondaries': latency traded for freshness, which the
+//     best split (freshness ignored) does not make. With Allowance 1 and no
+//     floor the models of equal members reach 1.00 x.
+//  2. The baseline drift. The baseline is the least median of any member
+//     over BaselineWindow (60 periods); under sustained load no member is
+//     idle, so once the first periods' idle reads leave the window, at
+//     period 61, the baseline is a loaded secondary's median, Allowance x
+//     baseline overtakes the floor and the primary takes reads back. That
+//     move's transient leaves lower medians in the window, which expire one
+//     window later, so the weights step again near periods 122 and 183, by
+//     less each time: that is what settles late. With a BaselineWindow
+//     longer than the run every model settles within 22 periods.
+//  3. Equal latencies are not the least mean latency. The secondaries' split
+//     (and, with Allowance 1, the primary's) equalises latencies; the least
+//     mean latency equalises marginal costs, which gives a slower member
+//     more than the equal-latency split does. A member whose idle read is as
+//     slow as the others' loaded ones falls to its probe share.
+//
+// Not covered, because the weights do not settle there: every member 85%
+// busy or more (open(13000)), or a saturated closed loop (64 clients); the
+// primary's share then cycles between about 0.22 and 0.47.
 func TestSpillwayConverges(t *testing.T) {
 	const (
 		periods = 300
-		eps     = 1e-3 // settled: no share moves by this much
+		eps     = 1e-3 // after settling, the primary's share reverses by more than eps at most 5 times
 		tail    = 30   // over the last periods, no share moves by eps/10
 	)
 	writeSaturated := open(3000)
 	writeSaturated.writeUtil, writeSaturated.writes = 0.95, 200
 	tests := []struct {
-		name   string
-		model  loadModel
-		settle int // periods within which the weights settle
+		name  string
+		model loadModel
+		// ratio is the most Spillway's mean latency may be, over the best
+		// split's; settle the most periods it may take to settle. Both are
+		// the target where the policy meets it.
+		ratio  float64
+		settle int
 		check  func(w Weights, d Decision) error
 	}{
 		{
-			name: "light load (primary 59% busy, 0.5 ms) stays on the primary", model: open(3000), settle: 2,
+			// Ratio not met, by design (reason 1): the primary's reads
+			// take 0.49 ms, under AllowanceFloor and 4 x the 0.2 ms
+			// baseline, so 98% of the reads stay on it from the first
+			// period; the best split spreads them evenly (0.25 ms).
+			name: "light load (primary 59% busy, 0.5 ms) stays on the primary", model: open(3000),
+			ratio: 1.93, settle: 0,
 			check: func(w Weights, d Decision) error {
 				if w.Primary < 0.98-1e-12 {
 					return fmt.Errorf("primary share %v under light load", w.Primary)
@@ -1780,19 +1884,40 @@ func TestSpillwayConverges(t *testing.T) {
 			},
 		},
 		{
-			name: "moderate load spills to keep the primary at the allowance floor", model: open(6000), settle: 40,
+			// Ratio not met (reason 1): the primary is held at the 1 ms
+			// floor, 4 times the secondaries' 0.25 ms (0.75 ms against
+			// 0.33). Its share falls to 0.12 in period 5 and comes back
+			// to 2/3 by period 15.
+			name: "moderate load spills to keep the primary at the allowance floor", model: open(6000),
+			ratio: 2.26, settle: targetSettle,
 			check: atTarget(0.5, 0.9),
 		},
 		{
-			name: "heavy load", model: open(10000), settle: 200,
+			// Neither met (reasons 1 and 2): until period 60 the primary
+			// is held at the 1 ms floor, twice the secondaries' 0.5 ms
+			// (0.70 ms, 1.16 x); from period 61 its target is 4 x the
+			// secondaries' loaded 0.42, later 0.45 ms, and its share goes
+			// from 0.40 to 0.44 (1.05 ms, 1.75 x), settled after period 75.
+			name: "heavy load", model: open(10000),
+			ratio: 1.66, settle: 75,
 			check: atTarget(0.3, 0.6),
 		},
 		{
-			name: "a primary 5 times slower", model: open(8000, 5*svc, svc, svc), settle: 200,
+			// Ratio met; settling not (reason 2): the primary's idle read
+			// (1 ms) is slower than the loaded secondaries', so its share
+			// is at the 0.01 clamp by period 5 (reason 3); from period 61
+			// its target is 4 x the baseline, now the loaded secondaries'
+			// least median (2.7 ms, later 3 ms), its share 0.08, and the
+			// baseline's step near period 122 moves it by 0.02.
+			name: "a primary 5 times slower", model: open(8000, 5*svc, svc, svc),
+			ratio: targetRatio, settle: 123,
 			check: atTarget(0.01, 0.2),
 		},
 		{
-			name: "a primary saturated by writes keeps only its probe share", model: writeSaturated, settle: 10,
+			// Met: the primary keeps its probe share (its reads 4.5 ms),
+			// where the best split gives it none.
+			name: "a primary saturated by writes keeps only its probe share", model: writeSaturated,
+			ratio: targetRatio, settle: targetSettle,
 			check: func(w Weights, d Decision) error {
 				if s := w.Secondary(); math.Abs(s-0.99) > 1e-9 || d.Reason != "spill" {
 					return fmt.Errorf("secondaries' share %v (%s), want 1 - ProbeShare", s, d.Reason)
@@ -1801,7 +1926,13 @@ func TestSpillwayConverges(t *testing.T) {
 			},
 		},
 		{
-			name: "a secondary 3 times slower gets less", model: open(8000, svc, svc, 3*svc), settle: 200,
+			// Neither met (reasons 2 and 3): from period 61 the primary
+			// is held at 4 x h2's 0.6 ms, 2.4 ms, with 0.57 of the reads
+			// (best split: 0.45); h3, whose idle read (0.6 ms) is as slow
+			// as h2's loaded one, falls to its probe share (best: 0.10).
+			// Before the drift (periods 20-60) 1.15 x.
+			name: "a secondary 3 times slower gets less", model: open(8000, svc, svc, 3*svc),
+			ratio: 1.99, settle: 78,
 			check: func(w Weights, d Decision) error {
 				if w.Of(h3) >= w.Of(h2)/2 {
 					return fmt.Errorf("slow h3 %v, h2 %v", w.Of(h3), w.Of(h2))
@@ -1810,8 +1941,12 @@ func TestSpillwayConverges(t *testing.T) {
 			},
 		},
 		{
+			// Neither met (reasons 1 and 2): until period 60 the primary
+			// is held at the 1 ms floor (0.68 ms, 1.28 x), from period 61
+			// at 4 x the secondaries' 0.32 ms (0.85 ms, 1.60 x).
 			name:  "closed loop, 16 clients",
-			model: psModel{hosts: modelHosts, mu: []float64{5000, 5000, 5000}, clients: 16, think: 0.001, rtt: modelRT}, settle: 200,
+			model: psModel{hosts: modelHosts, mu: []float64{5000, 5000, 5000}, clients: 16, think: 0.001, rtt: modelRT},
+			ratio: 1.57, settle: 65,
 			check: atTarget(0.4, 0.7),
 		},
 	}
@@ -1819,19 +1954,32 @@ func TestSpillwayConverges(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSpillway(t, nil)
 			s.ObserveLag(freshPoll)
+			from := s.Weights()
 			ws, ds := simulate(s, tt.model, periods)
-			settled, flips, moving := settling(ws, eps, tail)
-			first, _, _ := settling(ws[:60], eps, 0)
+			settled := settledAfter(from, ws)
+			flips, moving := reversals(from, ws, settled, eps), lastMove(ws, tail)
 			best, bestW := bestStatic(tt.model, modelHosts)
+			mean := meanLatencyOver(tt.model, from, ws, targetSettle+1)
+			ratio := mean / best
 			last, dec := ws[len(ws)-1], ds[len(ds)-1]
-			got := tt.model.meanLatency(last)
-			t.Logf("settled after %d periods (%d within the first BaselineWindow), %d reversals after, last %d periods move <= %.2g: %v, ratio %.3f, mean latency %.3f ms (best static %v: %.3f ms); %s",
-				settled, first, flips, tail, moving, last, dec.Ratio, got*1000, bestW, best*1000, dec.Detail)
-			if settled > tt.settle {
-				t.Errorf("weights still moving by %v or more after period %d, want settled by %d", eps, settled-1, tt.settle)
+			t.Logf("best split %v: %.4f ms; Spillway over periods %d-%d: %.4f ms, %.4f x; settled after %d periods, %d reversals after, last %d periods move <= %.2g: %v, ratio %.3f; %s",
+				bestW, best*1000, targetSettle+1, periods, mean*1000, ratio, settled, flips, tail, moving, last, dec.Ratio, dec.Detail)
+			if ratio > tt.ratio {
+				t.Errorf("mean latency over periods %d-%d %.4f ms is %.4f x the best split's %.4f ms (%v), want at most %.2f x (the %.2f x target: %s)",
+					targetSettle+1, periods, mean*1000, ratio, best*1000, bestW, tt.ratio, targetRatio, gap(ratio, targetRatio))
 			}
-			if flips > 10 {
-				t.Errorf("the primary's share reversed %d times after settling", flips)
+			if settled > tt.settle {
+				t.Errorf("weights settled (every share within %v of its final value) after %d periods, want at most %d (the %d-period target: %s)",
+					settleBand, settled, tt.settle, targetSettle, gap(float64(settled), targetSettle))
+			}
+			if tt.ratio > targetRatio && ratio <= targetRatio {
+				t.Errorf("mean latency %.4f x the best split's meets the %.2f x target now: assert the target and revise the comment", ratio, targetRatio)
+			}
+			if tt.settle > targetSettle && settled <= targetSettle {
+				t.Errorf("settled after %d periods meets the %d-period target now: assert the target and revise the comment", settled, targetSettle)
+			}
+			if flips > 5 {
+				t.Errorf("the primary's share reversed by more than %v %d times after settling", eps, flips)
 			}
 			if moving > eps/10 {
 				t.Errorf("weights still moving by %.2g over the last %d periods", moving, tail)
@@ -1863,8 +2011,8 @@ func atTarget(lo, hi float64) func(Weights, Decision) error {
 func TestSpillwayFollowsShifts(t *testing.T) {
 	const (
 		before = 30
-		after  = 55 // within BaselineWindow of the first period
-		eps    = 1e-3
+		after  = 55   // within BaselineWindow of the first period
+		eps    = 1e-3 // reversals by more than eps are logged
 	)
 	light, heavy := open(3000), open(10000)
 	writes := open(3000)
@@ -1906,14 +2054,15 @@ func TestSpillwayFollowsShifts(t *testing.T) {
 			from := s.Weights()
 			ws, ds := simulate(s, tt.after, after)
 			moved := slices.IndexFunc(ws, tt.moved) + 1
-			settled, flips, _ := settling(append([]Weights{from}, ws...), eps, 0)
+			settled := settledAfter(from, ws)
 			t.Logf("from %v: answered after %d periods, settled after %d (%d reversals after): %v, ratio %.3f",
-				from, moved, settled-1, flips, ws[len(ws)-1], ds[len(ds)-1].Ratio)
+				from, moved, settled, reversals(from, ws, settled, eps), ws[len(ws)-1], ds[len(ds)-1].Ratio)
 			if moved == 0 || moved > tt.moveBy {
 				t.Errorf("weights answered the shift after %d periods (0: never), want within %d", moved, tt.moveBy)
 			}
-			if settled-1 > tt.settleBy {
-				t.Errorf("weights settled %d periods after the shift, want within %d", settled-1, tt.settleBy)
+			if settled > tt.settleBy {
+				t.Errorf("weights settled (every share within %v of its final value) %d periods after the shift, want within %d",
+					settleBand, settled, tt.settleBy)
 			}
 			if err := tt.check(ws[len(ws)-1], ds[len(ds)-1]); err != nil {
 				t.Error(err)
@@ -1993,6 +2142,123 @@ func TestSpillwayAdmit(t *testing.T) {
 				if math.Abs(got[k]-v) > 1e-12 {
 					t.Fatalf("shares %v, want %v", got, tt.want)
 				}
+			}
+		})
+	}
+}
+
+// TestSpillwayForgetsGoneMembers checks that Spillway's per-member state
+// (latency averages, round-trip windows) stays bounded as members come and
+// go: a member that no poll names and no period measures for RTTWindow
+// periods (30) is forgotten; one back sooner keeps its state.
+func TestSpillwayForgetsGoneMembers(t *testing.T) {
+	const window = 30 // RTTWindow / Interval
+	name := func(i int) string { return fmt.Sprintf("m%d:27017", i) }
+	measured := func(host string) MemberStats {
+		return MemberStats{Host: host, Count: 100, P50: 2 * ms, RTT: 100 * time.Microsecond}
+	}
+	// step is one poll naming hosts (the first the primary) and one period
+	// measuring them, the period also listing listed without reads or
+	// pings, as the router lists every member it has ever seen.
+	step := func(s *Spillway, lag *Lag, listed []string, hosts ...string) {
+		members := []MemberLag{prim(hosts[0])}
+		var stats []MemberStats
+		for i, h := range hosts {
+			if i > 0 {
+				members = append(members, sec(h, 0))
+			}
+			stats = append(stats, measured(h))
+		}
+		for _, h := range listed {
+			stats = append(stats, MemberStats{Host: h})
+		}
+		if lag == nil {
+			l := poll(time.Second, members...)
+			lag = &l
+		}
+		s.ObserveLag(*lag)
+		s.EndPeriod(secPeriod(stats...))
+	}
+	keys := func(m map[string]float64) []string { return slices.Sorted(maps.Keys(m)) }
+
+	t.Run("membership churn", func(t *testing.T) {
+		s := newSpillway(t, nil)
+		// a and b stay; the third member changes every 5 periods, 200
+		// names over 1000 periods
+		var listed []string
+		for i := range 1000 {
+			if i%5 == 0 {
+				listed = append(listed, name(i/5))
+			}
+			step(s, nil, listed, "a:1", "b:1", name(i/5))
+			if n, m, k := len(s.lat), len(s.rtt.by), len(s.seen); max(n, m, k) > 2+window/5+1 {
+				t.Fatalf("period %d: %d latencies, %d round-trip windows, %d members seen kept, want at most %d",
+					i+1, n, m, k, 2+window/5+1)
+			}
+		}
+		// left: the members named in the last 30 periods (971-1000)
+		want := []string{"a:1", "b:1", name(194), name(195), name(196), name(197), name(198), name(199)}
+		slices.Sort(want)
+		if got := keys(s.lat); !slices.Equal(got, want) {
+			t.Fatalf("latencies of %v, want %v", got, want)
+		}
+		if got := slices.Sorted(maps.Keys(s.rtt.by)); !slices.Equal(got, want) {
+			t.Fatalf("round-trip windows of %v, want %v", got, want)
+		}
+		if got := slices.Sorted(maps.Keys(s.seen)); !slices.Equal(got, want) {
+			t.Fatalf("members seen %v, want %v", got, want)
+		}
+		if got := s.Latency(name(199)); got != 2*ms-100*time.Microsecond {
+			t.Fatalf("latest member's latency %v, want 1.9ms", got)
+		}
+	})
+
+	for _, tt := range []struct {
+		name   string
+		absent int  // periods
+		failed bool // the polls meanwhile fail, naming no member
+		kept   bool
+	}{
+		{"one period away: kept", 1, false, true},
+		{"one failed poll: kept", 1, true, true},
+		{"29 periods away: kept", window - 1, false, true},
+		{"29 periods of failed polls, the primary still read: kept", window - 1, true, true},
+		{"30 periods away: forgotten", window, false, false},
+		{"30 periods of failed polls: forgotten", window, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSpillway(t, nil)
+			for range 5 {
+				step(s, nil, nil, "a:1", "b:1", "c:1")
+			}
+			lat, rtt := s.Latency("c:1"), s.rtt.least("c:1")
+			if lat == 0 || rtt == 0 {
+				t.Fatalf("c measured: latency %v, round trip %v", lat, rtt)
+			}
+			for range tt.absent {
+				var lag *Lag
+				if tt.failed {
+					lag = &Lag{}
+				}
+				step(s, lag, []string{"c:1"}, "a:1", "b:1")
+			}
+			// back: a poll names it again
+			s.ObserveLag(poll(time.Second, prim("a:1"), sec("b:1", 0), sec("c:1", 0)))
+			_, inLat := s.lat["c:1"]
+			_, inRTT := s.rtt.by["c:1"]
+			if got, want := s.seen["c:1"], 5+tt.absent+1; got != want {
+				t.Fatalf("c last seen in period %d, want %d (the period under way)", got, want)
+			}
+			gotLat, gotRTT := s.Latency("c:1"), s.rtt.least("c:1")
+			if tt.kept && (gotLat != lat || gotRTT != rtt) {
+				t.Fatalf("after %d periods away: latency %v, round trip %v, want its %v and %v kept", tt.absent, gotLat, gotRTT, lat, rtt)
+			}
+			if !tt.kept && (inLat || inRTT) {
+				t.Fatalf("after %d periods away: latency %v (kept %v), round trip %v (kept %v), want it forgotten",
+					tt.absent, gotLat, inLat, gotRTT, inRTT)
+			}
+			if got := s.Latency("a:1"); got == 0 {
+				t.Fatal("the primary, measured every period, was forgotten")
 			}
 		})
 	}

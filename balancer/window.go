@@ -37,6 +37,9 @@ func (w *window) add(key string, v time.Duration) {
 	}
 }
 
+// forget drops key's values.
+func (w *window) forget(key string) { delete(w.by, key) }
+
 // least returns key's least value over the window, 0 when none.
 func (w *window) least(key string) time.Duration {
 	var out time.Duration
