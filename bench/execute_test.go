@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -26,14 +27,24 @@ func TestNewResultsRecordsTheInvocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{URI: "mongodb://alice:s3cret@h1/?replicaSet=rs0", Generator: gen, Clients: 4,
+	o := Options{URI: "mongodb://alice:s3cret@h1/?replicaSet=rs0&proxyPassword=s3cret&authMechanismProperties=AWS_SESSION_TOKEN:tok3n", Generator: gen, Clients: 4,
 		Duration: time.Minute, Period: 10 * time.Second, Policies: specs, Settings: s}
 	if err := o.validate(); err != nil {
 		t.Fatal(err)
 	}
-	c := newResults(&o).Config
-	if c.Records != 500 || c.Mix != "c" || c.URI != "mongodb://REDACTED@h1/?replicaSet=rs0" {
+	res := newResults(&o)
+	c := res.Config
+	if c.Records != 500 || c.Mix != "c" || c.URI != "mongodb://REDACTED@h1/?replicaSet=rs0&proxyPassword=REDACTED&authMechanismProperties=REDACTED" {
 		t.Errorf("config records %d mix %q uri %q", c.Records, c.Mix, c.URI)
+	}
+	var js bytes.Buffer
+	if err := res.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"alice", "s3cret", "tok3n"} {
+		if strings.Contains(js.String(), secret) {
+			t.Errorf("the results JSON holds %q", secret)
+		}
 	}
 	if len(c.Policies) != 2 || c.Policies[1] != "fixed:0.5" || c.MaxStalenessMS == nil || *c.MaxStalenessMS != 10000 {
 		t.Errorf("config policies %v bound %v", c.Policies, c.MaxStalenessMS)

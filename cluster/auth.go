@@ -18,6 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/decongestant/decongestant/internal/atomicfile"
+	"github.com/decongestant/decongestant/internal/redact"
 )
 
 // The users Start creates with Config.Auth, both in the admin database.
@@ -281,7 +282,7 @@ func (c *Cluster) createUsers(ctx context.Context, anon *conns) error {
 			{Key: "roles", Value: roles}, {Key: "writeConcern", Value: wc}}
 		if err := cs.run(ctx, prim.Host, cmd, nil); err != nil {
 			// The command holds the password: an error that quotes it must not.
-			return fmt.Errorf("create user %s on %s: %w", u.Name, prim.Name, scrubbed{err, u.Password})
+			return fmt.Errorf("create user %s on %s: %w", u.Name, prim.Name, redact.Error(err, u.Password))
 		}
 		return nil
 	}
@@ -316,13 +317,3 @@ func writeCredentials(path string, cr *credentials) error {
 func securityPaths(dir string) (key, creds, ca, member string) {
 	return filepath.Join(dir, keyFile), filepath.Join(dir, credsFile), filepath.Join(dir, caFile), filepath.Join(dir, memberFile)
 }
-
-// scrubbed is err with every occurrence of secret in its text replaced by REDACTED; errors.Is and
-// errors.As see err.
-type scrubbed struct {
-	err    error
-	secret string
-}
-
-func (e scrubbed) Error() string { return strings.ReplaceAll(e.err.Error(), e.secret, "REDACTED") }
-func (e scrubbed) Unwrap() error { return e.err }

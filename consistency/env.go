@@ -13,6 +13,7 @@ import (
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/history"
 	"github.com/decongestant/decongestant/internal/redact"
+	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/router"
 	"github.com/decongestant/decongestant/workload"
 	"github.com/decongestant/decongestant/workload/registers"
@@ -53,6 +54,10 @@ type envSpec struct {
 func openEnv(ctx context.Context, s envSpec) (registers.Env, func(), error) {
 	c := s.concerns
 	uri := s.uri
+	// Before the driver's parser, whose errors quote option values as written.
+	if _, err := monitor.ParseURI(uri); err != nil {
+		return registers.Env{}, nil, fmt.Errorf("%w: %w", ErrBadOptions, err)
+	}
 	wc, err := c.writeConcern()
 	if err != nil {
 		return registers.Env{}, nil, err

@@ -1,11 +1,13 @@
 package consistency
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/history"
 	"github.com/decongestant/decongestant/results"
 )
@@ -287,6 +289,26 @@ func TestWithConcerns(t *testing.T) {
 		}
 		if err != nil || got != tt.want {
 			t.Errorf("withConcerns(%q, %v)\n = %q, %v\nwant %q", tt.uri, tt.c, got, err, tt.want)
+		}
+	}
+}
+
+// TestOpenEnvNeverQuotesSecrets: a connection string the driver refuses is refused before any
+// connection, in an error that names it without its secret options' values, whichever way the
+// concerns and reads are given.
+func TestOpenEnvNeverQuotesSecrets(t *testing.T) {
+	const uri = "mongodb://127.0.0.1:1/?replicaSet=rs0&authMechanismProperties=AWS_SESSION_TOKEN:tok3n&proxyPassword=s3c%zzret"
+	for _, s := range []envSpec{
+		{uri: uri, concerns: Concerns{W: "1", RC: "local", Read: "primary"}},
+		{uri: uri, concerns: Concerns{W: "1", RC: "local", Read: "primary"}, inURI: true},
+		{uri: uri, concerns: Concerns{W: "1", RC: "local", Read: "decongestant"}, settings: balancer.DefaultSettings()},
+	} {
+		_, _, err := openEnv(context.Background(), s)
+		if !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "proxyPassword=REDACTED") {
+			t.Errorf("read %s, in URI %v: %v, want ErrBadOptions naming the URI redacted", s.concerns.Read, s.inURI, err)
+		}
+		if err != nil && (strings.Contains(err.Error(), "s3c") || strings.Contains(err.Error(), "tok3n") || strings.Contains(err.Error(), "zz")) {
+			t.Errorf("a secret in %v", err)
 		}
 	}
 }

@@ -188,14 +188,49 @@ func TestCheckURI(t *testing.T) {
 		{"mongodb://alice:s3c/ret@h1/?replicaSet=rs0", ErrBadURI},
 		{"mongodb://alice:s3c%zzret@h1/?replicaSet=rs0", ErrBadURI},
 		{"mongodb://alice:s3c@ret@h1/?replicaSet=rs0", ErrBadURI},
+		// Secret options: the URI named in the error is redacted, and the parser's complaint about a
+		// value (which quotes it as written) too.
+		{"mongodb://h1/?loadBalanced=true&proxyPassword=s3cret&authMechanismProperties=AWS_SESSION_TOKEN:tok3n", ErrNotReplicaSet},
+		{"mongodb://h1/?directConnection=true&TLSCertificateKeyFilePassword=s3cret", ErrNotReplicaSet},
+		{"mongodb://h1/?replicaSet=rs0&proxyPassword=s3c%ZZret", ErrBadURI},
+		{"mongodb://h1/?replicaSet=rs0&sslClientCertificateKeyPassword=s3c%zzret&authMechanismProperties=AWS_SESSION_TOKEN:tok3n", ErrBadURI},
 	}
 	for _, tt := range tests {
 		err := CheckURI(tt.uri)
 		if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
 			t.Errorf("CheckURI(%q) = %v, want %v", tt.uri, err, tt.want)
 		}
-		if err != nil && (strings.Contains(err.Error(), "s3c") || strings.Contains(err.Error(), "ret")) {
+		if err != nil && (strings.Contains(err.Error(), "s3c") || strings.Contains(err.Error(), "ret") || strings.Contains(err.Error(), "tok3n")) {
 			t.Errorf("credentials in %v", err)
+		}
+	}
+}
+
+// TestConnectNeverQuotesSecrets: a connection string refused before any connection fails Connect
+// with an error that names it without its password or secret options' values.
+func TestConnectNeverQuotesSecrets(t *testing.T) {
+	tests := []struct {
+		uri, want string
+		err       error
+	}{
+		{"mongodb://alice:s3cret@h1/?loadBalanced=true&proxyPassword=s3cret&authMechanismProperties=AWS_SESSION_TOKEN:tok3n",
+			"not a replica set: mongodb://REDACTED@h1/?loadBalanced=true&proxyPassword=REDACTED&authMechanismProperties=REDACTED is load balanced",
+			ErrNotReplicaSet},
+		{"mongodb://h1/?replicaSet=rs0&authMechanismProperties=AWS_SESSION_TOKEN:tok3n&proxyPassword=s3cret%zz",
+			"invalid connection string: mongodb://h1/?replicaSet=rs0&authMechanismProperties=REDACTED&proxyPassword=REDACTED: the value of an option that holds a credential (a password, authMechanismProperties) is not written as a URI needs",
+			ErrBadURI},
+		// A secret that is also a common word does not hide what else is wrong.
+		{"http://h1/?authMechanismProperties=SERVICE_NAME:mongodb",
+			`invalid connection string: http://h1/?authMechanismProperties=REDACTED: error parsing uri: scheme must be "mongodb" or "mongodb+srv"`,
+			ErrBadURI},
+	}
+	for _, tt := range tests {
+		client, err := Connect(context.Background(), tt.uri, time.Second)
+		if client != nil || !errors.Is(err, tt.err) || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("Connect(%q) = %v, want %q...", tt.uri, err, tt.want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "tok3n") || strings.Contains(err.Error(), "zz")) {
+			t.Errorf("a secret in %v", err)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,13 +30,24 @@ var (
 	ErrUnreachable = errors.New("replica set unreachable")
 )
 
-// CheckURI rejects, before any connection, connection strings that cannot
-// name a replica set's members: unparsable, load balanced (a mongos), or a
-// direct connection to one member without replicaSet=NAME.
-func CheckURI(uri string) error {
+// ParseURI parses and validates uri as the driver does. Its error wraps
+// ErrBadURI and says what is wrong without quoting the password or a secret
+// option's value (redact).
+func ParseURI(uri string) (*connstring.ConnString, error) {
 	cs, err := connstring.ParseAndValidate(uri)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %s", ErrBadURI, redact.URI(uri), uriProblem(err, uri))
+		return nil, fmt.Errorf("%w: %s: %s", ErrBadURI, redact.URI(uri), uriProblem(err, uri))
+	}
+	return cs, nil
+}
+
+// CheckURI rejects, before any connection, connection strings that cannot
+// name a replica set's members: unparsable (ParseURI), load balanced (a
+// mongos), or a direct connection to one member without replicaSet=NAME.
+func CheckURI(uri string) error {
+	cs, err := ParseURI(uri)
+	if err != nil {
+		return err
 	}
 	if cs.LoadBalanced {
 		return fmt.Errorf("%w: %s is load balanced (a mongos); decongestant needs the replica set's members", ErrNotReplicaSet, redact.URI(uri))
@@ -63,7 +75,8 @@ func Connect(ctx context.Context, uri string, timeout time.Duration, opts ...*op
 	co := append([]*options.ClientOptions{options.Client().ApplyURI(uri)}, opts...)
 	client, err := mongo.Connect(append(co, options.Client().SetServerMonitor(sm))...)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", redact.URI(uri), explainAccess(err, who))
+		// The driver's parse errors quote option values as written.
+		return nil, fmt.Errorf("connect to %s: %w", redact.URI(uri), redact.Error(explainAccess(err, who), redact.Secrets(uri)...))
 	}
 	if err := CheckReplicaSet(wctx, client, uri, timeout); err != nil {
 		_ = client.Disconnect(context.Background())
@@ -76,7 +89,8 @@ func Connect(ctx context.Context, uri string, timeout time.Duration, opts ...*op
 }
 
 // uriProblem is the parser's err about uri, unless it is about or may quote
-// the user name or password: then a line that says how to write them.
+// the user name or password, or quotes the value of a secret option
+// (redact.Secrets): then a line that says how to write them.
 func uriProblem(err error, uri string) string {
 	msg := err.Error()
 	secret := strings.Contains(msg, "password") || strings.Contains(msg, "username")
@@ -86,7 +100,14 @@ func uriProblem(err error, uri string) string {
 	if secret {
 		return "the user name or password is not written as a URI needs: percent-encode @ : / ? # [ ] % in them (%40 %3A %2F %3F %23 %5B %5D %25)"
 	}
-	return msg
+	secrets := redact.Secrets(uri)
+	for _, v := range secrets {
+		// The driver quotes (%q) a value it cannot decode as written, and the bad escape with it.
+		if strings.Contains(msg, strconv.Quote(v)) {
+			return "the value of an option that holds a credential (a password, authMechanismProperties) is not written as a URI needs: percent-encode % & ; + in it (%25 %26 %3B %2B)"
+		}
+	}
+	return redact.Error(err, secrets...).Error()
 }
 
 // CheckReplicaSet asks the server behind client (connected to uri) hello and

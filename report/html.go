@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -36,7 +37,7 @@ details { margin: 8px 0; font-size: 13px; }
 `
 
 // WriteHTML writes one self-contained HTML page: the settings of each input
-// (printed as recorded; the URI is already redacted), the comparison table,
+// (printed as recorded, but for the URI's secrets: redact.URI), the comparison table,
 // then the plots as inline SVG. There are no scripts and no external
 // resources, so the page renders offline.
 //
@@ -172,7 +173,7 @@ func writeConfig(b *strings.Builder, x Input) {
 	}
 	item("workload", orDash(workloadName(r)))
 	item("mix", orDash(c.Mix))
-	item("uri", orDash(c.URI))
+	item("uri", orDash(redact.URI(c.URI))) // redacted again: a file from elsewhere may not be
 	item("started at", orDash(c.StartedAt))
 	item("clients", fmtConfigClients(c))
 	if c.Records > 0 {

@@ -65,7 +65,7 @@ func TestWriteHTMLFixture(t *testing.T) {
 	checkSelfContained(t, page)
 	for _, want := range []string{
 		"<!DOCTYPE html>",
-		"mongodb://bench:xxxxx@localhost:27017", // URI printed as is
+		"mongodb://REDACTED@localhost:27017", // the URI redacted again: the file kept a user name
 		"<th>relative</th>",
 		`1.00x<span class="badge">best</span>`,
 	} {
@@ -149,7 +149,9 @@ func TestWriteHTMLEscapes(t *testing.T) {
 	evil := `<script>alert("x")</script>`
 	r := &results.Results{
 		Workload: evil,
-		Config:   results.Config{URI: `mongodb://u:xxxxx@h/?a=1&b="><script>`, Mix: evil, Policies: []string{evil}},
+		// A results file from elsewhere whose URI keeps its secrets: the page does not.
+		Config: results.Config{URI: `mongodb://u:xxxxx@h/?proxyPassword=s3cret&authMechanismProperties=AWS_SESSION_TOKEN:tok3n&a=1&b="><script>`,
+			Mix: evil, Policies: []string{evil}},
 		Runs: []results.Run{{Policy: evil, Periods: []results.Period{{TS: 10, ReadTput: 5}},
 			Events: []results.Event{{TS: 1, Kind: evil, Detail: evil}}}},
 	}
@@ -158,8 +160,13 @@ func TestWriteHTMLEscapes(t *testing.T) {
 	if !strings.Contains(page, "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;") {
 		t.Error("escaped policy name not found")
 	}
-	if !strings.Contains(page, "a=1&amp;b=&#34;&gt;&lt;script&gt;") {
-		t.Error("escaped URI not found")
+	if !strings.Contains(page, "mongodb://REDACTED@h/?proxyPassword=REDACTED&amp;authMechanismProperties=REDACTED&amp;a=1&amp;b=&#34;&gt;&lt;script&gt;") {
+		t.Error("escaped, redacted URI not found")
+	}
+	for _, secret := range []string{"xxxxx", "s3cret", "tok3n"} {
+		if strings.Contains(page, secret) {
+			t.Errorf("the page shows %q", secret)
+		}
 	}
 	for _, svg := range svgRE.FindAllString(page, -1) {
 		checkSVG(t, svg)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -112,7 +113,7 @@ func writeMatrixConfig(b *strings.Builder, m *results.Matrix) {
 	for i, s := range c.Sizes {
 		sizes[i] = results.SizeLabel(s)
 	}
-	item("uri", orDash(c.URI))
+	item("uri", orDash(redact.URI(c.URI))) // redacted again: a file from elsewhere may not be
 	item("mongod", orDash(m.MongodVersion))
 	item("started at", orDash(m.StartedAt))
 	item("wall time", fmtWall(m.WallS))

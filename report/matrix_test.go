@@ -136,6 +136,18 @@ func TestMatrixHTML(t *testing.T) {
 	}
 	goldenFile(t, filepath.Join("testdata", "matrix_html.golden"), []byte(page))
 
+	// A matrix file from elsewhere whose URI keeps its secrets: the page does not.
+	m.Config.URI = "mongodb://u:xxxxx@h1/?replicaSet=rs0&proxyPassword=s3cret&authMechanismProperties=AWS_SESSION_TOKEN:tok3n"
+	var secret bytes.Buffer
+	if err := WriteMatrixHTML(&secret, m); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(secret.String(), "mongodb://REDACTED@h1/?replicaSet=rs0&amp;proxyPassword=REDACTED&amp;authMechanismProperties=REDACTED") ||
+		strings.Contains(secret.String(), "xxxxx") || strings.Contains(secret.String(), "s3cret") || strings.Contains(secret.String(), "tok3n") {
+		t.Error("the page shows a secret of the URI, or not the URI redacted")
+	}
+	m.Config.URI = syntheticMatrix().Config.URI
+
 	var text bytes.Buffer
 	if err := WriteMatrixText(&text, m); err != nil {
 		t.Fatal(err)

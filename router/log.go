@@ -19,8 +19,9 @@ import (
 // and allowing them again (Info); a per-member policy's member excluded
 // (Warn) or included (Info) at a lag poll; a member's read hints switched
 // off (Warn) or on (Info); Reweight (Info). Records never carry a
-// credential: the URI is logged without its user information. A nil
-// logger, like no WithLogger, logs nothing.
+// credential: the URI is logged without its user information and with its
+// secret options' values (authMechanismProperties, proxyPassword...)
+// redacted. A nil logger, like no WithLogger, logs nothing.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error { c.logger = l; return nil }
 }

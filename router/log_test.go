@@ -13,7 +13,6 @@ import (
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/hints"
-	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/monitor"
 )
 
@@ -67,7 +66,8 @@ func matchRecords(t *testing.T, got []map[string]any, want []wantRecord) {
 // TestLoggerRecords: what each kind of event logs, at which level, with
 // which fields, and never the URI's password.
 func TestLoggerRecords(t *testing.T) {
-	const uri = "mongodb://alice:s3cret@h1:27017,h2:27017/?replicaSet=rs0&authSource=admin"
+	const uri = "mongodb://alice:s3cret@h1:27017,h2:27017/?replicaSet=rs0&authSource=admin&proxyPassword=s3cret&authMechanismProperties=AWS_SESSION_TOKEN:tok3n"
+	const redacted = "mongodb://REDACTED@h1:27017,h2:27017/?replicaSet=rs0&authSource=admin&proxyPassword=REDACTED&authMechanismProperties=REDACTED"
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 
@@ -82,7 +82,7 @@ func TestLoggerRecords(t *testing.T) {
 	}
 	r.endPeriod(time.Now())
 	// A failed poll's error names the set as the monitor does: redacted.
-	failed := fmt.Errorf("monitor: hello on the primary of %s: %w", redact.URI(uri), errors.New("timed out"))
+	failed := fmt.Errorf("monitor: hello on the primary of %s: %w", redacted, errors.New("timed out"))
 	r.observeLag(monitor.LagSample{At: time.Now(), Source: monitor.SourceHello, Err: failed})
 	r.observeLag(poll(primaryLag("p:1"), secondaryLag("s:2", 30*ms)))
 	r.logHints(hints.Event{At: time.Now(), Host: "s:2", Why: "lag 2s over 1s"})
@@ -102,13 +102,13 @@ func TestLoggerRecords(t *testing.T) {
 	}
 
 	out := buf.String()
-	for _, secret := range []string{"s3cret", "alice"} {
+	for _, secret := range []string{"s3cret", "alice", "tok3n"} {
 		if strings.Contains(out, secret) {
 			t.Fatalf("a record carries %q:\n%s", secret, out)
 		}
 	}
 	matchRecords(t, records(t, &buf), []wantRecord{
-		{"INFO", "router connected", map[string]any{"uri": redact.URI(uri), "policy": "decongestant", "mode": "split",
+		{"INFO", "router connected", map[string]any{"uri": redacted, "policy": "decongestant", "mode": "split",
 			"latency_source": "command", "hints": hc.Name(), "period": float64(10 * time.Second), "fraction": 0.1}},
 		{"DEBUG", "period decision", map[string]any{"policy": "decongestant", "reason": "primary-congested",
 			"previous": 0.1, "fraction": 0.2}},

@@ -12,12 +12,10 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
-	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/bench"
 	"github.com/decongestant/decongestant/hints"
-	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/report"
 	"github.com/decongestant/decongestant/router"
@@ -235,8 +233,8 @@ func (b *benchFlags) checkDurations() error {
 	if b.uri == "" {
 		return errors.New("--uri is required (a replica set connection string; `decongestant cluster up` prints one)")
 	}
-	if _, err := connstring.ParseAndValidate(b.uri); err != nil {
-		return fmt.Errorf("invalid --uri %s: %v", redact.URI(b.uri), err)
+	if _, err := monitor.ParseURI(b.uri); err != nil {
+		return fmt.Errorf("invalid --uri: %w", err)
 	}
 	if b.metricsAddr != "" {
 		if _, _, err := net.SplitHostPort(b.metricsAddr); err != nil {

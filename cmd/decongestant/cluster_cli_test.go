@@ -136,8 +136,10 @@ func TestClusterStatusShowsSecurityRedacted(t *testing.T) {
 		"auth": true, "keyFile": "DIR/keyfile", "credentials": "DIR/credentials.json", "appDB": "bench",
 		"tls": true, "caFile": "DIR/ca.pem", "memberCert": "DIR/member.pem"}`
 	tail := "@127.0.0.1:1/?replicaSet=rs0&authSource=admin&tls=true&tlsCAFile=" + url.QueryEscape(filepath.Join(dir, "ca.pem"))
-	creds := `{"admin": {"user": "admin", "password": "s3cr@t", "roles": ["root@admin"], "uri": "mongodb://admin:` + pw + tail + `"},
-		"app": {"user": "app", "password": "s3cr@t", "roles": ["readWrite@bench"], "uri": "mongodb://app:` + pw + tail + `"}}`
+	// Secret options too (a credentials file edited by hand, say): their values go.
+	const opts, redactedOpts = "&proxyPassword=s3cret&authMechanismProperties=AWS_SESSION_TOKEN:tok3n", "&proxyPassword=REDACTED&authMechanismProperties=REDACTED"
+	creds := `{"admin": {"user": "admin", "password": "s3cr@t", "roles": ["root@admin"], "uri": "mongodb://admin:` + pw + tail + opts + `"},
+		"app": {"user": "app", "password": "s3cr@t", "roles": ["readWrite@bench"], "uri": "mongodb://app:` + pw + tail + opts + `"}}`
 	for name, content := range map[string]string{"cluster.json": state, "credentials.json": creds} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.ReplaceAll(content, "DIR", dir)), 0o600); err != nil {
 			t.Fatal(err)
@@ -148,8 +150,8 @@ func TestClusterStatusShowsSecurityRedacted(t *testing.T) {
 		t.Fatalf("status: %v\n%s", err, out)
 	}
 	for _, want := range []string{
-		"auth: user admin (root):                  mongodb://admin:REDACTED" + tail,
-		"auth: user app (readWrite on bench only): mongodb://app:REDACTED" + tail,
+		"auth: user admin (root):                  mongodb://admin:REDACTED" + tail + redactedOpts + "\n",
+		"auth: user app (readWrite on bench only): mongodb://app:REDACTED" + tail + redactedOpts + "\n",
 		"auth: passwords and URIs in " + filepath.Join(dir, "credentials.json") + " (0600)",
 		"tls: members require TLS; clients trust the CA " + filepath.Join(dir, "ca.pem"),
 	} {
@@ -157,8 +159,8 @@ func TestClusterStatusShowsSecurityRedacted(t *testing.T) {
 			t.Errorf("status does not say %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "s3cr") {
-		t.Errorf("a password in the status:\n%s", out)
+	if strings.Contains(out, "s3cr") || strings.Contains(out, "tok3n") {
+		t.Errorf("a password or token in the status:\n%s", out)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if last := lines[len(lines)-1]; last != "mongodb://127.0.0.1:1/?replicaSet=rs0&tls=true&tlsCAFile="+url.QueryEscape(filepath.Join(dir, "ca.pem")) {

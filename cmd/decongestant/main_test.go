@@ -47,6 +47,10 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 		{"missing uri", []string{"bench", "ycsb"}, "--uri is required"},
 		{"malformed uri", []string{"bench", "ycsb", "--uri", "mongodb://"}, "invalid --uri"},
 		{"not a mongodb uri", []string{"bench", "ycsb", "--uri", "http://localhost"}, "invalid --uri"},
+		{"uri with a secret option's value miswritten", []string{"bench", "ycsb", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0&authMechanismProperties=AWS_SESSION_TOKEN:tok3n&proxyPassword=s3c%zzret"},
+			"invalid --uri: invalid connection string: mongodb://127.0.0.1:1/?replicaSet=rs0&authMechanismProperties=REDACTED&proxyPassword=REDACTED: the value of an option that holds a credential"},
+		{"tpcc uri with a secret option's value miswritten", []string{"tpcc", "load", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0&authMechanismProperties=AWS_SESSION_TOKEN:tok3n&proxyPassword=s3c%zzret"},
+			"invalid --uri: invalid connection string: mongodb://127.0.0.1:1/?replicaSet=rs0&authMechanismProperties=REDACTED&proxyPassword=REDACTED: the value of an option that holds a credential"},
 		{"negative duration", append(good, "--duration", "-5s"), "--duration -5s must not be negative"},
 		{"unparsable duration", append(good, "--duration", "soon"), `invalid value "soon"`},
 		{"unknown policy", append(good, "--policies", "primary,fastest"), `"fastest": unknown policy`},
@@ -152,6 +156,9 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %q does not say %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "s3c") || strings.Contains(err.Error(), "tok3n") {
+				t.Fatalf("error %q quotes a secret", err)
 			}
 		})
 	}

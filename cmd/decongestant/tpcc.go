@@ -13,7 +13,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
-	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/decongestant/decongestant/internal/atomicfile"
 	"github.com/decongestant/decongestant/internal/redact"
@@ -41,8 +40,8 @@ func connectTPCC(ctx context.Context, uri, db string) (*mongo.Client, *mongo.Dat
 	if uri == "" {
 		return nil, nil, errors.New("--uri is required (a replica set connection string; `decongestant cluster up` prints one)")
 	}
-	if _, err := connstring.ParseAndValidate(uri); err != nil {
-		return nil, nil, fmt.Errorf("invalid --uri %s: %v", redact.URI(uri), err)
+	if _, err := monitor.ParseURI(uri); err != nil {
+		return nil, nil, fmt.Errorf("invalid --uri: %w", err)
 	}
 	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetServerSelectionTimeout(15 * time.Second))
 	if err != nil {
