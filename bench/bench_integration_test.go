@@ -12,6 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	mongooptions "go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+	"golang.org/x/sync/errgroup"
+
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/bench"
 	"github.com/decongestant/decongestant/cluster"
@@ -332,6 +338,10 @@ func TestPausedReplicationNoBoundViolations(t *testing.T) {
 // driver sees it as a secondary) the fraction must be 0 until it catches up;
 // the test holds the rejoined member's replication for 3 s, so it is behind
 // the bound for several polls however fast it would catch up.
+//
+// The run and the faults run on goroutines of their own; each returns its
+// error for the test's goroutine to report, and the first to fail stops the
+// other.
 func TestFailoverRejoinAndPauseKeepTheBound(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	const bound = 2 * time.Second
@@ -356,70 +366,53 @@ func TestFailoverRejoinAndPauseKeepTheBound(t *testing.T) {
 			t.Errorf("restart %s: %v", old.Name, err)
 		}
 	})
-	var killed, rejoined, caughtUp, paused, resumed time.Time
-	actions := make(chan struct{})
-	faults := make(chan error, 1)
-	var once sync.Once
-	o.OnPeriod = func(context.Context, string, results.Period, *router.Router) {
-		once.Do(func() { close(actions) })
+	client := testutil.Connect(t, rs.URI())
+	// The faults start once the run has measured 3 periods, and must end
+	// before its last one closes.
+	start := make(chan struct{})
+	var startOnce sync.Once
+	var lastPeriod time.Time
+	o.OnPeriod = func(_ context.Context, _ string, p results.Period, _ *router.Router) {
+		if p.TS >= 3 {
+			startOnce.Do(func() { close(start) })
+		}
+		lastPeriod = time.Now()
 	}
-	go func() {
-		faults <- func() error {
-			<-actions
-			time.Sleep(2 * time.Second)
-			killed = time.Now()
-			if err := rs.KillMember(ctx, old.Name); err != nil {
-				return err
-			}
-			testutil.Eventually(t, 30*time.Second, func() bool {
-				p, err := rs.Primary(ctx)
-				return err == nil && p.Name != old.Name
-			}, "no new primary after the kill")
-			time.Sleep(2 * time.Second) // writes on the new primary the old one lacks
-			if err := rs.RestartMember(ctx, old.Name); err != nil {
-				return err
-			}
-			rejoined = time.Now()
-			// Keep the rejoined member behind for a while, so polls see it
-			// over the bound whether or not it caught up before the first
-			// one (a fast catch-up would leave nothing to check).
-			if err := rs.PauseReplication(ctx, old.Name); err != nil {
-				return err
-			}
-			time.Sleep(3 * time.Second)
-			if err := rs.ResumeReplication(ctx, old.Name); err != nil {
-				return err
-			}
-			client := testutil.Connect(t, rs.URI())
-			testutil.WaitReplicated(t, client)
-			caughtUp = time.Now()
-			time.Sleep(3 * time.Second)
-			paused = time.Now()
-			resume := testutil.PauseSecondaries(t, rs)
-			time.Sleep(4 * time.Second)
-			resume()
-			resumed = time.Now()
-			return nil
-		}()
-	}()
-	res, err := bench.Execute(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := <-faults; err != nil {
-		t.Fatal(err)
+	f := failoverFaults{rs: rs, client: client, old: old, bound: bound, trace: &trace}
+	g, gctx := errgroup.WithContext(ctx)
+	var res *results.Results
+	runDone := make(chan struct{})
+	g.Go(func() error {
+		defer close(runDone)
+		var err error
+		res, err = bench.Execute(gctx, o)
+		return err
+	})
+	g.Go(func() error {
+		select {
+		case <-start:
+		case <-runDone:
+			return errors.New("the run ended before its third period")
+		case <-gctx.Done():
+			return nil // the run failed: its error is the one to report
+		}
+		return f.run(gctx)
+	})
+	if err := g.Wait(); err != nil {
+		t.Fatalf("%v (faults: %v)", err, &f)
 	}
 	run := res.Runs[0]
 	if v := run.Summary.BoundViolations; v != 0 {
 		for _, e := range trace.all() {
-			if e.At.After(paused.Add(-time.Second)) && e.At.Before(resumed) {
+			if e.At.After(f.paused.Add(-time.Second)) && e.At.Before(f.resumed) {
 				t.Logf("poll %s primary %s known %v max %v horizon %v frac %v members %+v err %v", e.At.Format("15:04:05.000"), e.Lag.Primary, e.Lag.Known, e.Lag.Max, e.Lag.Horizon, e.Fraction, e.Lag.Members, e.Lag.Err)
 			}
 		}
-		t.Fatalf("%d S-probe reads exceeded the %v bound (paused %s, resumed %s); events %v", v, bound, paused.Format("15:04:05.000"), resumed.Format("15:04:05.000"), run.Events)
+		t.Fatalf("%d S-probe reads exceeded the %v bound (paused %s, resumed %s); events %v", v, bound, f.paused.Format("15:04:05.000"), f.resumed.Format("15:04:05.000"), run.Events)
 	}
-	if resumed.IsZero() || resumed.After(time.Now()) {
-		t.Fatalf("the fault schedule did not finish within the run")
+	if !f.resumed.Before(lastPeriod) {
+		t.Fatalf("the fault schedule ended at %s, after the run's last period closed at %s",
+			f.resumed.Format("15:04:05.000"), lastPeriod.Format("15:04:05.000"))
 	}
 	events := trace.all()
 	checkBoundEnforced(t, events, bound)
@@ -430,7 +423,7 @@ func TestFailoverRejoinAndPauseKeepTheBound(t *testing.T) {
 	// fraction was 0 (checkBoundEnforced), and restored once it caught up.
 	var rejoin, restored bool
 	for _, e := range events {
-		if e.At.Before(killed) || e.At.After(paused) {
+		if e.At.Before(f.killed) || e.At.After(f.paused) {
 			continue
 		}
 		if !e.Lag.Known && e.Lag.Err != nil && strings.Contains(e.Lag.Err.Error(), old.Host) {
@@ -447,10 +440,179 @@ func TestFailoverRejoinAndPauseKeepTheBound(t *testing.T) {
 	}
 	if !rejoin {
 		t.Fatalf("no poll saw %s rejoin behind the bound, and the driver never saw it first; rejoined %s, caught up %s; events %v",
-			old.Host, rejoined.Format("15:04:05.000"), caughtUp.Format("15:04:05.000"), run.Events)
+			old.Host, f.rejoined.Format("15:04:05.000"), f.caughtUp.Format("15:04:05.000"), run.Events)
 	}
 	if !restored {
 		t.Fatalf("secondary reads were not restored after %s caught up; events %v", old.Host, run.Events)
+	}
+}
+
+// failoverFaults is TestFailoverRejoinAndPauseKeepTheBound's fault schedule.
+// It runs on a goroutine of its own, so it returns its errors instead of
+// ending the test, and undoes what it paused on the way out.
+type failoverFaults struct {
+	rs     *cluster.Cluster
+	client *mongo.Client
+	old    cluster.Member // the primary at the start
+	bound  time.Duration
+	trace  *lagTrace
+	// When each step was done.
+	killed, rejoined, caughtUp, paused, resumed time.Time
+}
+
+func (f *failoverFaults) run(ctx context.Context) (err error) {
+	rs, old := f.rs, f.old
+	f.killed = time.Now()
+	if err := rs.KillMember(ctx, old.Name); err != nil {
+		return err
+	}
+	if err := testutil.Until(ctx, 30*time.Second, func() bool {
+		p, err := rs.Primary(ctx)
+		return err == nil && p.Name != old.Name
+	}, "no new primary after the kill"); err != nil {
+		return err
+	}
+	// A write on the new primary that the old one lacks (besides the
+	// workload's), acknowledged by the two members up.
+	majority := f.client.Database("decongestant_test").Collection("failover",
+		mongooptions.Collection().SetWriteConcern(writeconcern.Majority()))
+	if _, err := majority.InsertOne(ctx, bson.D{{Key: "at", Value: time.Now()}}); err != nil {
+		return fmt.Errorf("write on the new primary: %w", err)
+	}
+	if err := rs.RestartMember(ctx, old.Name); err != nil {
+		return err
+	}
+	f.rejoined = time.Now()
+	// Keep the rejoined member behind for a while, so polls see it over the
+	// bound whether or not it caught up before the first one (a fast
+	// catch-up would leave nothing to check). The 3 s hold is the
+	// experiment, not a wait for a condition.
+	if err := f.pause(ctx, old.Name); err != nil {
+		return err
+	}
+	defer f.resumeOnError(old.Name, &err)
+	if err := sleep(ctx, 3*time.Second); err != nil {
+		return err
+	}
+	if err := f.resume(ctx, old.Name); err != nil {
+		return err
+	}
+	f.caughtUp = time.Now()
+	// Secondary reads come back once a poll sees every member within the
+	// bound again.
+	if err := testutil.Until(ctx, 30*time.Second, func() bool {
+		return f.polled(f.caughtUp, func(e router.Event) bool { return e.Lag.Known && e.Fraction > 0 })
+	}, "secondary reads not restored after "+old.Name+" caught up"); err != nil {
+		return err
+	}
+	// Pause every secondary until a poll sees the lag over the bound (and
+	// the fraction 0), then resume them.
+	prim, err := rs.Primary(ctx)
+	if err != nil {
+		return err
+	}
+	f.paused = time.Now()
+	var secondaries []string
+	for _, m := range rs.Members() {
+		if m.Name == prim.Name {
+			continue
+		}
+		if err := f.pause(ctx, m.Name); err != nil {
+			return err
+		}
+		defer f.resumeOnError(m.Name, &err)
+		secondaries = append(secondaries, m.Name)
+	}
+	if err := testutil.Until(ctx, 30*time.Second, func() bool {
+		return f.polled(f.paused, func(e router.Event) bool {
+			return (!e.Lag.Known || e.Lag.Max+e.Lag.Horizon > f.bound) && e.Fraction == 0
+		})
+	}, "no poll saw the paused secondaries over the bound"); err != nil {
+		return err
+	}
+	if err := f.resume(ctx, secondaries...); err != nil {
+		return err
+	}
+	f.resumed = time.Now()
+	return nil
+}
+
+// polled reports whether a lag poll after since satisfied cond.
+func (f *failoverFaults) polled(since time.Time, cond func(router.Event) bool) bool {
+	for _, e := range f.trace.all() {
+		if e.At.After(since) && cond(e) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *failoverFaults) pause(ctx context.Context, name string) error {
+	if err := f.rs.PauseReplication(ctx, name); err != nil {
+		return fmt.Errorf("pause replication on %s: %w", name, err)
+	}
+	return nil
+}
+
+// resume resumes replication on the members named and waits until every
+// member has caught up.
+func (f *failoverFaults) resume(ctx context.Context, names ...string) error {
+	for _, name := range names {
+		if err := f.rs.ResumeReplication(ctx, name); err != nil {
+			return fmt.Errorf("resume replication on %s: %w", name, err)
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := testutil.Replicated(wctx, f.client); err != nil {
+		return fmt.Errorf("catch-up after resuming %s: %w (members: %s)", strings.Join(names, ", "), err, f.members())
+	}
+	return nil
+}
+
+// members says each member's state and last applied optime, for an error.
+func (f *failoverFaults) members() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := f.rs.Status(ctx)
+	var parts []string
+	for _, m := range st {
+		parts = append(parts, fmt.Sprintf("%s %s optime %v", m.Name, m.State, m.OpTime))
+	}
+	if err != nil {
+		parts = append(parts, err.Error())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// String is the schedule's timeline, for a failure.
+func (f *failoverFaults) String() string {
+	at := func(t time.Time) string { return t.Format("15:04:05.000") }
+	return fmt.Sprintf("killed %s, rejoined %s, caught up %s, paused %s, resumed %s",
+		at(f.killed), at(f.rejoined), at(f.caughtUp), at(f.paused), at(f.resumed))
+}
+
+// resumeOnError resumes replication on member name when the schedule
+// fails (*err set), so the shared set is not left paused; resuming a member
+// that runs freely does nothing.
+func (f *failoverFaults) resumeOnError(name string, err *error) {
+	if *err == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if rerr := f.rs.ResumeReplication(ctx, name); rerr != nil {
+		*err = errors.Join(*err, fmt.Errorf("resume replication on %s: %w", name, rerr))
+	}
+}
+
+// sleep waits d, or less if ctx is done first.
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-time.After(d):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

@@ -324,7 +324,7 @@ func TestPortInUse(t *testing.T) {
 }
 
 func TestCPUCap(t *testing.T) {
-	c := testutil.NewReplicaSet(t, 1, 0.2) // skips if no cgroup is available
+	c := testutil.NewReplicaSet(t, 1, 0.2) // skips without a cgroup (fails under DECONGESTANT_REQUIRE_CGROUPS=1)
 	ctx := ctxFor(t, time.Minute)
 	m := c.Members()[0]
 	if m.Cgroup == "" {
@@ -488,7 +488,7 @@ func checkMemoryUsage(t *testing.T, c *cluster.Cluster, name string, limit int64
 // DropCaches restarts the member cold into the same cgroups, and Down removes them.
 func TestMemoryCap(t *testing.T) {
 	const limit, raised = 600 << 20, 800 << 20
-	c := testutil.StartReplicaSet(t, cluster.Config{Members: 1, CPU: 0.5, Memory: limit}) // skips without cgroups
+	c := testutil.StartReplicaSet(t, cluster.Config{Members: 1, CPU: 0.5, Memory: limit}) // skips without cgroups (fails under DECONGESTANT_REQUIRE_CGROUPS=1)
 	ctx := ctxFor(t, 2*time.Minute)
 	m := c.Members()[0]
 	if m.MemCgroup == "" || m.MemoryCap != limit || m.Cgroup == "" {

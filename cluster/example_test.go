@@ -18,7 +18,8 @@ import (
 //	n1 PRIMARY true
 //
 // It has no Output comment, so go test compiles it without running it: it starts a real mongod.
-// TestStartAndDown checks the same (URI, n1 PRIMARY, every member alive) and skips with -short.
+// TestStartAndDown checks the same (URI, n1 PRIMARY, every member alive) and skips with -short;
+// ExampleConfig_MemberCPUs runs the part that needs no mongod, the caps a config gives.
 func ExampleStart() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -45,6 +46,19 @@ func ExampleStart() {
 	for _, m := range st {
 		fmt.Println(m.Name, m.State, m.Alive)
 	}
+}
+
+// ExampleConfig_MemberCPUs shows the CPU cap (cores) each member is started under: one cap for
+// every member, or one per member as `cluster up --cpu` reads them.
+func ExampleConfig_MemberCPUs() {
+	fmt.Println(cluster.Config{CPU: 0.35}.MemberCPUs())
+	caps, err := cluster.ParseCPUs("0.35,0.35,0.15", 3)
+	fmt.Println(caps, err)
+	fmt.Println(cluster.Config{CPUs: caps}.MemberCPUs())
+	// Output:
+	// [0.35 0.35 0.35]
+	// [0.35 0.35 0.15] <nil>
+	// [0.35 0.35 0.15]
 }
 
 // ExampleParseMemories reads `cluster up --memory` for three members and shows the smallest cap a

@@ -15,7 +15,7 @@ import (
 )
 
 // Route reads with Decongestant under a 5 s staleness bound. (Compiled, not
-// run: it needs a replica set.)
+// run: it needs a replica set; ExampleServed_Sub runs.)
 func ExampleConnect() {
 	ctx := context.Background()
 	cfg := balancer.DefaultConfig()
@@ -95,4 +95,20 @@ func ExampleRouter_Stats() {
 		fmt.Printf("%s (%s): %d reads, wire p50 %v over the latest period, lag %v, share %.2f\n",
 			m.Host, m.Role, m.Served, m.Wire.P50, m.Lag, m.Weight)
 	}
+}
+
+// Count where the reads of one stretch of work went: the difference of two
+// snapshots of Router.Served, taken before and after (written out here, so
+// the example runs without a replica set).
+func ExampleServed_Sub() {
+	before := router.Served{Primary: 120, Secondary: 30,
+		ByHost: map[string]int64{"h1:27017": 120, "h2:27017": 30}}
+	after := router.Served{Primary: 150, Secondary: 120,
+		ByHost: map[string]int64{"h1:27017": 150, "h2:27017": 75, "h3:27017": 45}}
+	d := after.Sub(before)
+	fmt.Printf("%d reads: %d primary, %d secondary (%.0f%%)\n", d.Total(), d.Primary, d.Secondary, d.SecondaryPct())
+	fmt.Println(d.ByHost)
+	// Output:
+	// 120 reads: 30 primary, 90 secondary (75%)
+	// map[h1:27017:30 h2:27017:45 h3:27017:45]
 }

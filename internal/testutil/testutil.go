@@ -131,7 +131,8 @@ func SkipIfShort(tb testing.TB) {
 // NewReplicaSet starts a replica set of the given size and per-member CPU cap (0 = none) for one
 // test, in the test's temp dir, and tears it down in tb.Cleanup. It fails the test if the set cannot
 // be started, except that it skips the test, naming the reason, when a CPU (or, through
-// StartReplicaSet, memory) cap was asked for and no cgroup with that controller is available.
+// StartReplicaSet, memory) cap was asked for and no cgroup with that controller is available
+// (SkipWithoutCgroups: a failure when DECONGESTANT_REQUIRE_CGROUPS=1).
 func NewReplicaSet(tb testing.TB, members int, cpu float64) *cluster.Cluster {
 	tb.Helper()
 	return StartReplicaSet(tb, cluster.Config{Members: members, CPU: cpu})
@@ -149,9 +150,7 @@ func StartReplicaSet(tb testing.TB, cfg cluster.Config) *cluster.Cluster {
 	}
 	cfg.DieWithParent = true
 	c, err := cluster.Start(ctx, cfg)
-	if errors.Is(err, cluster.ErrCgroupUnavailable) {
-		tb.Skipf("replica set with a CPU or memory cap: %v", err)
-	}
+	SkipWithoutCgroups(tb, err)
 	if err != nil {
 		tb.Fatalf("start replica set: %v", err)
 	}

@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"sync"
 	"testing"
@@ -16,37 +17,63 @@ import (
 )
 
 // Eventually polls cond every 50 ms until it holds or timeout passes, then
-// fails the test with msg.
+// fails the test with msg. It ends the test, so it belongs on the test's
+// goroutine; elsewhere, use Until and hand the error back.
 func Eventually(tb testing.TB, timeout time.Duration, cond func() bool, msg string) {
 	tb.Helper()
+	if err := Until(context.Background(), timeout, cond, msg); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Until polls cond every 50 ms until it holds (nil), timeout passes or ctx
+// is done (an error naming msg). It takes no testing.TB: a goroutine the test
+// started may call it and hand the error back to the test's goroutine.
+func Until(ctx context.Context, timeout time.Duration, cond func() bool, msg string) error {
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
-			tb.Fatalf("after %v: %s", timeout, msg)
+			return fmt.Errorf("after %v: %s", timeout, msg)
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w", msg, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
+	return nil
 }
 
 // WaitReplicated returns once every member of the replica set behind client
 // has applied all writes made before the call: it writes a marker with a
-// write concern of all members.
+// write concern of all members. It fails the test if it cannot; Replicated
+// is the same for a goroutine the test started.
 func WaitReplicated(tb testing.TB, client *mongo.Client) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	if err := Replicated(ctx, client); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Replicated returns once every member of the replica set behind client has
+// applied all writes made before the call (a marker written with a write
+// concern of all members), or the error that stopped it.
+func Replicated(ctx context.Context, client *mongo.Client) error {
 	var status struct {
 		Members []bson.Raw `bson:"members"`
 	}
 	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "replSetGetStatus", Value: 1}}).Decode(&status); err != nil {
-		tb.Fatalf("replSetGetStatus: %v", err)
+		return fmt.Errorf("replSetGetStatus: %w", err)
 	}
 	wc := &writeconcern.WriteConcern{W: len(status.Members)}
 	coll := client.Database("decongestant_test").Collection("sync",
 		options.Collection().SetWriteConcern(wc))
 	if _, err := coll.InsertOne(ctx, bson.D{{Key: "at", Value: time.Now()}}); err != nil {
-		tb.Fatalf("waiting for %d members to replicate: %v", len(status.Members), err)
+		return fmt.Errorf("waiting for %d members to replicate: %w", len(status.Members), err)
 	}
+	return nil
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.

@@ -2,17 +2,22 @@ package routermetrics_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/router"
 	"github.com/decongestant/decongestant/router/routermetrics"
 )
 
 // Serve a router's metrics on :9464/metrics from a registry of your own.
-// (Compiled, not run: it needs a replica set.)
+// (Compiled, not run: it needs a replica set; Example_scrape runs.)
 func ExampleNew() {
 	ctx := context.Background()
 	r, err := router.Connect(ctx, "mongodb://h1:27017,h2:27017,h3:27017/?replicaSet=rs0")
@@ -25,4 +30,44 @@ func ExampleNew() {
 	reg.MustRegister(routermetrics.New(r))
 	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	_ = http.ListenAndServe(":9464", nil)
+}
+
+// fixed is a Source that always has the same Stats: it stands in for a
+// *router.Router, so the example runs without a replica set.
+type fixed router.Stats
+
+func (f fixed) Stats() router.Stats { return router.Stats(f) }
+
+// What a scrape shows of a router that sent 30 reads to the primary and 12
+// to a secondary 1.5 s behind, with a quarter of the reads allowed to
+// secondaries (a few of the series).
+func Example_scrape() {
+	st := router.Stats{Policy: "decongestant", Mode: balancer.Split, Fraction: 0.25,
+		Served: router.Served{Primary: 30, Secondary: 12},
+		Members: []router.MemberStats{
+			{Host: "h1:27017", Name: "n1", Role: balancer.Primary, Served: 30, LagKnown: true},
+			{Host: "h2:27017", Name: "n2", Role: balancer.Secondary, Served: 12, Lag: 1500 * time.Millisecond, LagKnown: true},
+		},
+	}
+	st.Lag.Known = true
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(routermetrics.New(fixed(st)))
+
+	rec := httptest.NewRecorder()
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for _, line := range strings.Split(rec.Body.String(), "\n") {
+		for _, name := range []string{"decongestant_fraction", "decongestant_lag_known", "decongestant_member_lag_seconds", "decongestant_reads_total"} {
+			if strings.HasPrefix(line, name+" ") || strings.HasPrefix(line, name+"{") {
+				fmt.Println(line)
+			}
+		}
+	}
+	// Output:
+	// decongestant_fraction 0.25
+	// decongestant_lag_known 1
+	// decongestant_member_lag_seconds{member="h1:27017"} 0
+	// decongestant_member_lag_seconds{member="h2:27017"} 1.5
+	// decongestant_reads_total{role="other"} 0
+	// decongestant_reads_total{role="primary"} 30
+	// decongestant_reads_total{role="secondary"} 12
 }
