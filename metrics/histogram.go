@@ -50,7 +50,7 @@ func bucketOf(v uint64) int {
 		return int(v)
 	}
 	exp := bits.Len64(v) - 1 // v in [2^exp, 2^(exp+1))
-	if exp > maxExp {
+	if exp >= maxExp {
 		return numBuckets - 1
 	}
 	sub := (v >> (exp - subBits)) & (subBuckets - 1)

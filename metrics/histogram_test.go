@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"math/rand/v2"
 	"sort"
 	"sync"
@@ -9,7 +10,7 @@ import (
 )
 
 func TestBucketRoundTrip(t *testing.T) {
-	for _, v := range []uint64{0, 1, 31, 32, 33, 63, 64, 100, 1000, 12345, 1 << 20, 999_999_999, 1 << 40} {
+	for _, v := range []uint64{0, 1, 31, 32, 33, 63, 64, 100, 1000, 12345, 1 << 20, 999_999_999, 1 << 40, 1<<41 - 1} {
 		b := bucketOf(v)
 		if up := bucketUpper(b); up < v {
 			t.Errorf("value %d in bucket %d whose upper bound %d is below it", v, b, up)
@@ -17,6 +18,28 @@ func TestBucketRoundTrip(t *testing.T) {
 		if b > 0 && bucketUpper(b-1) >= v {
 			t.Errorf("value %d in bucket %d but previous bucket's upper bound %d covers it", v, b, bucketUpper(b-1))
 		}
+	}
+}
+
+// Values of 40 minutes and more (2^41 ns and up) land in the last bucket;
+// they used to index past the buckets, and Record panicked.
+func TestRecordBeyondTheLastBucket(t *testing.T) {
+	last := numBuckets - 1
+	for _, v := range []uint64{1<<41 - 1, 1 << 41, 1<<42 - 1, 1 << 42, math.MaxInt64, math.MaxUint64} {
+		if b := bucketOf(v); b != last {
+			t.Errorf("bucketOf(%d) = %d, want the last bucket %d", v, b, last)
+		}
+	}
+	if up := bucketUpper(last); up != 1<<41-1 {
+		t.Errorf("last bucket's upper bound %d, want 2^41-1", up)
+	}
+	h := NewHistogram()
+	h.Record(40 * time.Minute)
+	h.Record(math.MaxInt64)
+	s := h.Snapshot()
+	if s.Count() != 2 || s.Max() != math.MaxInt64 || s.Quantile(0.5) != 1<<41-1 {
+		t.Errorf("count %d max %v p50 %v, want 2, %v and the last bucket's bound %v",
+			s.Count(), s.Max(), s.Quantile(0.5), time.Duration(math.MaxInt64), time.Duration(1<<41-1))
 	}
 }
 
