@@ -113,6 +113,9 @@ func TestWriterConcurrentAdd(t *testing.T) {
 	if err := wr.Add(w(1, "x", 1, 1, 0, 1)); err == nil {
 		t.Error("add after finish succeeded")
 	}
+	if err := wr.Finish(nil); err == nil || !strings.Contains(err.Error(), "already finished") {
+		t.Errorf("second finish: %v, want already finished", err)
+	}
 }
 
 type failWriter struct{}
@@ -238,6 +241,7 @@ func TestReadAccepts(t *testing.T) {
 	}{
 		{"no final newline", `{"header":{"history":1}}` + "\n" + `{"end":{"ops":0}}`},
 		{"crlf", `{"header":{"history":1}}` + "\r\n" + `{"end":{"ops":0}}` + "\r\n"},
+		{"an op that completes when it is invoked", `{"header":{"history":1}}` + "\n" + `{"op":{"client":1,"key":"x","kind":"read","outcome":"ok","invoke_ns":7,"complete_ns":7}}` + "\n" + `{"end":{"ops":1}}` + "\n"},
 		{"unknown fields", `{"header":{"history":1,"recorder":"v2"}}` + "\n" + `{"op":{"client":1,"key":"x","kind":"read","outcome":"ok","invoke_ns":1,"complete_ns":2,"rtt_ns":5}}` + "\n" + `{"end":{"ops":1}}` + "\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +74,13 @@ func TestCheckLinearizable(t *testing.T) {
 			name: "unknown cas that may have applied",
 			h:    hist(w(1, "x", 1, 1, 0, 10), unknown(cas(1, "x", 1, 5, 0, 20, 30)), rd(2, "x", 5, 2, 100, 110)),
 			want: LinOK,
+		},
+		{
+			name:    "unknown cas whose expected value did not match cannot apply",
+			h:       hist(w(1, "x", 1, 1, 0, 10), unknown(cas(1, "x", 7, 5, 0, 20, 30)), rd(2, "x", 5, 2, 100, 110)),
+			want:    LinIllegal,
+			illegal: 1,
+			failure: "x",
 		},
 		{
 			name: "cas that matched",
@@ -193,6 +201,27 @@ func TestLinFailureOpsInInvokeOrder(t *testing.T) {
 	}
 	if !bytes.Contains(b, []byte(`"failure":{"key":"x"`)) || !bytes.Contains(b, []byte(`"result":"illegal"`)) {
 		t.Errorf("report JSON lacks the failure: %s", b)
+	}
+}
+
+// Linearized is the longest partial linearization. Here two: cas 0->2 then
+// 2->1 (2 ops), and cas 0->1 alone (1 op: both it and 0->2 claim the initial
+// 0). Porcupine lists them in map order, so the check is repeated.
+func TestLinearizedIsTheLongest(t *testing.T) {
+	h := hist(cas(1, "x", 0, 1, 1, 2, 4), cas(2, "x", 0, 2, 1, 1, 6), cas(3, "x", 2, 1, 2, 3, 7))
+	for range 20 {
+		rep := CheckLinearizable(h, 0)
+		if rep.Result != LinIllegal || rep.Keys[0].Linearized != 2 || rep.Failure == nil || rep.Failure.Linearized != 2 {
+			t.Fatalf("result %s, keys %+v, failure %+v; want illegal with 2 of 3 ops linearized", rep.Result, rep.Keys, rep.Failure)
+		}
+	}
+}
+
+// Porcupine's client ids (the visualisation's rows) are the clients in order.
+func TestDenseClients(t *testing.T) {
+	got := denseClients([]Op{{Client: 7}, {Client: 3}, {Client: 7}, {Client: -2}, {Client: 5}})
+	if want := map[int]int{-2: 0, 3: 1, 5: 2, 7: 3}; !reflect.DeepEqual(got, want) {
+		t.Errorf("dense ids %v, want %v", got, want)
 	}
 }
 

@@ -2,6 +2,7 @@ package history
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -54,6 +55,13 @@ func TestCheckSessions(t *testing.T) {
 			name: "a read below the highest read so far, not just the last",
 			h:    hist(w(2, "x", 1, 1, 0, 10), w(2, "x", 2, 2, 20, 30), w(2, "x", 3, 3, 30, 35), rd(1, "x", 3, 3, 40, 50), rd(1, "x", 1, 1, 60, 70), rd(1, "x", 2, 2, 80, 90)),
 			want: counts{0, 2, 0, 0},
+		},
+		{
+			// Version 3 written, then version 2 (monotonic writes broken):
+			// the read of 2 is still below the highest write.
+			name: "a read below the highest write so far, not just the last",
+			h:    hist(w(1, "x", 1, 3, 0, 10), w(1, "x", 2, 2, 20, 30), rd(1, "x", 2, 2, 40, 50)),
+			want: counts{1, 0, 1, 0},
 		},
 		{
 			name: "the order of the recording does not matter",
@@ -134,5 +142,24 @@ func TestSessionExamplesCapped(t *testing.T) {
 	}
 	if first := rep.MonotonicReads.Examples[0].Later.Invoke; first != 60*ms {
 		t.Errorf("first example at %d ms, want the earliest violation at 60", first/ms)
+	}
+}
+
+// Examples come in the order the violations happened, across clients and
+// keys, whatever order the sessions were recorded in.
+func TestSessionExamplesInTimeOrder(t *testing.T) {
+	h := hist(
+		w(9, "x", 1, 1, 0, 10), w(9, "x", 2, 2, 20, 30), w(9, "y", 3, 1, 0, 10), w(9, "y", 4, 2, 20, 30),
+		rd(1, "y", 4, 2, 40, 50), rd(1, "y", 3, 1, 300, 310), // client 1 goes back at 300 ms
+		rd(2, "x", 2, 2, 40, 50), rd(2, "x", 1, 1, 100, 110), // client 2 at 100
+		rd(1, "x", 2, 2, 40, 50), rd(1, "x", 1, 1, 200, 210), // client 1 on x at 200
+	)
+	rep := CheckSessions(h)
+	var got []int64
+	for _, v := range rep.MonotonicReads.Examples {
+		got = append(got, v.Later.Invoke/ms)
+	}
+	if !slices.Equal(got, []int64{100, 200, 300}) {
+		t.Errorf("monotonic reads examples at %v ms, want 100, 200, 300", got)
 	}
 }

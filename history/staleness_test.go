@@ -1,6 +1,7 @@
 package history
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -60,6 +61,29 @@ func TestCheckStaleness(t *testing.T) {
 		{
 			name:  "unknown writes are never acknowledged",
 			h:     hist(unknown(w(1, "x", 1, 0, 0, 10)), rd(2, "x", 0, 0, 20, 30)),
+			bound: RealTime,
+			want:  want{reads: 1},
+		},
+		{
+			name:  "a write acknowledged exactly when the read is sent is acknowledged",
+			h:     hist(w(1, "x", 1, 1, 0, 20), rd(2, "x", 1, 1, 20, 30)),
+			bound: RealTime,
+			want:  want{reads: 1},
+		},
+		{
+			// A recorder that kept a version for a write that timed out: the
+			// write is still not an acknowledgement.
+			name: "an unknown write with a version is not acknowledged",
+			h: hist(w(1, "x", 1, 1, 0, 10),
+				Op{Client: 1, Key: "x", Kind: KindWrite, Value: 2, Version: 2, Outcome: OutcomeUnknown, Invoke: 20 * ms, Complete: 30 * ms},
+				rd(2, "x", 1, 1, 40, 50)),
+			bound: RealTime,
+			want:  want{reads: 1},
+		},
+		{
+			// The first write of a value decides what a read of it saw.
+			name:  "a value written again by a failed write",
+			h:     hist(w(1, "x", 1, 1, 0, 10), failed(w(1, "x", 1, 0, 20, 30), "not primary"), rd(2, "x", 1, 1, 40, 50)),
 			bound: RealTime,
 			want:  want{reads: 1},
 		},
@@ -163,5 +187,48 @@ func TestStalenessDistribution(t *testing.T) {
 		if reps[i].Stale != want {
 			t.Errorf("bound %v: %d stale, want %d", reps[i].Bound, reps[i].Stale, want)
 		}
+	}
+}
+
+// Examples: the stalest five, by age in ms, then by versions missed.
+func TestStaleExamples(t *testing.T) {
+	// Versions 1, 2, 3 acknowledged at 10, 20, 30 ms.
+	ops := []Op{w(1, "x", 1, 1, 5, 10), w(1, "x", 2, 2, 15, 20), w(1, "x", 3, 3, 25, 30)}
+	// Reads of version 1 sent at 40..46 ms: 20..26 ms out of date (since
+	// version 2), 2 versions behind; a read of version 2 at 50 ms: 20 ms, 1
+	// version behind, tied in ms with the read of version 1 at 40.
+	for i := range int64(7) {
+		ops = append(ops, rd(2+int(i), "x", 1, 1, 40+i, 60))
+	}
+	ops = append(ops, rd(9, "x", 2, 2, 50, 60))
+	rep := CheckStaleness(hist(ops...), RealTime)
+	var got []int64
+	for _, s := range rep.Examples {
+		got = append(got, s.Op.Invoke/ms)
+	}
+	if rep.Stale != 8 || !slices.Equal(got, []int64{46, 45, 44, 43, 42}) {
+		t.Errorf("%d stale, examples sent at %v ms; want 8 and the stalest five, 46 down to 42", rep.Stale, got)
+	}
+	// Of the two tied at 20 ms, the one more versions behind comes first.
+	rep = CheckStaleness(hist(append(ops[:3:3], rd(9, "x", 2, 2, 50, 60), rd(2, "x", 1, 1, 40, 60))...), RealTime)
+	if len(rep.Examples) != 2 || rep.Examples[0].AgeVersions != 2 || rep.Examples[1].AgeVersions != 1 || rep.Examples[0].AgeMs != rep.Examples[1].AgeMs {
+		t.Errorf("examples %+v, want the read 2 versions behind before the one 1 behind, both 20 ms", rep.Examples)
+	}
+}
+
+// Phantom and unacknowledged reads keep the first five examples, in
+// invocation order.
+func TestStalenessOtherExamplesCapped(t *testing.T) {
+	ops := []Op{w(1, "x", 1, 1, 100, 200)}
+	for i := range int64(7) {
+		ops = append(ops, rd(2, "x", 99, 1, 10*i, 10*i+1), rd(3, "x", 1, 1, 110+i, 120))
+	}
+	rep := CheckStaleness(hist(ops...), RealTime)
+	if rep.Phantom != 7 || rep.Unacknowledged != 7 || len(rep.PhantomExamples) != maxExamples || len(rep.UnacknowledgedExamples) != maxExamples {
+		t.Fatalf("%d phantom, %d unacknowledged, %d and %d examples; want 7, 7, %d and %d",
+			rep.Phantom, rep.Unacknowledged, len(rep.PhantomExamples), len(rep.UnacknowledgedExamples), maxExamples, maxExamples)
+	}
+	if rep.PhantomExamples[0].Invoke != 0 || rep.PhantomExamples[4].Invoke != 40*ms || rep.UnacknowledgedExamples[4].Invoke != 114*ms {
+		t.Errorf("examples not the first five: %v %v", rep.PhantomExamples, rep.UnacknowledgedExamples)
 	}
 }

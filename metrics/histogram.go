@@ -50,7 +50,7 @@ func bucketOf(v uint64) int {
 		return int(v)
 	}
 	exp := bits.Len64(v) - 1 // v in [2^exp, 2^(exp+1))
-	if exp > maxExp {
+	if exp >= maxExp {
 		return numBuckets - 1
 	}
 	sub := (v >> (exp - subBits)) & (subBuckets - 1)
@@ -150,8 +150,9 @@ func (s *Snapshot) Merge(o *Snapshot) {
 // Count returns the number of samples.
 func (s *Snapshot) Count() uint64 { return s.total }
 
-// Quantile returns the q-quantile (0 < q <= 1) as the upper bound of the
-// bucket holding it, or 0 when there are no samples.
+// Quantile returns the nearest-rank q-quantile (0 <= q <= 1; 0 gives the
+// smallest sample) as the upper bound of the bucket holding it, capped by the
+// largest sample, or 0 when there are no samples.
 func (s *Snapshot) Quantile(q float64) time.Duration {
 	if s.total == 0 {
 		return 0

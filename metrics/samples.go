@@ -8,9 +8,9 @@ import (
 
 // Quantile returns the nearest-rank q-quantile of ds: the smallest sample
 // with at least a share q of the samples at or below it (q = 0 gives the
-// minimum, 0.5 the lower median, 1 the maximum), or 0 for no samples. ds is
-// not modified. This is the project's one quantile of a sample list; the
-// Histogram's is Snapshot.Quantile.
+// minimum, 0.5 the lower median, 1 the maximum; q outside [0, 1] is
+// clamped), or 0 for no samples. ds is not modified. This is the project's
+// one quantile of a sample list; the Histogram's is Snapshot.Quantile.
 func Quantile[T cmp.Ordered](ds []T, q float64) T {
 	if len(ds) == 0 {
 		var zero T

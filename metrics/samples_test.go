@@ -12,6 +12,7 @@ func TestQuantile(t *testing.T) {
 		want time.Duration
 	}{
 		{0, 1}, {0.25, 1}, {0.26, 2}, {0.5, 2}, {0.75, 3}, {0.8, 4}, {1, 4},
+		{-0.5, 1}, {1.5, 4}, // clamped
 	}
 	for _, tt := range tests {
 		if got := Quantile(ds, tt.q); got != tt.want {

@@ -49,6 +49,7 @@ func TestMeasure(t *testing.T) {
 	tests := []struct {
 		name  string
 		tputs []float64
+		ends  []float64 // the periods' ends when not every 2 s
 		at    float64
 		ok    bool
 		pre   float64
@@ -89,13 +90,31 @@ func TestMeasure(t *testing.T) {
 			pre: 100, preS: 30, dip: 100, dipAt: 62, dipPct: ptr(100), recovery: ptr(0)},
 		{name: "no reads before", tputs: cat(steady(30, 0), steady(10, 100)), at: 60, ok: true,
 			pre: 0, preS: 30, dip: 100, dipAt: 62},
+		// The period ending exactly 60 s after is in the window.
+		{name: "a dip ending exactly 60 s after", tputs: cat(before, steady(29, 100), []float64{10}, steady(5, 100)), at: 60, ok: true,
+			pre: 100, preS: 30, dip: 10, dipAt: 120, dipPct: ptr(10), recovery: ptr(0)},
+		// Periods of 10, 30, 10 and 10 s: the three ending in (30, 60] weigh
+		// 30, 10 and 10: (40x30 + 100x10 + 100x10) / 50 = 64.
+		{name: "periods weighed by their length", tputs: []float64{100, 40, 100, 100, 80, 100, 100}, ends: []float64{10, 40, 50, 60, 70, 80, 90}, at: 60, ok: true,
+			pre: 64, preS: 50, dip: 80, dipAt: 70, dipPct: ptr(125), recovery: ptr(0)},
+		// The period ending exactly 30 s before is not in the pre window.
+		{name: "a period ending exactly 30 s before", tputs: []float64{10, 100, 100, 90}, ends: []float64{30, 45, 60, 75}, at: 60, ok: true,
+			pre: 100, preS: 30, dip: 90, dipAt: 75, dipPct: ptr(90)},
+		// The first period after ends 70 s after: no period ends in the
+		// window, that one is the dip; the recovery starts with the next.
+		{name: "the first period after is longer than the window", tputs: []float64{100, 100, 100, 40, 100, 100, 100}, ends: []float64{10, 20, 30, 100, 110, 120, 130}, at: 30, ok: true,
+			pre: 100, preS: 30, dip: 40, dipAt: 100, dipPct: ptr(40), recovery: ptr(70)},
 		{name: "at the start: no period before", tputs: steady(10, 100), at: 0},
 		{name: "at the end: no period after", tputs: steady(10, 100), at: 20},
 		{name: "no periods", at: 10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, ok := Measure(periods(tt.tputs...), Time{AtS: tt.at, Cause: "stepdown"})
+			ps := periods(tt.tputs...)
+			for i, end := range tt.ends {
+				ps[i].TS = end
+			}
+			r, ok := Measure(ps, Time{AtS: tt.at, Cause: "stepdown"})
 			if ok != tt.ok {
 				t.Fatalf("ok %v, want %v (%+v)", ok, tt.ok, r)
 			}
@@ -160,6 +179,46 @@ func TestServingMember(t *testing.T) {
 	}
 	if r, _ := Measure(periods(steady(20, 100)...), Time{AtS: 10}); r.ServingMember != "" || r.ServingMaxCacheMissPct != nil {
 		t.Errorf("no members: serving %q max miss %s, want neither", r.ServingMember, fmtPtr(r.ServingMaxCacheMissPct))
+	}
+}
+
+// TestServingMemberChoice: which member served the reads of the minute
+// after, summed over its periods, and its highest miss rate in any of them.
+func TestServingMemberChoice(t *testing.T) {
+	type m struct {
+		name   string
+		served int64
+		miss   float64 // < 0: not measured
+	}
+	for _, tc := range []struct {
+		name   string
+		after  [][]m // the members of the periods ending at 12, 14... s
+		member string
+		miss   string
+	}{
+		{"the highest miss rate, not the first", [][]m{{{"n2", 100, 31}}, {{"n2", 100, 87}}, {{"n2", 100, 40}}}, "n2", "87"},
+		{"the highest miss rate, not the last", [][]m{{{"n2", 100, 87}}, {{"n2", 100, 31}}, {{"n2", 100, -1}}}, "n2", "87"},
+		{"reads summed over the periods", [][]m{{{"n1", 200, 5}, {"n2", 0, 6}}, {{"n1", 0, 7}, {"n2", 150, 8}}}, "n1", "7"},
+		{"a tie goes to the lower name", [][]m{{{"n2", 100, 20}, {"n1", 100, 10}}}, "n1", "10"},
+		{"a member that served nothing is not serving", [][]m{{{"n1", 0, 50}, {"n2", 0, 60}}}, "", "null"},
+		{"the serving member's rate only", [][]m{{{"n1", 10, 99}, {"n2", 100, 12}}}, "n2", "12"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ps := periods(steady(5+len(tc.after), 100)...) // at 10 s: 5 periods before
+			for i, members := range tc.after {
+				for _, x := range members {
+					var miss *float64
+					if x.miss >= 0 {
+						miss = ptr(x.miss)
+					}
+					ps[5+i].Members = append(ps[5+i].Members, results.Member{Host: "h-" + x.name, Name: x.name, Served: x.served, CacheMissPct: miss})
+				}
+			}
+			r, ok := Measure(ps, Time{AtS: 10})
+			if !ok || r.ServingMember != tc.member || fmtPtr(r.ServingMaxCacheMissPct) != tc.miss {
+				t.Errorf("serving %q max miss %s %%, want %q %s (ok %v)", r.ServingMember, fmtPtr(r.ServingMaxCacheMissPct), tc.member, tc.miss, ok)
+			}
+		})
 	}
 }
 
