@@ -34,12 +34,13 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/decongestant/decongestant/internal/lint"
 )
 
 // ends are the methods of a testing value that end the test on the calling goroutine.
@@ -62,25 +63,12 @@ func Dir(root string) ([]Finding, error) {
 	}
 	c := &checker{fset: token.NewFileSet(), root: root, module: module,
 		decls: map[funcKey]*decl{}, pkgNames: map[string]string{}}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") {
-			return nil
-		}
+	err = lint.WalkGo(root, func(path string) error {
 		f, err := parser.ParseFile(c.fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return fmt.Errorf("gofatal: %w", err)
 		}
-		c.add(filepath.Dir(path), f, strings.HasSuffix(name, "_test.go"))
+		c.add(filepath.Dir(path), f, strings.HasSuffix(path, "_test.go"))
 		return nil
 	})
 	if err != nil {

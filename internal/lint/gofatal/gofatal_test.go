@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/decongestant/decongestant/internal/lint"
 	"github.com/decongestant/decongestant/internal/lint/gofatal"
 )
 
 // TestNoTestEndsFromAGoroutine runs the checker over this module: no test may call Fatal,
 // FailNow or Skip from a goroutine it started, directly or through a helper. It runs with -short.
 func TestNoTestEndsFromAGoroutine(t *testing.T) {
-	root, err := moduleRoot()
+	root, err := lint.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,23 +28,6 @@ func TestNoTestEndsFromAGoroutine(t *testing.T) {
 	}
 	if len(found) > 0 {
 		t.Log("a goroutine must hand its error back (a channel, errgroup) for the test's goroutine to report; t.Error and t.Log are fine anywhere")
-	}
-}
-
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod above the working directory")
-		}
-		dir = parent
 	}
 }
 
