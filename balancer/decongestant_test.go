@@ -3,6 +3,7 @@ package balancer
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +110,21 @@ func TestAlgorithm1(t *testing.T) {
 				{period: p(balanced), want: 0.5, reason: "balanced"}, // 0.5 0.5 0.5 0.5
 				{period: p(balanced), want: 0.4, reason: "explore-down"},
 				{period: p(congestedPrimary), want: 0.5, reason: "primary-congested"},
+			},
+		},
+		{
+			name: "exactly MinSamples reads on each side give a ratio; one fewer on either side does not",
+			steps: []step{
+				{period: p(period(5, 8, 2, 0, 0)), want: 0.2, reason: "primary-congested"},
+				{period: p(Period{Primary: Stats{Count: 4, P50: 8 * ms}, Secondary: Stats{Count: 5, P50: 2 * ms}}), want: 0.2, reason: "too-few-samples"},
+				{period: p(Period{Primary: Stats{Count: 5, P50: 8 * ms}, Secondary: Stats{Count: 4, P50: 2 * ms}}), want: 0.2, reason: "too-few-samples"},
+			},
+		},
+		{
+			name: "too few samples at LOWBAL explores down no lower than LOWBAL",
+			steps: []step{
+				{period: p(Period{}), want: 0.1, reason: "too-few-samples-explore-down"},
+				{period: p(Period{}), want: 0.1, reason: "too-few-samples-explore-down"},
 			},
 		},
 		{
@@ -277,14 +293,53 @@ func TestAlgorithm1(t *testing.T) {
 }
 
 func TestDecisionRatio(t *testing.T) {
-	d := newD(t, nil)
-	dec := d.EndPeriod(period(50, 6, 3, 1, 1)) // (6-1)/(3-1) = 2.5
-	if math.Abs(dec.Ratio-2.5) > 1e-9 {
-		t.Errorf("ratio %v, want 2.5", dec.Ratio)
+	tests := []struct {
+		name   string
+		period Period
+		ratio  float64 // NaN: want NaN
+		reason string
+	}{
+		{"server-side latencies", period(50, 6, 3, 1, 1), 2.5, "primary-congested"}, // (6-1)/(3-1)
+		{"too few samples", period(1, 6, 3, 1, 1), math.NaN(), "too-few-samples-explore-down"},
+		// the secondaries' RTT exceeds their P50: floored to LatencyFloor
+		// (10 µs), never negative: 2 ms / 10 µs
+		{"secondary floored", period(50, 2, 1, 0, 3), 200, "primary-congested"},
+		// both floored: 10 µs / 10 µs
+		{"both floored", period(50, 1, 1, 3, 2), 1, "explore-down"},
 	}
-	dec = d.EndPeriod(period(1, 6, 3, 1, 1))
-	if !math.IsNaN(dec.Ratio) {
-		t.Errorf("ratio with too few samples %v, want NaN", dec.Ratio)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dec := newD(t, nil).EndPeriod(tt.period)
+			if math.IsNaN(tt.ratio) != math.IsNaN(dec.Ratio) || !math.IsNaN(tt.ratio) && math.Abs(dec.Ratio-tt.ratio) > 1e-9 {
+				t.Errorf("ratio %v, want %v", dec.Ratio, tt.ratio)
+			}
+			if dec.Reason != tt.reason {
+				t.Errorf("reason %q, want %q", dec.Reason, tt.reason)
+			}
+		})
+	}
+}
+
+func TestRecent(t *testing.T) {
+	d := newD(t, nil)
+	steps := []struct {
+		period Period
+		want   []float64 // oldest first
+	}{
+		{congestedPrimary, []float64{0.1, 0.1, 0.1, 0.2}},
+		{congestedPrimary, []float64{0.1, 0.1, 0.2, 0.3}},
+		{congestedPrimary, []float64{0.1, 0.2, 0.3, 0.4}},
+		{congestedPrimary, []float64{0.2, 0.3, 0.4, 0.5}},
+		{congestedSecondaries, []float64{0.3, 0.4, 0.5, 0.4}},
+	}
+	if got := d.Recent(); !slices.Equal(got, []float64{0.1, 0.1, 0.1, 0.1}) {
+		t.Fatalf("initial Recent() = %v, want 4 x LOWBAL", got)
+	}
+	for i, s := range steps {
+		d.EndPeriod(s.period)
+		if got := d.Recent(); !slices.Equal(got, s.want) {
+			t.Fatalf("step %d: Recent() = %v, want %v", i, got, s.want)
+		}
 	}
 }
 
@@ -308,6 +363,9 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"zero interval", func(c *Config) { c.Interval = 0 }},
 		{"zero delta", func(c *Config) { c.Delta = 0 }},
+		{"delta above 1", func(c *Config) { c.Delta = 1.5 }},
+		{"zero low balance", func(c *Config) { c.LowBal = 0 }},
+		{"zero latency floor", func(c *Config) { c.LatencyFloor = 0 }},
 		{"low above high", func(c *Config) { c.LowBal, c.HighBal = 0.9, 0.1 }},
 		{"high above 1", func(c *Config) { c.HighBal = 1.1 }},
 		{"ratios inverted", func(c *Config) { c.LowRatio, c.HighRatio = 1.3, 0.75 }},

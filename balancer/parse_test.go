@@ -22,6 +22,8 @@ func TestParse(t *testing.T) {
 		{"nearest", "nearest", Nearest, 1},
 		{"fixed:0.5", "fixed:0.5", Split, 0.5},
 		{"fixed:1", "fixed:1", Split, 1},
+		{"fixed:0", "fixed:0", Split, 0},
+		{"fixed:0.25", "fixed:0.25", Split, 0.25},
 		{"maxstaleness:120s", "maxstaleness:2m0s", MaxStaleness, 1},
 		{"spillway", "spillway", PerMember, 0},
 		{" Spillway", "spillway", PerMember, 0},
@@ -155,6 +157,8 @@ func TestParseBound(t *testing.T) {
 		{"0s", Bound{}, true},
 		{"none", Bound{Unbounded: true}, true},
 		{"-1s", Bound{}, false},
+		{"-1ns", Bound{}, false},
+		{"1ns", Bound{Max: 1}, true},
 		{"ten", Bound{}, false},
 	}
 	for _, tt := range tests {

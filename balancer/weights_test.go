@@ -181,3 +181,46 @@ func TestWeights(t *testing.T) {
 		t.Errorf("PrimaryOnly() = %v", p)
 	}
 }
+
+// TestStaticWeightsReset checks that a new split takes effect at once,
+// resolved against the latest poll, and that a bad one changes nothing.
+func TestStaticWeightsReset(t *testing.T) {
+	s, err := ParseWeights("primary=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := Lag{Known: true, Members: []MemberLag{
+		{Host: h1, Name: "n1", Role: Primary}, {Host: h2, Name: "n2", Role: Secondary}, {Host: h3, Name: "n3", Role: Secondary}}}
+	s.ObserveLag(set)
+	steps := []struct {
+		arg  string
+		ok   bool
+		want map[string]float64
+	}{
+		{"primary=0.2,n2=0.8", true, map[string]float64{"primary": 0.2, h2: 0.8}},
+		{"n3=1", true, map[string]float64{"primary": 0, h3: 1}},
+		{"n2=0.5", false, map[string]float64{"primary": 0, h3: 1}}, // does not sum to 1: the split stays
+		{"n1=0.5,n3=0.5", true, map[string]float64{"primary": 0.5, h3: 0.5}},
+	}
+	for i, st := range steps {
+		err := s.Reset(st.arg)
+		if (err == nil) != st.ok {
+			t.Fatalf("step %d: Reset(%q) err %v, want ok=%v", i, st.arg, err, st.ok)
+		}
+		got := shares(s.Weights())
+		if len(got) != len(st.want) {
+			t.Fatalf("step %d: weights %v, want %v", i, s.Weights(), st.want)
+		}
+		for k, v := range st.want {
+			if math.Abs(got[k]-v) > 1e-12 {
+				t.Fatalf("step %d: weights %v, want %v", i, s.Weights(), st.want)
+			}
+		}
+		if s.Fraction() != s.Weights().Secondary() {
+			t.Fatalf("step %d: Fraction %v, secondaries' share %v", i, s.Fraction(), s.Weights().Secondary())
+		}
+		if s.Name() != "weights:primary=1" {
+			t.Fatalf("step %d: name %q, want the spec the policy was built from", i, s.Name())
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/decongestant/decongestant/internal/testutil"
 )
 
 // fakeReplayer records the keys replayed per host.
@@ -140,4 +142,60 @@ func TestStartIsIdempotentAndCloseStopsEverything(t *testing.T) {
 	}
 	closeWithin(m, "after the race")
 	settled("racing Start and Close")
+}
+
+// TestShipProbesAMemberWhoseHintsAreOff checks that a batch is planned for
+// each target with its switch's fraction: all of it for a member whose hints
+// are on, the probe fraction for one whose hints are off.
+func TestShipProbesAMemberWhoseHintsAreOff(t *testing.T) {
+	cfg := DefaultConfig() // apply 1, probe apply 0.02
+	members := []Member{{Host: "p", Primary: true, LagKnown: true}, {Host: "s1", LagKnown: true}, {Host: "s2", LagKnown: true}}
+	rep := &fakeReplayer{keys: map[string]int{}}
+	m, err := New(cfg, rep, func() []Member { return members }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer m.wg.Wait() // the replay workers ship starts
+	defer cancel()
+
+	tg := m.target(ctx, "s1")
+	m.mu.Lock()
+	for range cfg.Overload.Hold {
+		tg.sw.Observe(Load{Behind: true})
+	}
+	on := tg.sw.On()
+	m.mu.Unlock()
+	if on {
+		t.Fatal("the switch is still on")
+	}
+	const n = 1000
+	var cmds [][]byte
+	for i := range n {
+		cmds = append(cmds, findCmd(t, "c", byID(i)))
+		m.Capture("p", cmds[i])
+	}
+	// The keys a probe of the same batch samples (a key's hash is the same
+	// in every capture of this process).
+	c := NewCapture(n)
+	for _, cmd := range cmds {
+		c.Add("p", cmd)
+	}
+	probe := 0
+	for _, rp := range Plan(Summarise(c.Swap()), "s1", cfg.Overload.ProbeApply, 1, cfg) {
+		probe += rp.Keys
+	}
+	if probe == 0 || probe > n/10 {
+		t.Fatalf("a probe of %d reads at %v samples %d", n, cfg.Overload.ProbeApply, probe)
+	}
+
+	m.ship(ctx, 1)
+	testutil.Eventually(t, 5*time.Second, func() bool { return rep.got("s2") == n && rep.got("s1") >= probe },
+		"s2 did not get the whole batch or s1 not its probe")
+	if got := rep.got("s1"); got != probe {
+		t.Fatalf("s1, whose hints are off, got %d keys, want the %d of its probe", got, probe)
+	}
+	if got := rep.got("p"); got != 0 {
+		t.Fatalf("p got %d keys, want none: it served them", got)
+	}
 }

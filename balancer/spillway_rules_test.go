@@ -1,0 +1,138 @@
+package balancer
+
+// Spillway's rules on small hand-computed inputs. The file uses only the
+// helpers of member_test.go and decongestant_test.go, so it stands apart
+// from spillway_test.go's tables.
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// newDefaultSpillway returns a Spillway with the defaults changed by mutate.
+func newDefaultSpillway(t *testing.T, mutate func(*SpillwayConfig)) *Spillway {
+	t.Helper()
+	cfg := DefaultSpillwayConfig()
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	s, err := NewSpillway(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// p50 is a member's reads in a period: count reads of median d, no RTT known.
+func p50(host string, count int, d time.Duration) MemberStats {
+	return MemberStats{Host: host, Count: count, P50: d}
+}
+
+// TestFloorShares checks floorShares on small hand-computed inputs: shares
+// under the floor are raised to it, the others scaled down in proportion so
+// that all still sum to 1, and the floor is capped at an equal split.
+func TestFloorShares(t *testing.T) {
+	tests := []struct {
+		name  string
+		rel   []float64
+		floor float64
+		want  []float64
+	}{
+		{"none under the floor", []float64{0.3, 0.7}, 0.2, []float64{0.3, 0.7}},
+		{"one under, raised; the other takes the rest", []float64{0.1, 0.9}, 0.2, []float64{0.2, 0.8}},
+		// 0.05 is raised to 0.2; 0.2 (at the floor, not under it) and 0.75
+		// share the remaining 0.8 in proportion: x 0.8/0.95
+		{"one under, one at the floor", []float64{0.05, 0.2, 0.75}, 0.2, []float64{0.2, 0.2 * 0.8 / 0.95, 0.75 * 0.8 / 0.95}},
+		{"floor above an equal split is capped at it", []float64{0.9, 0.1}, 0.7, []float64{0.5, 0.5}},
+		{"all under the floor: an equal split", []float64{0.25, 0.25, 0.25, 0.25}, 0.3, []float64{0.25, 0.25, 0.25, 0.25}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := floorShares(append([]float64(nil), tt.rel...), tt.floor)
+			var sum float64
+			for i := range tt.want {
+				if math.Abs(got[i]-tt.want[i]) > 1e-12 {
+					t.Fatalf("floorShares(%v, %v) = %v, want %v", tt.rel, tt.floor, got, tt.want)
+				}
+				sum += got[i]
+			}
+			if math.Abs(sum-1) > 1e-12 {
+				t.Fatalf("floorShares(%v, %v) = %v sums to %v, want 1", tt.rel, tt.floor, got, sum)
+			}
+		})
+	}
+}
+
+// TestSpillwayWriteTime checks which periods' writes feed the primary's
+// write time: only those with writes counted and a median known.
+func TestSpillwayWriteTime(t *testing.T) {
+	tests := []struct {
+		name   string
+		writes []Stats
+		want   float64 // seconds
+	}{
+		{"no writes", []Stats{{}}, 0},
+		{"a median without a count is no measurement", []Stats{{Count: 0, P50: 50 * ms}}, 0},
+		{"a count without a median is no measurement", []Stats{{Count: 10}}, 0},
+		{"the first measurement is taken as it is", []Stats{{Count: 0, P50: 50 * ms}, {Count: 10, P50: ms}}, 0.001},
+		// then smoothed with weight Smoothing x min(1, count/MinSamples):
+		// 0.001 + 0.5 x 5/10 x (0.005 - 0.001)
+		{"then smoothed by its count", []Stats{{Count: 10, P50: ms}, {Count: 5, P50: 5 * ms}}, 0.002},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newDefaultSpillway(t, nil)
+			s.ObserveLag(freshPoll)
+			for _, w := range tt.writes {
+				s.EndPeriod(Period{Writes: w, Members: []MemberStats{p50(h1, 100, ms)}})
+			}
+			if math.Abs(s.write-tt.want) > 1e-12 {
+				t.Fatalf("write time %v s, want %v s", s.write, tt.want)
+			}
+		})
+	}
+}
+
+// TestSpillwayDefaultDeadband checks the default deadband (0.3): a primary
+// 1.25 x slower than its target keeps its share, one 1.35 x slower spills
+// by the part of the error beyond 1.3.
+func TestSpillwayDefaultDeadband(t *testing.T) {
+	// h2 and h3 answer in 20 ms: the baseline, so the target is
+	// max(4 x 20 ms, 5 ms, 20 ms) = 80 ms.
+	tests := []struct {
+		name    string
+		primary time.Duration // its reads' median
+		reason  string
+		share   float64 // the primary's after the period
+	}{
+		// within the band: the share stays, capped at 1 - 2 x ProbeShare
+		{"1.25 x the target", 100 * ms, "primary", 0.98},
+		// beyond: 1/1.02 (its share after the poll) x exp(-Gain x (ln 1.35 - ln 1.3))
+		{"1.35 x the target", 108 * ms, "spill", 1 / 1.02 * math.Pow(1.3/1.35, 0.25)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newDefaultSpillway(t, nil)
+			s.ObserveLag(freshPoll) // h2 and h3 get ProbeShare: 1/1.02 and 2 x 0.01/1.02
+			dec := s.EndPeriod(Period{Members: []MemberStats{p50(h1, 100, tt.primary), p50(h2, 1, 20*ms), p50(h3, 1, 20*ms)}})
+			if dec.Reason != tt.reason || math.Abs(dec.Ratio-tt.primary.Seconds()/0.080) > 1e-9 {
+				t.Fatalf("decision %+v, want %s at ratio %v", dec, tt.reason, tt.primary.Seconds()/0.080)
+			}
+			w := s.Weights()
+			if err := checkWeights(w); err != nil {
+				t.Fatal(err)
+			}
+			got := shares(w)
+			want := map[string]float64{"primary": tt.share, h2: (1 - tt.share) / 2, h3: (1 - tt.share) / 2}
+			if len(got) != len(want) {
+				t.Fatalf("weights %v, want %v", w, want)
+			}
+			for k, v := range want {
+				if math.Abs(got[k]-v) > 1e-9 {
+					t.Fatalf("weights %v, want %v", w, want)
+				}
+			}
+		})
+	}
+}
