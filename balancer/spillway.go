@@ -347,25 +347,43 @@ func (s *Spillway) beyondDeadband(e float64) float64 {
 }
 
 // floorShares raises every share to at least floor (capped at an equal
-// split) and scales the others down so they still sum to 1.
+// split) and scales the others down in proportion so that they still sum to
+// 1. Scaling may bring a share that was above the floor below it; that one
+// is floored too and the rest scaled again, at most once per share.
 func floorShares(rel []float64, floor float64) []float64 {
 	floor = min(floor, 1/float64(len(rel)))
-	var low, rest float64
-	for _, r := range rel {
-		if r < floor {
-			low += floor
-		} else {
-			rest += r
+	for {
+		var floored int
+		var rest float64 // the shares above the floor
+		for _, r := range rel {
+			if r <= floor {
+				floored++
+			} else {
+				rest += r
+			}
 		}
-	}
-	for i, r := range rel {
-		if r < floor {
-			rel[i] = floor
-		} else if rest > 0 {
-			rel[i] = r / rest * (1 - low)
+		scale := 0.0
+		if rest > 0 {
+			scale = (1 - float64(floored)*floor) / rest
 		}
+		again := false
+		for i, r := range rel {
+			if r > floor && r*scale < floor {
+				rel[i], again = floor, true
+			}
+		}
+		if again {
+			continue
+		}
+		for i, r := range rel {
+			if r <= floor {
+				rel[i] = floor
+			} else {
+				rel[i] = r * scale
+			}
+		}
+		return rel
 	}
-	return rel
 }
 
 // spillLatency is the latency of the secondaries where spilled reads go:

@@ -41,9 +41,13 @@ func TestFloorShares(t *testing.T) {
 	}{
 		{"none under the floor", []float64{0.3, 0.7}, 0.2, []float64{0.3, 0.7}},
 		{"one under, raised; the other takes the rest", []float64{0.1, 0.9}, 0.2, []float64{0.2, 0.8}},
-		// 0.05 is raised to 0.2; 0.2 (at the floor, not under it) and 0.75
-		// share the remaining 0.8 in proportion: x 0.8/0.95
-		{"one under, one at the floor", []float64{0.05, 0.2, 0.75}, 0.2, []float64{0.2, 0.2 * 0.8 / 0.95, 0.75 * 0.8 / 0.95}},
+		// 0.05 is raised to 0.2; scaling the others by 0.8/0.95 would take
+		// 0.2 below the floor, so it stays at 0.2 and 0.75 takes the rest.
+		{"one under, one at the floor", []float64{0.05, 0.2, 0.75}, 0.2, []float64{0.2, 0.2, 0.6}},
+		// 0.01 is raised to 0.1; x 0.9/0.99 would take 0.105 to 0.0955, under
+		// the floor: it is floored as well and 0.885 takes 0.8.
+		{"scaling takes one under the floor", []float64{0.01, 0.105, 0.885}, 0.1, []float64{0.1, 0.1, 0.8}},
+		{"two under, scaled once", []float64{0.02, 0.03, 0.45, 0.5}, 0.1, []float64{0.1, 0.1, 0.8 * 0.45 / 0.95, 0.8 * 0.5 / 0.95}},
 		{"floor above an equal split is capped at it", []float64{0.9, 0.1}, 0.7, []float64{0.5, 0.5}},
 		{"all under the floor: an equal split", []float64{0.25, 0.25, 0.25, 0.25}, 0.3, []float64{0.25, 0.25, 0.25, 0.25}},
 	}
