@@ -10,9 +10,10 @@ import (
 )
 
 // Message is a parsed client message: an OP_MSG, or the legacy OP_QUERY some
-// drivers still use for their first hello. Its slices alias the bytes given
-// to Parse; nothing is copied, so the message must not be reused while they
-// are in use.
+// drivers still use for their first hello. Its byte slices alias the bytes
+// given to Parse (only the short strings Sequence.Identifier and
+// Query.Namespace are copies), so that buffer must not be reused while the
+// Message is in use.
 type Message struct {
 	Header Header
 	// Flags are an OP_MSG's flagBits (ChecksumPresent, MoreToCome,
