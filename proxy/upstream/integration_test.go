@@ -71,6 +71,13 @@ func run(ctx context.Context, t *testing.T, p *Pool, addr string, d bson.D) bson
 	return answer(t, reply)
 }
 
+func deref(p *int64) int64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
 func okOf(body bson.Raw) bool {
 	v, err := body.LookupErr("ok")
 	return err == nil && v.AsFloat64() == 1
@@ -232,7 +239,7 @@ func TestGetMoreOverAnotherConnection(t *testing.T) {
 	}
 	defer b.Close()
 	if ida, idb := a.ServerConnectionID(), b.ServerConnectionID(); ida == nil || idb == nil || *ida == *idb {
-		t.Fatalf("server connection ids %v and %v: want two connections", ida, idb)
+		t.Fatalf("server connection ids %d and %d: want two connections", deref(ida), deref(idb))
 	}
 
 	uuid := make([]byte, 16)
@@ -438,6 +445,8 @@ func TestMemberHangs(t *testing.T) {
 		}
 	}
 	t.Cleanup(resume)
+	// The signal stops each thread when it is next scheduled: wait for all.
+	testutil.Eventually(t, time.Minute, func() bool { return allStopped(m.PID) }, "every thread of the member stopped")
 	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	_, err = helloMe(rctx, p, m.Host)
 	cancel()
@@ -453,6 +462,27 @@ func TestMemberHangs(t *testing.T) {
 	if err := rs.WaitHealthy(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// allStopped reports whether every thread of process pid is stopped (state
+// T in /proc/pid/task/*/stat).
+func allStopped(pid int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, task := range tasks {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			return false
+		}
+		// pid (comm) state ...: comm may hold spaces, the state follows its ')'.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 || i+2 >= len(stat) || stat[i+2] != 'T' {
+			return false
+		}
+	}
+	return true
 }
 
 // TestAuthAndTLS: on a set with access control and TLS, as `cluster up

@@ -1,0 +1,51 @@
+package upstream_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/decongestant/decongestant/proxy/upstream"
+	"github.com/decongestant/decongestant/proxy/wire"
+)
+
+// Example sends a client's find to a secondary of a set started with
+// `decongestant cluster up --auth --tls` (the URI is the application
+// user's). It needs that set, so it has no output to check.
+func Example() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := upstream.New(ctx, "mongodb://app:PASSWORD@127.0.0.1:27017/?replicaSet=rs0&tls=true&tlsCAFile=/tmp/rs/ca.pem")
+	if err != nil {
+		fmt.Println(err) // no password in it
+		return
+	}
+	defer p.Close(context.Background())
+
+	var secondary string
+	for _, m := range p.Members() {
+		if m.Role == upstream.RoleSecondary {
+			secondary = m.Addr
+		}
+	}
+	// As a client sends it, with a read preference that allows secondaries
+	// (a secondary refuses a read without one).
+	body, _ := bson.Marshal(bson.D{
+		{Key: "find", Value: "orders"},
+		{Key: "$readPreference", Value: bson.D{{Key: "mode", Value: "secondaryPreferred"}}},
+		{Key: "$db", Value: "app"},
+	})
+	reply, err := p.RoundTrip(ctx, secondary, wire.AppendMsg(nil, 7, 0, 0, body))
+	switch {
+	case errors.Is(err, upstream.ErrUnavailable), errors.Is(err, upstream.ErrUnknownMember):
+		fmt.Println("not sent:", err) // another member may take it
+	case err != nil:
+		fmt.Println("may have run:", err)
+	default:
+		m, _ := wire.Parse(reply)
+		fmt.Println("reply to request", m.Header.ResponseTo) // 7
+	}
+}
