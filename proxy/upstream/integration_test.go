@@ -593,3 +593,29 @@ func TestStateChangeErrorClearsPool(t *testing.T) {
 		return err == nil && me == m.Host
 	}, "the member answering again after a heartbeat")
 }
+
+// TestUnknownAndClosed: an address that is no member, and any address once
+// the pool is closed, fail without sending, naming the address.
+func TestUnknownAndClosed(t *testing.T) {
+	testutil.SkipIfShort(t)
+	rs := testutil.ReplicaSet(t)
+	ctx := ctxFor(t, time.Minute)
+	p, err := New(ctx, rs.URI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	primary, _ := roles(ctx, t, rs)
+	ping := opMsg(t, 0, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}})
+	if _, err := p.RoundTrip(ctx, "127.0.0.1:1", ping); !errors.Is(err, ErrUnknownMember) || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Errorf("RoundTrip to a non-member: %v, want ErrUnknownMember naming it", err)
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.RoundTrip(ctx, primary.Host, ping); !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), primary.Host) {
+		t.Errorf("RoundTrip after Close: %v, want ErrClosed naming %s", err, primary.Host)
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}

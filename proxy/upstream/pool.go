@@ -162,12 +162,12 @@ func (p *Pool) Close(ctx context.Context) error {
 // server returns the driver's server for addr.
 func (p *Pool) server(addr string) (*topology.Server, error) {
 	if p.closed.Load() {
-		return nil, ErrClosed
+		return nil, fmt.Errorf("upstream %s: %w", addr, ErrClosed)
 	}
 	s, err := p.topo.FindServer(description.Server{Addr: address.Address(addr).Canonicalize()})
 	switch {
 	case errors.Is(err, topology.ErrTopologyClosed):
-		return nil, ErrClosed
+		return nil, fmt.Errorf("upstream %s: %w", addr, ErrClosed)
 	case err != nil:
 		return nil, fmt.Errorf("upstream %s: %w: %w", addr, ErrUnknownMember, err)
 	case s == nil:
