@@ -16,16 +16,12 @@ import (
 // changed by mutate.
 func newSpillway(t *testing.T, mutate func(*SpillwayConfig)) *Spillway {
 	t.Helper()
-	cfg := DefaultSpillwayConfig()
-	cfg.AllowanceFloor, cfg.Deadband = time.Millisecond, 0
-	if mutate != nil {
-		mutate(&cfg)
-	}
-	s, err := NewSpillway(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return newDefaultSpillway(t, func(cfg *SpillwayConfig) {
+		cfg.AllowanceFloor, cfg.Deadband = time.Millisecond, 0
+		if mutate != nil {
+			mutate(cfg)
+		}
+	})
 }
 
 // med is a member's reads in a period: count reads of the given median

@@ -7,31 +7,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/decongestant/decongestant/cluster"
+	"github.com/decongestant/decongestant/faults"
 	"github.com/decongestant/decongestant/internal/testutil"
 )
-
-// lockedBuffer is one stream for the demo's stdout and stderr, in the order they were written.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // runTinyDemo runs the demo with one short policy run on a small set, its temporary cluster
 // directory under tmp, stdout and stderr in one stream.
@@ -42,10 +24,11 @@ func runTinyDemo(t *testing.T, tmp string, extra ...string) (string, error) {
 	args := append([]string{"demo", "--records", "2000", "--duration", "4s", "--warmup", "0s", "--period", "2s",
 		"--policies", "primary", "--sprobe=false", "--member-stats=false", "--cpu", "0",
 		"--out-dir", filepath.Join(tmp, "out")}, extra...)
-	var all lockedBuffer
+	var all bytes.Buffer
+	w := &faults.LockedWriter{W: &all} // one stream for stdout and stderr, in the order written
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	err := run(ctx, args, &all, &all)
+	err := run(ctx, args, w, w)
 	return all.String(), err
 }
 
