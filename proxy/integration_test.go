@@ -52,7 +52,17 @@ func startProxy(t *testing.T) (*Server, string, *syncBuffer) {
 	t.Helper()
 	rs := testutil.ReplicaSet(t)
 	logs := &syncBuffer{}
-	s, err := New(Config{URI: rs.URI(), Logger: slog.New(slog.NewTextHandler(logs, nil)), RequestTimeout: time.Minute})
+	s, addr := startProxyLogging(t, rs.URI(), logs)
+	return s, addr, logs
+}
+
+func startBenchProxy(t testing.TB, uri string) (*Server, string) {
+	return startProxyLogging(t, uri, &syncBuffer{})
+}
+
+func startProxyLogging(t testing.TB, uri string, logs *syncBuffer) (*Server, string) {
+	t.Helper()
+	s, err := New(Config{URI: uri, Logger: slog.New(slog.NewTextHandler(logs, nil)), RequestTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +80,7 @@ func startProxy(t *testing.T) (*Server, string, *syncBuffer) {
 			t.Errorf("serve: %v", err)
 		}
 	})
-	return s, ln.Addr().String(), logs
+	return s, ln.Addr().String()
 }
 
 func ctxFor(t *testing.T, d time.Duration) context.Context {
