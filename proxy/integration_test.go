@@ -469,3 +469,48 @@ func TestDisconnectKillsCursors(t *testing.T) {
 	c.nc.Close()
 	testutil.Eventually(t, time.Minute, func() bool { return idle() == 0 && s.cursors.len() == 0 }, "the cursor to be killed")
 }
+
+// A member slower than RequestTimeout gets the client a NetworkTimeout
+// error reply (a network error drivers retry), not a hang; the connection
+// stays usable.
+func TestRequestTimeout(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	logs := &syncBuffer{}
+	s, err := New(Config{URI: rs.URI(), Logger: slog.New(slog.NewTextHandler(logs, nil)), RequestTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(context.Background(), ln)
+	t.Cleanup(func() { s.Close() })
+	c := dialRaw(t, ln.Addr().String())
+	// sleep is a test command (the sets run with enableTestCommands).
+	r := c.command(bson.D{{Key: "sleep", Value: 1}, {Key: "secs", Value: 10}, {Key: "lock", Value: "none"}, {Key: "$db", Value: "admin"}})
+	if r.Lookup("ok").Double() != 0 || r.Lookup("code").Int32() != codeNetworkTimeout || r.Lookup("codeName").StringValue() != "NetworkTimeout" {
+		t.Fatalf("reply %v, want NetworkTimeout", r)
+	}
+	if r := c.command(bson.D{{Key: "buildInfo", Value: 1}, {Key: "$db", Value: "admin"}}); r.Lookup("ok").Double() != 1 {
+		t.Fatalf("buildInfo after the timeout: %v", r)
+	}
+	if !strings.Contains(logs.String(), "forwarding failed") {
+		t.Errorf("no log line for the timeout:\n%s", logs)
+	}
+}
+
+// A driver given credentials is told the proxy does not authenticate
+// clients.
+func TestClientCredentialsRefused(t *testing.T) {
+	_, addr, _ := startProxy(t)
+	client, err := mongo.Connect(options.Client().ApplyURI("mongodb://alice:pw@" + addr + "/?serverSelectionTimeoutMS=20000"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(context.Background())
+	err = client.Ping(ctxFor(t, time.Minute), nil)
+	if err == nil || !strings.Contains(err.Error(), "does not authenticate clients") {
+		t.Fatalf("ping with credentials: %v", err)
+	}
+}
