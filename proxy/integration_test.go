@@ -514,3 +514,40 @@ func TestClientCredentialsRefused(t *testing.T) {
 		t.Fatalf("ping with credentials: %v", err)
 	}
 }
+
+// Serve's context stops the listener only: connections already accepted are
+// still served (forwarded commands included) until Close.
+func TestConnectionsOutliveServe(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	s, err := New(Config{URI: rs.URI(), RequestTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	c := dialRaw(t, ln.Addr().String())
+	buildInfo := bson.D{{Key: "buildInfo", Value: 1}, {Key: "$db", Value: "admin"}}
+	if r := c.command(buildInfo); r.Lookup("ok").Double() != 1 {
+		t.Fatalf("buildInfo: %v", r)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if _, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		t.Error("the listener still accepts")
+	}
+	if r := c.command(buildInfo); r.Lookup("ok").Double() != 1 {
+		t.Fatalf("buildInfo after Serve returned: %v", r)
+	}
+	s.Close()
+	if !c.closed() {
+		t.Error("Close left a client connection open")
+	}
+}

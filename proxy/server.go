@@ -38,7 +38,11 @@ type Server struct {
 	listeners map[net.Listener]struct{}
 	conns     map[net.Conn]struct{}
 	done      chan struct{} // closed by Close
-	wg        sync.WaitGroup
+	// ctx is the client connections' context, canceled by Close (not by
+	// Serve's ctx: connections outlive their listener until Close).
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // New connects to the replica set cfg.URI names and returns a Server ready
@@ -65,6 +69,7 @@ func New(cfg Config) (*Server, error) {
 		conns:     map[net.Conn]struct{}{},
 		done:      make(chan struct{}),
 	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.limits()
 	return s, nil
 }
@@ -91,15 +96,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.mu.Unlock()
 		ln.Close()
 	}()
-	connCtx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-s.done:
-			cancel()
-		case <-connCtx.Done():
-		}
-	}()
 	var backoff time.Duration
 	for {
 		nc, err := ln.Accept()
@@ -121,7 +117,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			nc.Close()
 			return nil
 		}
-		go s.serveConn(connCtx, nc, s.nextConn.Add(1))
+		go s.serveConn(s.ctx, nc, s.nextConn.Add(1))
 	}
 }
 
@@ -167,6 +163,7 @@ func (s *Server) Close() error {
 	}
 	s.closed = true
 	close(s.done)
+	s.cancel()
 	for ln := range s.listeners {
 		ln.Close()
 	}
