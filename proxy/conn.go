@@ -1,0 +1,125 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime/debug"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/wiremessage"
+
+	"github.com/decongestant/decongestant/proxy/wire"
+)
+
+// serveConn runs one client connection until the client leaves, sends
+// something that is not a well-formed message, or the server closes. One
+// request at a time: drivers wait for a reply before the next request on a
+// connection (the proxy never streams: exhaustAllowed is an offer it
+// declines). A panic ends only this connection, logged with its stack.
+func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
+	remote := nc.RemoteAddr().String()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("proxy: panic serving a client connection; closing it", "client", remote, "conn", id, "panic", r, "stack", string(debug.Stack()))
+		}
+		nc.Close()
+		s.killOpen(id)
+		s.forget(nc)
+	}()
+	r := bufio.NewReader(nc)
+	var buf []byte
+	for {
+		msg, err := wire.ReadMessageInto(buf, r, wire.MaxMessageSize)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !s.isClosed() && ctx.Err() == nil {
+				s.log.Warn("proxy: closing client connection", "client", remote, "conn", id, "err", err)
+			}
+			return
+		}
+		buf = msg[:0]
+		reply, err := s.handle(ctx, id, remote, msg)
+		if err != nil {
+			s.log.Warn("proxy: closing client connection", "client", remote, "conn", id, "err", err)
+			return
+		}
+		if reply == nil {
+			continue
+		}
+		if _, err := nc.Write(reply); err != nil {
+			if !s.isClosed() {
+				s.log.Info("proxy: client connection failed", "client", remote, "conn", id, "err", err)
+			}
+			return
+		}
+	}
+}
+
+// handle answers one message: the reply to write (nil for none), or an
+// error when the stream cannot be trusted any more.
+func (s *Server) handle(ctx context.Context, conn uint64, remote string, msg []byte) ([]byte, error) {
+	m, err := wire.Parse(msg)
+	if err != nil {
+		return nil, err
+	}
+	legacy := m.Header.OpCode == wiremessage.OpQuery
+	noReply := m.Flags&wiremessage.MoreToCome != 0
+	answer := func(doc bsoncore.Document) ([]byte, error) {
+		if noReply {
+			return nil, nil
+		}
+		if legacy {
+			return wire.AppendReply(nil, s.nextRequestID(), m.Header.RequestID, 0, doc), nil
+		}
+		return wire.AppendMsg(nil, s.nextRequestID(), m.Header.RequestID, 0, doc), nil
+	}
+	c, err := wire.Classify(&m)
+	switch {
+	case errors.Is(err, wire.ErrUnsupported) && legacy:
+		return answer(errorDoc(codeUnsupportedOpQueryCommand, err.Error()))
+	case err != nil:
+		return answer(errorDoc(codeBadValue, err.Error()))
+	}
+	switch c.Kind {
+	case wire.KindHandshake:
+		if c.Hello.LoadBalanced {
+			return answer(errorDoc(codeBadValue, "the decongestant proxy is not a load balancer: connect without loadBalanced=true"))
+		}
+		return answer(s.hello(ctx, &c, int64(conn)))
+	case wire.KindAuth, wire.KindLocal:
+		if doc, ok := local(&c, remote); ok {
+			return answer(doc)
+		}
+	}
+	if legacy {
+		return nil, fmt.Errorf("%w: OP_QUERY %q", wire.ErrUnsupported, c.Command)
+	}
+	reply, errDoc := s.forward(ctx, conn, msg, &c)
+	if errDoc != nil {
+		return answer(errDoc)
+	}
+	return reply, nil
+}
+
+// hello answers a handshake. An awaitable hello (topologyVersion and
+// maxAwaitTimeMS, a driver's streaming monitor) carrying the proxy's current
+// topologyVersion is held for maxAwaitTimeMS, capped by MaxAwait, and until
+// the server closes: the proxy's topology never changes, and answering at
+// once would have the driver's monitor ask again at once, in a busy loop.
+func (s *Server) hello(ctx context.Context, c *wire.Class, connID int64) bsoncore.Document {
+	if c.Hello.TopologyVersion != nil && c.Hello.MaxAwaitTimeMS > 0 && s.tv.current(c.Hello.TopologyVersion) {
+		wait := min(time.Duration(c.Hello.MaxAwaitTimeMS)*time.Millisecond, s.cfg.MaxAwait)
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		case <-s.done:
+		}
+		t.Stop()
+	}
+	return helloReply(c, s.limits(), s.tv, connID, time.Now())
+}

@@ -1,0 +1,39 @@
+// Package proxy is the decongestant proxy's front door: a listener that
+// MongoDB drivers in any language connect to as to a mongos. It reads each
+// client message (package wire), answers the handshake and a few commands
+// itself, and forwards everything else as raw bytes to a member of the
+// replica set (package upstream), writing the member's reply back.
+//
+// One job per file:
+//
+//   - config.go: Config and its defaults.
+//   - server.go: New, Serve, Close: the listener, the set of client
+//     connections, the upstream pool.
+//   - conn.go: one client connection's loop: read, parse, classify,
+//     dispatch, write; malformed input closes that connection only.
+//   - handshake.go: the hello/isMaster reply of a mongos, built from the
+//     members' wire versions and limits.
+//   - local.go: ping, whatsmyuri, connectionStatus, logout, and the refusal
+//     of authentication, answered without a member.
+//   - route.go: Route, the one choice of member for a classified command
+//     (today the primary for everything, a cursor's owner for getMore and
+//     killCursors).
+//   - cursors.go: the cursor map: which member owns a cursor id.
+//   - forward.go: a round trip to the chosen member under a deadline,
+//     remembering new cursors, upstream errors turned into error replies.
+//   - replies.go: error documents as a mongos words them.
+//
+// Clients do not authenticate to the proxy yet and nothing is encrypted
+// between client and proxy: the CLI listens on loopback only.
+//
+//	s, err := proxy.New(proxy.Config{URI: "mongodb://h1,h2,h3/?replicaSet=rs0"})
+//	if err != nil {
+//		return err
+//	}
+//	defer s.Close()
+//	ln, err := net.Listen("tcp", "127.0.0.1:27018")
+//	if err != nil {
+//		return err
+//	}
+//	return s.Serve(ctx, ln) // drivers connect to mongodb://127.0.0.1:27018
+package proxy

@@ -1,0 +1,88 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/decongestant/decongestant/proxy/upstream"
+	"github.com/decongestant/decongestant/proxy/wire"
+)
+
+// Server error codes the proxy answers with (MongoDB's error_codes.yml).
+const (
+	codeBadValue                      = 2
+	codeHostUnreachable               = 6
+	codeAuthenticationFailed          = 18
+	codeCursorNotFound                = 43
+	codeNetworkTimeout                = 89
+	codeShutdownInProgress            = 91
+	codeFailedToSatisfyReadPreference = 133
+	codeUnsupportedOpQueryCommand     = 352
+	codeSocketException               = 9001
+)
+
+var codeNames = map[int32]string{
+	codeBadValue:                      "BadValue",
+	codeHostUnreachable:               "HostUnreachable",
+	codeAuthenticationFailed:          "AuthenticationFailed",
+	codeCursorNotFound:                "CursorNotFound",
+	codeNetworkTimeout:                "NetworkTimeout",
+	codeShutdownInProgress:            "ShutdownInProgress",
+	codeFailedToSatisfyReadPreference: "FailedToSatisfyReadPreference",
+	codeUnsupportedOpQueryCommand:     "UnsupportedOpQueryCommand",
+	codeSocketException:               "SocketException",
+}
+
+// errorDoc is a command's error reply: ok 0, errmsg, code, codeName and
+// errorLabels when given.
+func errorDoc(code int32, msg string, labels ...string) bsoncore.Document {
+	b := bsoncore.NewDocumentBuilder().
+		AppendDouble("ok", 0).
+		AppendString("errmsg", msg).
+		AppendInt32("code", code).
+		AppendString("codeName", codeNames[code])
+	if len(labels) > 0 {
+		arr := bsoncore.NewArrayBuilder()
+		for _, l := range labels {
+			arr.AppendString(l)
+		}
+		b.AppendArray("errorLabels", arr.Build())
+	}
+	return b.Build()
+}
+
+// upstreamError turns a failed round trip into the error reply a mongos
+// would give. Network-shaped codes (HostUnreachable, NetworkTimeout,
+// SocketException) make drivers retry reads; a retryable write (txnNumber
+// outside a transaction) gets the RetryableWriteError label and a
+// transaction's statement TransientTransactionError, as a mongos labels them.
+func upstreamError(err error, c *wire.Class) bsoncore.Document {
+	var code int32
+	switch {
+	case errors.Is(err, errNoPrimary):
+		code = codeFailedToSatisfyReadPreference
+	case errors.Is(err, errAmbiguousCursor):
+		return errorDoc(codeCursorNotFound, err.Error())
+	case errors.Is(err, upstream.ErrClosed):
+		return errorDoc(codeShutdownInProgress, "the decongestant proxy is shutting down")
+	case errors.Is(err, context.DeadlineExceeded):
+		code = codeNetworkTimeout
+	case errors.Is(err, upstream.ErrProtocol):
+		code = codeSocketException
+	case errors.Is(err, upstream.ErrUnavailable), errors.Is(err, upstream.ErrUnknownMember),
+		errors.Is(err, upstream.ErrConnection):
+		code = codeHostUnreachable
+	default:
+		return errorDoc(codeBadValue, err.Error())
+	}
+	var labels []string
+	switch {
+	case c.Session.InTransaction:
+		labels = append(labels, "TransientTransactionError")
+	case c.Session.HasTxnNumber:
+		labels = append(labels, "RetryableWriteError")
+	}
+	return errorDoc(code, err.Error(), labels...)
+}

@@ -1,0 +1,195 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/decongestant/decongestant/internal/redact"
+	"github.com/decongestant/decongestant/proxy/upstream"
+)
+
+// ErrClosed: Serve was called on a closed Server.
+var ErrClosed = errors.New("proxy closed")
+
+// Server is a running proxy: one upstream pool to the replica set, any
+// number of listeners and client connections. Its methods are safe for
+// concurrent use.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	pool    *upstream.Pool
+	cursors *cursors
+	tv      topologyVersion
+
+	nextConn atomic.Uint64
+	reqID    atomic.Int32
+	last     atomic.Pointer[limits] // the limits advertised last
+
+	mu        sync.Mutex
+	closed    bool
+	listeners map[net.Listener]struct{}
+	conns     map[net.Conn]struct{}
+	done      chan struct{} // closed by Close
+	// ctx is the client connections' context, canceled by Close (not by
+	// Serve's ctx: connections outlive their listener until Close).
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New connects to the replica set cfg.URI names and returns a Server ready
+// to Serve. It fails when no data-bearing member can be reached and
+// authenticated within ConnectTimeout (or the URI's serverSelectionTimeoutMS).
+func New(cfg Config) (*Server, error) {
+	if cfg.URI == "" {
+		return nil, errors.New("proxy: no upstream URI")
+	}
+	cfg = cfg.withDefaults()
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.ConnectTimeout)
+	defer cancel()
+	pool, err := upstream.New(ctx, cfg.URI, cfg.Upstream...)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: connect to %s: %w", redact.URI(cfg.URI), err)
+	}
+	s := &Server{
+		cfg:       cfg,
+		log:       cfg.Logger,
+		pool:      pool,
+		cursors:   newCursors(),
+		tv:        topologyVersion{processID: bson.NewObjectID()},
+		listeners: map[net.Listener]struct{}{},
+		conns:     map[net.Conn]struct{}{},
+		done:      make(chan struct{}),
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.limits()
+	return s, nil
+}
+
+// Serve accepts client connections on ln until ctx ends or Close is called,
+// and returns nil then (ln is closed). Client connections live until they
+// end or Close closes them.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		ln.Close()
+		return ErrClosed
+	}
+	s.listeners[ln] = struct{}{}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	defer s.wg.Done()
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, ln)
+		s.mu.Unlock()
+		ln.Close()
+	}()
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil || s.isClosed() || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			// Out of file descriptors and the like: wait, as net/http does.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.log.Warn("proxy: accept failed", "err", err, "retry_in", backoff)
+			select {
+			case <-time.After(backoff):
+			case <-s.done:
+			}
+			continue
+		}
+		backoff = 0
+		if !s.register(nc) {
+			nc.Close()
+			return nil
+		}
+		go s.serveConn(s.ctx, nc, s.nextConn.Add(1))
+	}
+}
+
+// register registers a client connection; false once the server is closed.
+func (s *Server) register(nc net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns[nc] = struct{}{}
+	s.wg.Add(1)
+	return true
+}
+
+// forget unregisters a client connection that ended.
+func (s *Server) forget(nc net.Conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.conns[nc]; ok {
+		delete(s.conns, nc)
+		s.wg.Done()
+	}
+}
+
+func (s *Server) isClosed() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Close stops every listener, closes every client connection (their open
+// cursors are killed, within KillTimeout), waits for them to end and closes
+// the upstream pool. It is safe to call more than once.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.done)
+	s.cancel()
+	for ln := range s.listeners {
+		ln.Close()
+	}
+	for nc := range s.conns {
+		nc.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return s.pool.Close(ctx)
+}
+
+// nextRequestID numbers the messages the proxy writes itself.
+func (s *Server) nextRequestID() int32 { return s.reqID.Add(1) }
+
+// limits returns the members' wire versions and limits, or the ones
+// advertised last while no data-bearing member is known, or MongoDB's
+// defaults before any.
+func (s *Server) limits() limits {
+	if l, ok := limitsOf(s.pool.Members()); ok {
+		s.last.Store(&l)
+		return l
+	}
+	if l := s.last.Load(); l != nil {
+		return *l
+	}
+	return limits{minWire: 0, maxWire: 21, maxBSON: 16 << 20, maxMsg: 48_000_000, batch: 100_000, sessionMinutes: 30}
+}
