@@ -20,9 +20,9 @@ func TestSummariseExcludesWarmup(t *testing.T) {
 	st := newRunState(10 * time.Second)
 	// The warm-up's reads took 900 ms, the others 1 and 2 ms; the
 	// warm-up's probe was 5 s stale, the others 1 and 3 s.
-	st.add(0, snapOf(900*time.Millisecond), []sprobe.Sample{{Staleness: 5 * time.Second}})
-	st.add(10*time.Second, snapOf(time.Millisecond, time.Millisecond, time.Millisecond), []sprobe.Sample{{Staleness: time.Second}})
-	st.add(20*time.Second, snapOf(2*time.Millisecond), []sprobe.Sample{{Staleness: 3 * time.Second}})
+	st.add(0, snapOf(900*time.Millisecond), []sprobe.Sample{{Staleness: 5 * time.Second}}, 0)
+	st.add(10*time.Second, snapOf(time.Millisecond, time.Millisecond, time.Millisecond), []sprobe.Sample{{Staleness: time.Second}}, 0)
+	st.add(20*time.Second, snapOf(2*time.Millisecond), []sprobe.Sample{{Staleness: 3 * time.Second}}, 0)
 	s := summarise(ps, &st)
 	if s.ReadOps != 400 || s.MeasuredS != 15 {
 		t.Fatalf("summary %+v: want 400 reads over 15 s", s)
@@ -83,9 +83,9 @@ func TestMinutesMergePeriodsPerMinute(t *testing.T) {
 		{TS: 75, ReadOps: 150, ServedBy: map[string]int64{"s": 150}, SecondaryPct: 100},
 	}
 	st := newRunState(0)
-	st.add(0, snapOf(time.Millisecond, time.Millisecond), nil)
-	st.add(30*time.Second, snapOf(time.Millisecond, 4*time.Millisecond, 4*time.Millisecond), nil)
-	st.add(60*time.Second, snapOf(8*time.Millisecond), nil)
+	st.add(0, snapOf(time.Millisecond, time.Millisecond), nil, 0)
+	st.add(30*time.Second, snapOf(time.Millisecond, 4*time.Millisecond, 4*time.Millisecond), nil, 0)
+	st.add(60*time.Second, snapOf(8*time.Millisecond), nil, 0)
 	m := minutes(ps, &st)
 	if len(m) != 2 {
 		t.Fatalf("%d minutes, want 2", len(m))
@@ -126,7 +126,7 @@ func TestRunStateStaysSmall(t *testing.T) {
 		for j := range probes {
 			probes[j] = sprobe.Sample{Staleness: time.Duration(j) * time.Millisecond, Host: "n2"}
 		}
-		st.add(time.Duration(i)*10*time.Second, snapOf(time.Duration(i+1)*time.Millisecond), probes)
+		st.add(time.Duration(i)*10*time.Second, snapOf(time.Duration(i+1)*time.Millisecond), probes, 0)
 	}
 	after := heap()
 	if grew := int64(after) - int64(before); grew > 256<<10 {
@@ -156,7 +156,7 @@ func TestSummariseErrorsAndSoak(t *testing.T) {
 		}
 		ps = append(ps, results.Period{TS: float64(10 * (i + 1)), ReadErrors: 1, WriteErrors: 2, HeapMB: 2 * heap,
 			HeapLiveMB: heap, Goroutines: 100 + i})
-		st.add(time.Duration(i)*10*time.Second, emptySnap(), nil)
+		st.add(time.Duration(i)*10*time.Second, emptySnap(), nil, 0)
 	}
 	s := summarise(ps, &st)
 	if s.ReadErrors != 8 || s.WriteErrors != 16 || s.Errors != 24 {
@@ -174,5 +174,40 @@ func TestSummariseErrorsAndSoak(t *testing.T) {
 	}
 	if s := summarise(ps, &st); s.Soak != nil {
 		t.Errorf("soak %+v from periods without runtime figures", s.Soak)
+	}
+
+	// A live heap that grows by the run's own results, 1 MiB a period, is
+	// flat: 8 periods after the warm-up, results 3 and 4 MiB (plus 16
+	// bytes a period) in the second quarter, 7 and 8 in the last.
+	st = newRunState(0)
+	ps = nil
+	for i := range 8 {
+		ps = append(ps, results.Period{TS: float64(10 * (i + 1)), HeapLiveMB: float64(50 + i + 1), Goroutines: 100})
+		st.add(time.Duration(i)*10*time.Second, emptySnap(), nil, 1<<20)
+	}
+	s = summarise(ps, &st)
+	if s.Soak == nil || s.Soak.HeapGrowthPct == nil || *s.Soak.HeapGrowthPct != 0 || s.Soak.Flat == nil || !*s.Soak.Flat {
+		t.Fatalf("soak %+v: want the heap's growth, all of it the run's results, flat", s.Soak)
+	}
+	if s.Soak.HeapQ2MB != 53.5 || s.Soak.HeapQ4MB != 57.5 || s.Soak.RecordsQ2MB != 3.5 || s.Soak.RecordsQ4MB != 7.5 {
+		t.Errorf("soak %+v: want the live heap 53.5 -> 57.5 MiB, the results 3.5 -> 7.5", s.Soak)
+	}
+}
+
+// TestEventBytes: the collector counts each event's JSON size once.
+func TestEventBytes(t *testing.T) {
+	c := &collector{}
+	c.event(1, "phase", "clients=10")
+	c.event(2, "fault", "")
+	want := int64(len(`{"t_s":1,"kind":"phase","detail":"clients=10"}`) + len(`{"t_s":2,"kind":"fault"}`))
+	if got := c.takeEventBytes(); got != want {
+		t.Errorf("first take: %d bytes, want %d", got, want)
+	}
+	if got := c.takeEventBytes(); got != 0 {
+		t.Errorf("second take with no new event: %d bytes, want 0", got)
+	}
+	c.event(3, "x", "")
+	if got, want := c.takeEventBytes(), int64(len(`{"t_s":3,"kind":"x"}`)); got != want {
+		t.Errorf("third take: %d bytes, want %d", got, want)
 	}
 }

@@ -271,7 +271,7 @@ func (r *policyRun) endPeriod(ctx context.Context, now time.Duration) {
 		probePeriod(&per, samples, r.o.Settings.Decongestant.Bound, &r.st, r.start, r.col)
 	}
 	r.run.Periods = append(r.run.Periods, per)
-	r.st.add(r.prev.at, readSnap, samples)
+	r.st.add(r.prev.at, readSnap, samples, jsonSize(per)+r.col.takeEventBytes()+r.stats.takeBytes())
 	r.prev = cur
 	fmt.Fprint(r.o.Progress, progressLine(r.label, per, r.o.RuntimeStats))
 	if r.o.OnPeriod != nil {
