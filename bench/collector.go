@@ -23,7 +23,9 @@ type collector struct {
 	maxLag   time.Duration
 	ratio    *float64
 	events   []results.Event
-	unknown  bool
+	// counted are the events takeEventBytes has counted.
+	counted int
+	unknown bool
 	// Per-member policies: the hosts weighted after the latest lag event,
 	// and the latest decision's reason.
 	weighted   map[string]bool
@@ -183,6 +185,19 @@ func (c *collector) takeDecisions() *results.Decisions {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.decisions.result()
+}
+
+// takeEventBytes returns the JSON size of the events recorded since the
+// last call (the soak verdict's measure of the run's own results).
+func (c *collector) takeEventBytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var n int64
+	for _, e := range c.events[c.counted:] {
+		n += jsonSize(e)
+	}
+	c.counted = len(c.events)
+	return n
 }
 
 // takeEvents returns the run's events.

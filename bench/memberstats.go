@@ -37,8 +37,10 @@ type memberStats struct {
 	mu      sync.Mutex
 	workers map[string]*statsWorker
 	out     map[int][]results.Member // by period index
-	wg      sync.WaitGroup
-	closed  bool
+	// bytes is the JSON size of the records added to out since takeBytes.
+	bytes  int64
+	wg     sync.WaitGroup
+	closed bool
 }
 
 // statsWorker polls one member, one request at a time.
@@ -121,8 +123,10 @@ func (s *memberStats) work(w *statsWorker) {
 			m.MemCgroupMB = s.memory(st.PID)
 		}
 		w.prev, w.prevPeriod, w.havePrev = st, period, true
+		n := jsonSize(m)
 		s.mu.Lock()
 		s.out[period] = append(s.out[period], m)
+		s.bytes += n
 		s.mu.Unlock()
 	}
 }
@@ -149,6 +153,19 @@ func (s *memberStats) close() map[int][]results.Member {
 		_ = w.client.Disconnect(context.Background())
 	}
 	return s.out
+}
+
+// takeBytes returns the JSON size of the records kept since the last call
+// (the soak verdict's measure of the run's own results); 0 on nil.
+func (s *memberStats) takeBytes() int64 {
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.bytes
+	s.bytes = 0
+	return n
 }
 
 // serverPeriod is host's record of a period from its poll at the period's

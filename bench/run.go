@@ -83,7 +83,7 @@ func runPolicy(ctx context.Context, o *Options, pol balancer.Policy, h *hints.Co
 	r := &policyRun{o: o, pol: pol, hints: h, label: label, rec: newRecorder(), conns: newConnWatch(),
 		runtime: newRuntimeStats(), reads: &readCount{},
 		run: &results.Run{Policy: runName(pol.Name(), h), Repetition: rep}, clients: o.Clients,
-		mix: o.Generator.Mix(), phases: o.Phases}
+		mix: o.Generator.Mix(), phases: o.Phases, st: newRunState(o.Warmup)}
 	defer r.close()
 	if err := r.connect(ctx); err != nil {
 		return nil, err
@@ -271,9 +271,7 @@ func (r *policyRun) endPeriod(ctx context.Context, now time.Duration) {
 		probePeriod(&per, samples, r.o.Settings.Decongestant.Bound, &r.st, r.start, r.col)
 	}
 	r.run.Periods = append(r.run.Periods, per)
-	r.st.readSnaps = append(r.st.readSnaps, readSnap)
-	r.st.probes = append(r.st.probes, samples)
-	r.st.starts = append(r.st.starts, r.prev.at)
+	r.st.add(r.prev.at, readSnap, samples, jsonSize(per)+r.col.takeEventBytes()+r.stats.takeBytes())
 	r.prev = cur
 	fmt.Fprint(r.o.Progress, progressLine(r.label, per, r.o.RuntimeStats))
 	if r.o.OnPeriod != nil {
@@ -347,7 +345,7 @@ func (r *policyRun) finish(ctx context.Context, runErr error) (*results.Run, err
 		}
 	}
 	run.Events = r.col.takeEvents()
-	run.Summary = summarise(run.Periods, &r.st, r.o.Warmup)
+	run.Summary = summarise(run.Periods, &r.st)
 	run.Summary.Reconfigurations = reconfig.Run(run.Periods, r.o.reconfigTimes())
 	run.Summary.LagSource = r.rt.LagSource().String()
 	run.Summary.ReadsCheck = &reads

@@ -5,15 +5,25 @@ import (
 	"github.com/decongestant/decongestant/results"
 )
 
-// soakVerdict judges the benchmark process's live heap (MiB) and goroutines
-// over the periods after the warm-up, in order: the growth of each over the
-// last half of the run, and whether both stayed under results.SoakFlatPct
-// (see results.Soak). Fewer than 4 periods leave the growths and the
-// verdict null.
-func soakVerdict(heapLiveMB, goroutines []float64) results.Soak {
+// soakVerdict judges the benchmark process's live heap (MiB) less the
+// run's own results held at the same period end (records, MiB; nil counts
+// none), and its goroutines, over the periods after the warm-up, in order:
+// the growth of each over the last half of the run, and whether both stayed
+// under results.SoakFlatPct (see results.Soak). Fewer than 4 periods leave
+// the growths and the verdict null.
+func soakVerdict(heapLiveMB, records, goroutines []float64) results.Soak {
 	s := results.Soak{Periods: len(heapLiveMB)}
 	var heap, gor *float64
-	s.HeapQ2MB, s.HeapQ4MB, heap = growth(heapLiveMB)
+	net := make([]float64, len(heapLiveMB))
+	for i, h := range heapLiveMB {
+		net[i] = h
+		if i < len(records) && h > 0 {
+			net[i] = h - records[i]
+		}
+	}
+	s.HeapQ2MB, s.HeapQ4MB, _ = growth(heapLiveMB)
+	s.RecordsQ2MB, s.RecordsQ4MB, _ = growth(records[:min(len(records), len(heapLiveMB))])
+	_, _, heap = growth(net)
 	s.GoroutinesQ2, s.GoroutinesQ4, gor = growth(goroutines)
 	s.HeapGrowthPct, s.GoroutineGrowthPct = heap, gor
 	if heap != nil && gor != nil {

@@ -13,6 +13,7 @@ func TestSoakVerdict(t *testing.T) {
 	tests := []struct {
 		name       string
 		heap, gor  []float64
+		records    []float64
 		heapGrowth *float64
 		gorGrowth  *float64
 		flat       *bool
@@ -30,15 +31,24 @@ func TestSoakVerdict(t *testing.T) {
 		// and 4; the first and the third quarter do not count.
 		{name: "uneven quarters", heap: []float64{0, 100, 0, 104, 102}, gor: []float64{0, 100, 0, 104, 102},
 			heapGrowth: ptrF(3), gorGrowth: ptrF(3), flat: ptrB(true)},
+		// The heap grows by the run's own results, 1 MiB a period: flat.
+		{name: "records explain the growth", heap: []float64{40, 50, 51, 52, 53, 54, 55, 56}, gor: gor8,
+			records: []float64{0, 1, 2, 3, 4, 5, 6, 7}, heapGrowth: ptrF(0), gorGrowth: ptrF(0), flat: ptrB(true)},
+		// By 2 MiB a period, of which the results are 1: net 50.5 -> 54.5.
+		{name: "growth beyond the records", heap: []float64{40, 50, 52, 54, 56, 58, 60, 62}, gor: gor8,
+			records: []float64{0, 1, 2, 3, 4, 5, 6, 7}, heapGrowth: ptrF(7.921), gorGrowth: ptrF(0), flat: ptrB(false)},
 		{name: "short run", heap: []float64{50, 60, 70}, gor: []float64{1, 2, 3}},
 		{name: "no periods"},
 		{name: "heap not measured", heap: []float64{0, 0, 0, 0}, gor: []float64{5, 5, 5, 5}, gorGrowth: ptrF(0)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := soakVerdict(tt.heap, tt.gor)
+			s := soakVerdict(tt.heap, tt.records, tt.gor)
 			if s.Periods != len(tt.heap) {
 				t.Errorf("periods %d, want %d", s.Periods, len(tt.heap))
+			}
+			if len(tt.records) > 0 && (s.HeapQ2MB != mean(tt.heap[2:4]) || s.RecordsQ2MB != mean(tt.records[2:4]) || s.RecordsQ4MB != mean(tt.records[6:])) {
+				t.Errorf("heap q2 %v, records q2 %v q4 %v; want the quarters' means", s.HeapQ2MB, s.RecordsQ2MB, s.RecordsQ4MB)
 			}
 			if !eqF(s.HeapGrowthPct, tt.heapGrowth) || !eqF(s.GoroutineGrowthPct, tt.gorGrowth) {
 				t.Errorf("growth heap %v goroutines %v, want %v and %v", fmtF(s.HeapGrowthPct), fmtF(s.GoroutineGrowthPct),

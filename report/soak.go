@@ -93,6 +93,12 @@ var soakColumns = []runColumn[results.Summary]{
 		}
 		return fmtNum(s.Soak.HeapQ2MB) + " → " + fmtNum(s.Soak.HeapQ4MB)
 	}},
+	{header: "own results MB", get: func(s results.Summary) string {
+		if s.Soak == nil || s.Soak.HeapGrowthPct == nil || s.Soak.RecordsQ4MB == 0 {
+			return "-"
+		}
+		return fmtNum(s.Soak.RecordsQ2MB) + " → " + fmtNum(s.Soak.RecordsQ4MB)
+	}},
 	{header: "heap growth %", get: func(s results.Summary) string {
 		if s.Soak == nil {
 			return "-"
@@ -172,7 +178,8 @@ func fmtVerdict(v *bool, yes, no, none string) string {
 
 // soakNote defines the columns.
 var soakNote = fmt.Sprintf(`Over the periods after warm-up, in quarters: live heap and goroutines are the means of the second `+
-	`quarter → the last, growth = (last − second) / second; flat = both under %g %% (too short: fewer than 4 periods). `+
+	`quarter → the last, growth = (last − second) / second, the heap's less the run's own results held in memory `+
+	`(its periods, events and probe figures, counted as their JSON size); flat = both under %g %% (too short: fewer than 4 periods). `+
 	`Reads routed = the routed read calls the clients made, reads served = the read commands the router counted, `+
 	`over the whole run: they must match, unless calls failed or were cut off, a read command failed (the driver `+
 	`retries it) or multi-query units ran (not compared). Decisions (policies with a period, measured interval): `+

@@ -8,17 +8,24 @@ const SoakFlatPct = 5.0
 // over the periods after the warm-up, split in quarters: the growth over the
 // last half of the run is the mean of the last quarter minus the mean of the
 // second quarter, over the mean of the second quarter, in %. The heap judged
-// is the live heap (Period.HeapLiveMB): the heap's objects (HeapMB) swing
-// between the live heap and up to twice it from one garbage collection to
-// the next, a noise wider than the 5% looked for.
+// is the live heap (Period.HeapLiveMB) less the run's own results held so
+// far (the periods, events and probe figures the run keeps for its results
+// file, which grow with its length by design): the heap's objects (HeapMB)
+// swing between the live heap and up to twice it from one garbage
+// collection to the next, a noise wider than the 5% looked for.
 type Soak struct {
 	// Periods are the periods after the warm-up.
 	Periods int `json:"periods"`
 	// HeapQ2MB and HeapQ4MB are the live heap's means over the second and
-	// the last quarter, HeapGrowthPct the growth (null when not measured:
+	// the last quarter; RecordsQ2MB and RecordsQ4MB those of the run's own
+	// results held at each period end, counted as their JSON size (0 in
+	// results written before they were counted). HeapGrowthPct is the
+	// growth of the live heap less the results (null when not measured:
 	// fewer than 4 periods, or none with the figure).
 	HeapQ2MB      float64  `json:"heap_q2_mb"`
 	HeapQ4MB      float64  `json:"heap_q4_mb"`
+	RecordsQ2MB   float64  `json:"records_q2_mb"`
+	RecordsQ4MB   float64  `json:"records_q4_mb"`
 	HeapGrowthPct *float64 `json:"heap_growth_pct"`
 	// GoroutinesQ2, GoroutinesQ4 and GoroutineGrowthPct are the same for
 	// the goroutines.

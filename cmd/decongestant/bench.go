@@ -40,6 +40,7 @@ type benchFlags struct {
 	hints                                        string
 	lagSource                                    string
 	metricsAddr                                  string
+	pprof                                        bool
 	probeInterval                                time.Duration
 	// balancer constants
 	balPeriod, rpmPeriod, spillPeriod, allowanceFloor, rttInterval, lagInterval, connectTimeout time.Duration
@@ -121,6 +122,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.StringVar(&b.hints, "hints", "off", "read hints (seed 004): off, on, or variants every policy runs with in turn, e.g. off,on,hints:apply=0.33/targets=one (keys apply, targets all|one|one:n2, interval, batch)")
 	fs.StringVar(&b.lagEstimate, "lag-estimate", "since-applied", "secondary staleness estimate: since-applied (primary's clock minus the last applied write's time when a write is missing) or applied-diff (seed 000: primary's minus secondary's lastAppliedWallTime)")
 	fs.StringVar(&b.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the run in progress (its router's Stats) at http://`host:port`/metrics, e.g. 127.0.0.1:9464; off by default")
+	fs.BoolVar(&b.pprof, "pprof", false, "with --metrics-addr, also serve the Go runtime's profiles at http://host:port/debug/pprof/ (heap, goroutine, allocs, profile, trace; not cmdline), e.g. for go tool pprof during a soak; off by default, as anyone who reaches the port could read the goroutines' stacks and load the process with profiles")
 	fs.StringVar(&b.lagSource, "lag-source", "auto", "where lag polls come from: replsetgetstatus (the primary's; needs the clusterMonitor role), hello (every member's lastWrite; any user; whole seconds, so up to 1 s staler) or auto (replsetgetstatus, and hello if the user is not authorized to run it)")
 }
 
@@ -235,6 +237,9 @@ func (b *benchFlags) checkDurations() error {
 	}
 	if _, err := monitor.ParseURI(b.uri); err != nil {
 		return fmt.Errorf("invalid --uri: %w", err)
+	}
+	if b.pprof && b.metricsAddr == "" {
+		return errors.New("--pprof serves on --metrics-addr: set it too, e.g. --metrics-addr 127.0.0.1:9464")
 	}
 	if b.metricsAddr != "" {
 		if _, _, err := net.SplitHostPort(b.metricsAddr); err != nil {
@@ -388,7 +393,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if help || err != nil {
 		return err
 	}
-	m, err := startMetrics(b.metricsAddr, stderr)
+	m, err := startMetrics(b.metricsAddr, b.pprof, stderr)
 	if err != nil {
 		return err
 	}

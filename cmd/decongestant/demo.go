@@ -70,7 +70,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 	if err := os.MkdirAll(d.outDir, 0o755); err != nil {
 		return err
 	}
-	m, err := startMetrics(b.metricsAddr, stderr) // before the cluster: a taken port fails fast
+	m, err := startMetrics(b.metricsAddr, b.pprof, stderr) // before the cluster: a taken port fails fast
 	if err != nil {
 		return err
 	}

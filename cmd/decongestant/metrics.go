@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,8 +29,10 @@ type metricsServer struct {
 	done chan error // Serve's return
 }
 
-// startMetrics listens on addr ("" = off) and serves /metrics until close.
-func startMetrics(addr string, stderr io.Writer) (*metricsServer, error) {
+// startMetrics listens on addr ("" = off) and serves /metrics until close;
+// with profiles, also the Go runtime's profiles under /debug/pprof/ (see
+// pprofHandlers).
+func startMetrics(addr string, profiles bool, stderr io.Writer) (*metricsServer, error) {
 	if addr == "" {
 		return nil, nil
 	}
@@ -42,10 +45,29 @@ func startMetrics(addr string, stderr io.Writer) (*metricsServer, error) {
 	reg.MustRegister(m.col)
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	if profiles {
+		pprofHandlers(mux)
+	}
 	m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { m.done <- m.srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "metrics: serving http://%s/metrics\n", m.addr)
+	if profiles {
+		fmt.Fprintf(stderr, "metrics: serving profiles at http://%s/debug/pprof/\n", m.addr)
+	}
 	return m, nil
+}
+
+// pprofHandlers serves net/http/pprof's profiles (heap, goroutine, allocs,
+// CPU profile, trace, ...) under /debug/pprof/ on mux, for `go tool pprof
+// http://host:port/debug/pprof/heap`. They are opt-in (--pprof) because
+// whoever reaches the port could then make the process spend CPU on
+// profiles and traces, and read its goroutines' stacks; /debug/pprof/cmdline
+// is left out in any case, as the command line may hold a URI's password.
+func pprofHandlers(mux *http.ServeMux) {
+	mux.HandleFunc("/debug/pprof/", pprof.Index) // the named profiles: heap, goroutine, allocs, ...
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 }
 
 // attach points the collector at each run's router as the runner connects

@@ -46,10 +46,14 @@ func (h *history) acked(value, prev int64, ack time.Time) {
 	}
 	h.writes = append(h.writes, write{value: value, ack: ack})
 	if h.window > 0 {
-		// Drop what fell out of the window once it is half the record, so
-		// each write costs O(1) amortised.
+		// Drop what fell out of the window once it is an eighth of the
+		// record: each write costs O(1) amortised (7 entries moved), and
+		// the record peaks at 8/7 of a window's writes. (Half of it, as
+		// before, let it reach two windows' worth: twice the memory, and
+		// a probe's heap that grew for two windows, 20 minutes by
+		// default, before it levelled off.)
 		cut := sort.Search(len(h.writes), func(i int) bool { return ack.Sub(h.writes[i].ack) <= h.window })
-		if cut > len(h.writes)/2 {
+		if cut > 0 && cut >= len(h.writes)/8 {
 			h.writes = append(h.writes[:0], h.writes[cut:]...)
 		}
 	}
