@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/decongestant/decongestant/internal/testutil"
 	"github.com/decongestant/decongestant/proxy/wire"
 )
 
@@ -17,7 +18,7 @@ import (
 // pool, which a forwarded command dereferences) closes that connection with
 // one logged line and its stack; the process lives on.
 func TestPanicClosesOnlyItsConnection(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	s := &Server{
 		cfg:     Config{}.withDefaults(),
 		log:     slog.New(slog.NewTextHandler(logs, nil)),

@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,39 +27,21 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 
-// syncBuffer collects the proxy's log lines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // startProxy starts a proxy in front of the shared replica set on a free
 // loopback port; it returns the server, its address and its log.
-func startProxy(t *testing.T) (*Server, string, *syncBuffer) {
+func startProxy(t *testing.T) (*Server, string, *testutil.SyncBuffer) {
 	t.Helper()
 	rs := testutil.ReplicaSet(t)
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	s, addr := startProxyLogging(t, rs.URI(), logs)
 	return s, addr, logs
 }
 
 func startBenchProxy(t testing.TB, uri string) (*Server, string) {
-	return startProxyLogging(t, uri, &syncBuffer{})
+	return startProxyLogging(t, uri, &testutil.SyncBuffer{})
 }
 
-func startProxyLogging(t testing.TB, uri string, logs *syncBuffer) (*Server, string) {
+func startProxyLogging(t testing.TB, uri string, logs *testutil.SyncBuffer) (*Server, string) {
 	t.Helper()
 	s, err := New(Config{URI: uri, Logger: slog.New(slog.NewTextHandler(logs, nil)), RequestTimeout: time.Minute})
 	if err != nil {
@@ -475,7 +456,7 @@ func TestDisconnectKillsCursors(t *testing.T) {
 // stays usable.
 func TestRequestTimeout(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	s, err := New(Config{URI: rs.URI(), Logger: slog.New(slog.NewTextHandler(logs, nil)), RequestTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)

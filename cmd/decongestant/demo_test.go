@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/decongestant/decongestant/cluster"
-	"github.com/decongestant/decongestant/faults"
 	"github.com/decongestant/decongestant/internal/testutil"
 )
 
@@ -24,11 +22,10 @@ func runTinyDemo(t *testing.T, tmp string, extra ...string) (string, error) {
 	args := append([]string{"demo", "--records", "2000", "--duration", "4s", "--warmup", "0s", "--period", "2s",
 		"--policies", "primary", "--sprobe=false", "--member-stats=false", "--cpu", "0",
 		"--out-dir", filepath.Join(tmp, "out")}, extra...)
-	var all bytes.Buffer
-	w := &faults.LockedWriter{W: &all} // one stream for stdout and stderr, in the order written
+	var all testutil.SyncBuffer // one stream for stdout and stderr, in the order written
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	err := run(ctx, args, w, w)
+	err := run(ctx, args, &all, &all)
 	return all.String(), err
 }
 
