@@ -195,7 +195,7 @@ func summarise(ps []results.Period, st *runState) results.Summary {
 	s.BoundViolations = st.violations
 	s.Errors = s.ReadErrors + s.WriteErrors
 	if slices.ContainsFunc(goroutines, func(n float64) bool { return n > 0 }) {
-		soak := soakVerdict(heap, records, goroutines)
+		soak := soakVerdict(heap, records, goroutines, s.MeasuredS)
 		s.Soak = &soak
 	}
 	return s

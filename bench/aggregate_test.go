@@ -148,15 +148,15 @@ func TestRunStateStaysSmall(t *testing.T) {
 // without them (results written before) get no verdict.
 func TestSummariseErrorsAndSoak(t *testing.T) {
 	var ps []results.Period
-	st := newRunState(20 * time.Second)
+	st := newRunState(2 * time.Minute) // minute-long periods: 8 minutes measured, enough for a verdict
 	for i := range 10 {
 		heap := 50.0
 		if i < 2 {
 			heap = 500 // the warm-up's heap does not count
 		}
-		ps = append(ps, results.Period{TS: float64(10 * (i + 1)), ReadErrors: 1, WriteErrors: 2, HeapMB: 2 * heap,
+		ps = append(ps, results.Period{TS: float64(60 * (i + 1)), ReadErrors: 1, WriteErrors: 2, HeapMB: 2 * heap,
 			HeapLiveMB: heap, Goroutines: 100 + i})
-		st.add(time.Duration(i)*10*time.Second, emptySnap(), nil, 0)
+		st.add(time.Duration(i)*time.Minute, emptySnap(), nil, 0)
 	}
 	s := summarise(ps, &st)
 	if s.ReadErrors != 8 || s.WriteErrors != 16 || s.Errors != 24 {
@@ -175,6 +175,15 @@ func TestSummariseErrorsAndSoak(t *testing.T) {
 	if s := summarise(ps, &st); s.Soak != nil {
 		t.Errorf("soak %+v from periods without runtime figures", s.Soak)
 	}
+	// The same figures over 10 s periods: 80 s measured, growths but no verdict.
+	short := newRunState(20 * time.Second)
+	for i := range 10 {
+		ps[i].TS, ps[i].HeapLiveMB, ps[i].Goroutines = float64(10*(i+1)), 50, 100+i
+		short.add(time.Duration(i)*10*time.Second, emptySnap(), nil, 0)
+	}
+	if s := summarise(ps, &short); s.Soak == nil || s.Soak.GoroutineGrowthPct == nil || s.Soak.Flat != nil {
+		t.Errorf("soak %+v over 80 s measured: want the growths and no verdict", s.Soak)
+	}
 
 	// A live heap that grows by the run's own results, 1 MiB a period, is
 	// flat: 8 periods after the warm-up, results 3 and 4 MiB (plus 16
@@ -182,8 +191,8 @@ func TestSummariseErrorsAndSoak(t *testing.T) {
 	st = newRunState(0)
 	ps = nil
 	for i := range 8 {
-		ps = append(ps, results.Period{TS: float64(10 * (i + 1)), HeapLiveMB: float64(50 + i + 1), Goroutines: 100})
-		st.add(time.Duration(i)*10*time.Second, emptySnap(), nil, 1<<20)
+		ps = append(ps, results.Period{TS: float64(60 * (i + 1)), HeapLiveMB: float64(50 + i + 1), Goroutines: 100})
+		st.add(time.Duration(i)*time.Minute, emptySnap(), nil, 1<<20)
 	}
 	s = summarise(ps, &st)
 	if s.Soak == nil || s.Soak.HeapGrowthPct == nil || *s.Soak.HeapGrowthPct != 0 || s.Soak.Flat == nil || !*s.Soak.Flat {

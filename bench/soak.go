@@ -10,8 +10,9 @@ import (
 // none), and its goroutines, over the periods after the warm-up, in order:
 // the growth of each over the last half of the run, and whether both stayed
 // under results.SoakFlatPct (see results.Soak). Fewer than 4 periods leave
-// the growths and the verdict null.
-func soakVerdict(heapLiveMB, records, goroutines []float64) results.Soak {
+// the growths and the verdict null; fewer than results.SoakMinMeasuredS
+// measured seconds leave the verdict null.
+func soakVerdict(heapLiveMB, records, goroutines []float64, measuredS float64) results.Soak {
 	s := results.Soak{Periods: len(heapLiveMB)}
 	var heap, gor *float64
 	net := make([]float64, len(heapLiveMB))
@@ -26,7 +27,7 @@ func soakVerdict(heapLiveMB, records, goroutines []float64) results.Soak {
 	_, _, heap = growth(net)
 	s.GoroutinesQ2, s.GoroutinesQ4, gor = growth(goroutines)
 	s.HeapGrowthPct, s.GoroutineGrowthPct = heap, gor
-	if heap != nil && gor != nil {
+	if heap != nil && gor != nil && measuredS >= results.SoakMinMeasuredS {
 		flat := *heap < results.SoakFlatPct && *gor < results.SoakFlatPct
 		s.Flat = &flat
 	}

@@ -14,6 +14,7 @@ func TestSoakVerdict(t *testing.T) {
 		name       string
 		heap, gor  []float64
 		records    []float64
+		measuredS  float64 // 0: 600 s
 		heapGrowth *float64
 		gorGrowth  *float64
 		flat       *bool
@@ -38,12 +39,20 @@ func TestSoakVerdict(t *testing.T) {
 		{name: "growth beyond the records", heap: []float64{40, 50, 52, 54, 56, 58, 60, 62}, gor: gor8,
 			records: []float64{0, 1, 2, 3, 4, 5, 6, 7}, heapGrowth: ptrF(7.921), gorGrowth: ptrF(0), flat: ptrB(false)},
 		{name: "short run", heap: []float64{50, 60, 70}, gor: []float64{1, 2, 3}},
+		// Growths over a run too short to judge: reported, no verdict; at
+		// exactly the minimum, a verdict.
+		{name: "under 5 minutes measured", heap: flat8, gor: gor8, measuredS: 299.9, heapGrowth: ptrF(3), gorGrowth: ptrF(0)},
+		{name: "5 minutes measured", heap: flat8, gor: gor8, measuredS: 300, heapGrowth: ptrF(3), gorGrowth: ptrF(0), flat: ptrB(true)},
 		{name: "no periods"},
 		{name: "heap not measured", heap: []float64{0, 0, 0, 0}, gor: []float64{5, 5, 5, 5}, gorGrowth: ptrF(0)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := soakVerdict(tt.heap, tt.records, tt.gor)
+			measured := tt.measuredS
+			if measured == 0 {
+				measured = 600
+			}
+			s := soakVerdict(tt.heap, tt.records, tt.gor, measured)
 			if s.Periods != len(tt.heap) {
 				t.Errorf("periods %d, want %d", s.Periods, len(tt.heap))
 			}

@@ -179,12 +179,12 @@ func fmtVerdict(v *bool, yes, no, none string) string {
 // soakNote defines the columns.
 var soakNote = fmt.Sprintf(`Over the periods after warm-up, in quarters: live heap and goroutines are the means of the second `+
 	`quarter → the last, growth = (last − second) / second, the heap's less the run's own results held in memory `+
-	`(its periods, events and probe figures, counted as their JSON size); flat = both under %g %% (too short: fewer than 4 periods). `+
+	`(its periods, events and probe figures, counted as their JSON size); flat = both under %g %% (too short: fewer than 4 periods or %g s measured). `+
 	`Reads routed = the routed read calls the clients made, reads served = the read commands the router counted, `+
 	`over the whole run: they must match, unless calls failed or were cut off, a read command failed (the driver `+
 	`retries it) or multi-query units ran (not compared). Decisions (policies with a period, measured interval): `+
 	`the longest time from a tick to its decision, the ticks with none, and the share decided within a tenth of `+
-	`the period.`, results.SoakFlatPct)
+	`the period.`, results.SoakFlatPct, results.SoakMinMeasuredS)
 
 // buildClientChart makes plot p for one input: a line per run in its
 // policy's colour (other repetitions lighter), over the warm-up band and
