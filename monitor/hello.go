@@ -191,11 +191,12 @@ func helloLagFrom(s LagSample, replies []memberHello, est LagEstimate) LagSample
 				ml.State = "(no answer: " + r.Err.Error() + ")"
 			case r.Reply.IsWritablePrimary:
 				ml.State, ml.Role = "PRIMARY", balancer.Primary
+				ml.Applied = p.LastWrite.OpTime.TS
 			case r.Reply.Secondary && r.Reply.LastWrite == nil:
 				ml.State = stateNoLastWrite
 			case r.Reply.Secondary:
 				w := r.Reply.LastWrite
-				ml.State, ml.Role = "SECONDARY", balancer.Secondary
+				ml.State, ml.Role, ml.Applied = "SECONDARY", balancer.Secondary, w.OpTime.TS
 				ml.Lag = staleness(est, compareOpTime(w.OpTime, primaryOp) >= 0, now, primaryWall, w.LastWriteDate)
 				s.Max = max(s.Max, ml.Lag)
 				s.Known = true

@@ -147,7 +147,7 @@ func lagFrom(s LagSample, reply statusReply, est LagEstimate) LagSample {
 		now = primaryWall
 	}
 	for _, mem := range reply.Members {
-		ml := MemberLag{Host: mem.Name, State: mem.StateStr}
+		ml := MemberLag{Host: mem.Name, State: mem.StateStr, Applied: mem.Optime.TS}
 		switch mem.StateStr {
 		case "PRIMARY":
 			ml.Role = balancer.Primary

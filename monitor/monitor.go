@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
@@ -40,6 +41,12 @@ type MemberLag struct {
 	// Lag is the member's staleness estimate (see LagEstimate); 0 for
 	// members that are not SECONDARY.
 	Lag time.Duration
+	// Applied is the optime timestamp of the member's last applied write
+	// (replSetGetStatus: the primary's view of it; hello: the member's
+	// lastWrite), zero when the poll did not report it. A read on the
+	// member sees every write up to it: read-your-writes routing compares
+	// it with a write's operationTime.
+	Applied bson.Timestamp
 }
 
 // LagSample is one lag poll.

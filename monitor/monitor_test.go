@@ -33,9 +33,13 @@ func TestLagFromStatus(t *testing.T) {
 		t.Fatalf("max lag %v, want 3s (from optimeDate of e:5; DOWN member ignored)", s.Max)
 	}
 	want := map[string]time.Duration{"a:1": 1500 * time.Millisecond, "b:2": 0, "c:3": 20 * time.Millisecond, "d:4": 0, "e:5": 3 * time.Second, "f:6": 0}
+	wantApplied := map[string]uint32{"a:1": 8, "b:2": 10, "c:3": 9, "d:4": 0, "e:5": 7, "f:6": 10}
 	for _, m := range s.Members {
 		if m.Lag != want[m.Host] {
 			t.Errorf("%s lag %v, want %v", m.Host, m.Lag, want[m.Host])
+		}
+		if w := (bson.Timestamp{T: wantApplied[m.Host], I: 1}); wantApplied[m.Host] != 0 && m.Applied != w {
+			t.Errorf("%s applied %v, want its optime %v", m.Host, m.Applied, w)
 		}
 	}
 
@@ -320,6 +324,15 @@ func TestLagFromHello(t *testing.T) {
 			}
 			if s.Members[0].Role != balancer.Primary || s.Max < tt.lag {
 				t.Fatalf("primary %+v, max %v", s.Members[0], s.Max)
+			}
+			if s.Members[0].Applied != tt.replies[0].Reply.LastWrite.OpTime.TS {
+				t.Fatalf("primary applied %v, want its lastWrite %v", s.Members[0].Applied, tt.replies[0].Reply.LastWrite.OpTime.TS)
+			}
+			if tt.state == "SECONDARY" && got.Applied != tt.replies[1].Reply.LastWrite.OpTime.TS {
+				t.Fatalf("s:2 applied %v, want its lastWrite %v", got.Applied, tt.replies[1].Reply.LastWrite.OpTime.TS)
+			}
+			if tt.state != "SECONDARY" && !got.Applied.IsZero() {
+				t.Fatalf("s:2 applied %v, want none for a member not vouched for", got.Applied)
 			}
 		})
 	}
