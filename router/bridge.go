@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -53,6 +54,19 @@ func (b *bridge) done() {
 		_ = b.app.AdvanceOperationTime(ot)
 	}
 	b.member.EndSession(context.Background())
+}
+
+// causalAfter returns the operation time of ctx's causally consistent
+// session (zero without one, or before its first operation).
+func causalAfter(ctx context.Context) bson.Timestamp {
+	s := mongo.SessionFromContext(ctx)
+	if s == nil {
+		return bson.Timestamp{}
+	}
+	if ot := s.OperationTime(); ot != nil {
+		return *ot
+	}
+	return bson.Timestamp{}
 }
 
 // inTransaction reports whether ctx carries a session with a transaction

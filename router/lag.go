@@ -72,6 +72,10 @@ func (r *Router) observeLag(s monitor.LagSample) {
 	}
 	r.mu.Lock()
 	r.lastLag = s
+	r.lagNow.Store(&s)
+	for _, m := range s.Members {
+		r.applied.advance(m.Host, m.Applied)
+	}
 	r.pollAt.Store(s.At.UnixNano())
 	if r.pools != nil {
 		r.applyLocked(s, r.perMemberLag(s), nil)

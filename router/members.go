@@ -95,7 +95,9 @@ func (p *memberPools) closeNow(host string) {
 	p.mu.Unlock()
 	if ok {
 		p.changed()
-		_ = t.client.Disconnect(context.Background())
+		if t.client != nil {
+			_ = t.client.Disconnect(context.Background())
+		}
 	}
 }
 
@@ -118,6 +120,9 @@ func (p *memberPools) closeAll(ctx context.Context) error {
 	p.mu.Unlock()
 	var first error
 	for _, t := range all {
+		if t.client == nil {
+			continue
+		}
 		if err := t.client.Disconnect(ctx); err != nil && first == nil {
 			first = err
 		}

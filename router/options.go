@@ -23,6 +23,8 @@ type config struct {
 	latency        LatencySource
 	hints          *hints.Config
 	logger         *slog.Logger
+	external       bool
+	noRYW          bool
 }
 
 // Option configures a Router.
@@ -87,6 +89,17 @@ func WithLatencySource(s LatencySource) Option {
 		c.latency = s
 		return nil
 	}
+}
+
+// WithReadYourWrites says where a per-member policy sends the reads of a
+// causally consistent session that has written (or read) at an operation
+// time: on (the default), only to members the router has seen apply that
+// time (lag polls, replies), else to the primary, so the read never waits
+// on a lagging secondary; off, where the shares say, where the member waits
+// until it has applied it (afterClusterTime: causality holds either way).
+// ReadYourWrites counts the reads and the ones kept on the primary.
+func WithReadYourWrites(on bool) Option {
+	return func(c *config) error { c.noRYW = !on; return nil }
 }
 
 // WithConnectTimeout bounds how long Connect waits for the replica set

@@ -21,6 +21,9 @@ func (r *Router) preparePools(uri string, clientOpts []*options.ClientOptions) {
 	r.primaryT = &target{}
 	r.tab.Store(&table{primaryShare: 1, primary: r.primaryT, weights: balancer.PrimaryOnly()})
 	open := func(host string) (*mongo.Client, error) {
+		if r.external {
+			return nil, nil // the caller sends the reads
+		}
 		co, userCmd, _ := withUserMonitors(uri, clientOpts)
 		co = append(memberClientOptions(co, host), options.Client().SetMonitor(r.served.commandMonitor(userCmd)))
 		return mongo.Connect(co...)
@@ -93,7 +96,7 @@ func (r *Router) SecondaryCollection(db, coll string) (*mongo.Collection, string
 		return nil, "", false
 	}
 	tb := r.tab.Load()
-	if len(tb.secs) == 0 {
+	if len(tb.secs) == 0 || r.external {
 		return nil, "", false
 	}
 	t := tb.draw().t

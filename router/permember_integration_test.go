@@ -126,13 +126,14 @@ func TestPerMemberUnitsReportTheirMember(t *testing.T) {
 
 // TestPerMemberSessionsStayCausal reads every write of a causally
 // consistent session back from a secondary's own pool: the router bridges
-// the session, so the secondary waits for the write.
+// the session, so the secondary waits for the write (read-your-writes
+// routing off, so the reads go to the secondary however recent the write).
 func TestPerMemberSessionsStayCausal(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	client := testutil.Connect(t, rs.URI())
 	seed(t, client, "causal", 1)
 	_, secs := secondaries(t, rs)
-	r := connect(t, rs.URI(), policy(t, "weights:"+secs[0].Name+"=1", nil))
+	r := connect(t, rs.URI(), policy(t, "weights:"+secs[0].Name+"=1", nil), router.WithReadYourWrites(false))
 	waitWeighted(t, r, secs[0].Host)
 	sess, err := r.Client().StartSession(options.Session().SetCausalConsistency(true))
 	if err != nil {
@@ -161,6 +162,67 @@ func TestPerMemberSessionsStayCausal(t *testing.T) {
 	if d := r.Served().Sub(before); d.ByHost[secs[0].Host] != 30 {
 		t.Fatalf("session reads served by %v, want all 30 by %s", d.ByHost, secs[0].Host)
 	}
+}
+
+// TestSessionReadsGoWhereTheWriteIs: with replication paused, a causal
+// session's reads after its write go to the primary (they would wait on
+// the secondary); the session's reads before any write, and reads outside
+// it, go to the secondary; once the secondary applies the write, the
+// session's reads go back to it.
+func TestSessionReadsGoWhereTheWriteIs(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	client := testutil.Connect(t, rs.URI())
+	seed(t, client, "ryw", 1)
+	_, secs := secondaries(t, rs)
+	r := connect(t, rs.URI(), policy(t, "weights:"+secs[0].Name+"=1", nil))
+	waitWeighted(t, r, secs[0].Host)
+	sess, err := r.Client().StartSession(options.Session().SetCausalConsistency(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(context.Background())
+	sctx := mongo.NewSessionContext(context.Background(), sess)
+	read := func(ctx context.Context) (string, int) {
+		t.Helper()
+		// A read sent to the paused secondary would wait for the write
+		// until this deadline.
+		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		rd := r.Begin(ctx)
+		var doc struct{ I int }
+		err := rd.Database(testDB).Collection("ryw").FindOne(rd.Ctx, bson.D{{Key: "_id", Value: 0}}).Decode(&doc)
+		rd.Done(err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rd.Host, doc.I
+	}
+	if host, _ := read(sctx); host != secs[0].Host {
+		t.Fatalf("a fresh session's read went to %q, want %s", host, secs[0].Host)
+	}
+	resume := testutil.PauseSecondaries(t, rs)
+	wc := options.Collection().SetWriteConcern(writeconcern.W1())
+	if _, err := r.Client().Database(testDB).Collection("ryw", wc).UpdateOne(sctx, bson.D{{Key: "_id", Value: 0}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "i", Value: 7}}}}); err != nil {
+		t.Fatal(err)
+	}
+	before := r.ReadYourWrites()
+	for range 10 {
+		if host, i := read(sctx); host != "" || i != 7 {
+			t.Fatalf("read after the session's write: host %q saw %d, want the primary (\"\") and 7", host, i)
+		}
+	}
+	if got := r.ReadYourWrites(); got.Held-before.Held != 10 || got.Reads-before.Reads != 10 {
+		t.Fatalf("read-your-writes %+v (before %+v), want 10 more reads, all held", got, before)
+	}
+	if host, i := read(context.Background()); host != secs[0].Host || i == 7 {
+		t.Fatalf("a read outside the session went to %q and saw %d: want %s, without the paused write", host, i, secs[0].Host)
+	}
+	resume()
+	testutil.Eventually(t, 30*time.Second, func() bool {
+		host, i := read(sctx)
+		return host == secs[0].Host && i == 7
+	}, "the session's reads never went back to the secondary after it applied the write")
 }
 
 // TestStaleMemberDropsOutAlone pauses replication on one secondary: it

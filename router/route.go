@@ -157,12 +157,25 @@ func (r *Router) choose(ctx context.Context) (balancer.Side, *target) {
 	if r.sel.Mode != balancer.PerMember {
 		return r.pick(), nil
 	}
-	t := r.tab.Load().pick()
-	if t.client == nil {
-		return balancer.Primary, t
-	}
-	if inTransaction(ctx) {
+	tb := r.tab.Load()
+	if inTransaction(ctx) || r.external {
 		return balancer.Primary, r.primaryT
+	}
+	var t *target
+	if after := causalAfter(ctx); !r.noRYW && !after.IsZero() && len(tb.secs) > 0 {
+		// Read-your-writes in a causal session: only members that have
+		// applied the session's operation time, so the read does not wait
+		// (afterClusterTime stays the safety net).
+		t = tb.pickWhere(r.view().filter(ReadSpec{After: after}, tb))
+		r.ryw.reads.Add(1)
+		if t == tb.primary {
+			r.ryw.held.Add(1)
+		}
+	} else {
+		t = tb.pick()
+	}
+	if t == r.primaryT {
+		return balancer.Primary, t
 	}
 	return balancer.Secondary, t
 }

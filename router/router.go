@@ -111,6 +111,16 @@ type Router struct {
 	tabMu    sync.Mutex   // serialises table rebuilds
 	pollAt   atomic.Int64 // send time of the latest lag poll (UnixNano)
 	lastEnd  time.Time    // the latest period end (under mu)
+	// external: the caller sends the reads (WithExternalReads); the
+	// targets have no pools.
+	external bool
+	noRYW    bool // WithReadYourWrites(false)
+	// applied are the optimes the members are known to have applied, and
+	// ryw counts the reads routed with one to wait for.
+	applied appliedTimes
+	ryw     struct{ reads, held atomic.Int64 }
+	// lagNow is the latest lag poll, read without mu by Route.
+	lagNow atomic.Pointer[monitor.LagSample]
 
 	mu       sync.Mutex // serialises policy calls
 	evMu     sync.Mutex // serialises event delivery (log and WithEvents)
@@ -141,7 +151,7 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 		return nil, err
 	}
 	r := &Router{policy: cfg.policy, sel: cfg.policy.Selection(), onEvent: cfg.onEvent, log: cfg.logger, obs: newObserved(),
-		rttQuantile: cfg.rttQuantile, latency: cfg.latency, lagInterval: cfg.monitor.LagInterval}
+		rttQuantile: cfg.rttQuantile, latency: cfg.latency, lagInterval: cfg.monitor.LagInterval, external: cfg.external, noRYW: cfg.noRYW}
 	r.served = newServed(r.recheckLag)
 	for i := range r.lat {
 		r.lat[i] = newSideLatency()
@@ -195,6 +205,9 @@ func newConfig(uri string, opts []Option) (config, error) {
 			return cfg, err
 		}
 		cfg.policy = p
+	}
+	if cfg.external && cfg.policy.Selection().Mode != balancer.PerMember {
+		return cfg, fmt.Errorf("router: policy %s does not route per member; reads sent by the caller (WithExternalReads) need one: spillway, weights:..., or rpm-balanced", cfg.policy.Name())
 	}
 	if cfg.policy.Selection().Mode == balancer.PerMember && strings.HasPrefix(uri, "mongodb+srv://") {
 		// The driver refuses a direct connection under an SRV URI.

@@ -31,9 +31,10 @@ type served struct {
 
 	mu     sync.RWMutex
 	byHost map[string]*hostStats
-	roles  map[string]balancer.Side // host -> role from SDAM events (0: neither)
-	names  map[string]string        // host -> its "node" tag
-	turned map[string]time.Time     // host -> when the driver last saw it turn secondary
+	roles  map[string]balancer.Side     // host -> role from SDAM events (0: neither)
+	names  map[string]string            // host -> its "node" tag
+	tags   map[string]map[string]string // host -> its tags
+	turned map[string]time.Time         // host -> when the driver last saw it turn secondary
 	// onSecondary is called (without mu) when a host turns secondary;
 	// onMember when a host turns primary or secondary (to open its pool)
 	// and onRemoved when it leaves the topology.
@@ -45,7 +46,7 @@ type served struct {
 }
 
 func newServed(onSecondary func()) *served {
-	return &served{writes: metrics.NewHistogram(), byHost: map[string]*hostStats{}, roles: map[string]balancer.Side{}, names: map[string]string{},
+	return &served{writes: metrics.NewHistogram(), byHost: map[string]*hostStats{}, roles: map[string]balancer.Side{}, names: map[string]string{}, tags: map[string]map[string]string{},
 		turned: map[string]time.Time{}, onSecondary: onSecondary}
 }
 
@@ -97,6 +98,14 @@ func (s *served) name(host string) string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.names[host]
+}
+
+// tagsOf returns host's tags as the driver last described it (do not
+// modify).
+func (s *served) tagsOf(host string) map[string]string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.tags[host]
 }
 
 // members returns the hosts the driver currently sees as primary or
@@ -214,11 +223,14 @@ func (s *served) serverMonitor(next *event.ServerMonitor) *event.ServerMonitor {
 			s.turned[host] = time.Now()
 		}
 		s.roles[host] = role
+		tags := make(map[string]string, len(e.NewDescription.Tags))
 		for _, t := range e.NewDescription.Tags {
+			tags[t.Name] = t.Value
 			if t.Name == "node" {
 				s.names[host] = t.Value
 			}
 		}
+		s.tags[host] = tags
 		s.mu.Unlock()
 		if role != 0 && s.onMember != nil {
 			s.onMember(host)

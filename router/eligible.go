@@ -1,0 +1,152 @@
+package router
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/monitor"
+)
+
+// memberView is what decides whether a secondary may take a read with a
+// ReadSpec: the latest lag poll, the optimes the members are known to have
+// applied, and their tags. It is pure given its functions.
+type memberView struct {
+	lag     monitor.LagSample
+	now     time.Time
+	applied func(host string) bson.Timestamp
+	tags    func(host string) map[string]string
+}
+
+// filter returns the test a secondary's target must pass for spec among
+// the table's secondaries: fresh enough for MaxStaleness, past After, and
+// matching the first of spec's tag sets that some secondary of the table
+// matches (none matching: no secondary qualifies).
+func (v memberView) filter(spec ReadSpec, tb *table) func(*target) bool {
+	base := func(t *target) bool {
+		return v.fresh(t.host, spec.MaxStaleness) && v.hasApplied(t.host, spec.After)
+	}
+	if spec.TagSets == nil {
+		return base
+	}
+	for _, set := range spec.TagSets {
+		match := func(t *target) bool { return base(t) && matches(v.tags(t.host), set) }
+		for _, s := range tb.secs {
+			if match(s.t) {
+				return match
+			}
+		}
+	}
+	return func(*target) bool { return false }
+}
+
+// fresh reports whether host's staleness is within bound now: its lag in
+// the latest known poll plus the time since the poll was sent (a lag grows
+// by at most the time passed). A bound of 0 restricts nothing.
+func (v memberView) fresh(host string, bound time.Duration) bool {
+	if bound <= 0 {
+		return true
+	}
+	if !v.lag.Known {
+		return false
+	}
+	for _, m := range v.lag.Members {
+		if m.Host == host {
+			return m.Role == balancer.Secondary && m.Lag+v.now.Sub(v.lag.At) <= bound
+		}
+	}
+	return false
+}
+
+// hasApplied reports whether host is known to have applied ts (a zero ts
+// restricts nothing).
+func (v memberView) hasApplied(host string, ts bson.Timestamp) bool {
+	return ts.IsZero() || !v.applied(host).Before(ts)
+}
+
+// matches reports whether a member's tags carry every tag of set.
+func matches(tags map[string]string, set TagSet) bool {
+	for k, want := range set {
+		if got, ok := tags[k]; !ok || got != want {
+			return false
+		}
+	}
+	return true
+}
+
+// pickWhere draws a target as pick does, among the primary and the
+// secondaries that pass ok: the others' shares are spread over those, the
+// primary included, in proportion. With none passing, the primary.
+func (tb *table) pickWhere(ok func(*target) bool) *target {
+	var elig []slot
+	sum := tb.primaryShare
+	for _, s := range tb.secs {
+		if ok(s.t) {
+			elig = append(elig, s)
+			sum += s.weight
+		}
+	}
+	if len(elig) == 0 || sum <= 0 {
+		return tb.primary
+	}
+	x := rand.Float64() * sum
+	if x < tb.primaryShare {
+		return tb.primary
+	}
+	x -= tb.primaryShare
+	draw := func() *slot {
+		for i := range elig {
+			if x < elig[i].weight {
+				return &elig[i]
+			}
+			x -= elig[i].weight
+		}
+		return &elig[len(elig)-1]
+	}
+	a := draw()
+	if !tb.leastLoaded || len(elig) == 1 {
+		return a.t
+	}
+	x = rand.Float64() * (sum - tb.primaryShare)
+	b := draw()
+	if float64(b.t.inflight.Load())*a.weight < float64(a.t.inflight.Load())*b.weight {
+		return b.t
+	}
+	return a.t
+}
+
+// appliedTimes are the latest optimes the members are known to have
+// applied, from lag polls and from their replies; they only move forward.
+type appliedTimes struct{ m sync.Map } // host -> *atomic.Uint64 (T<<32 | I)
+
+func pack(ts bson.Timestamp) uint64 { return uint64(ts.T)<<32 | uint64(ts.I) }
+
+func (a *appliedTimes) advance(host string, ts bson.Timestamp) {
+	if ts.IsZero() || host == "" {
+		return
+	}
+	v, ok := a.m.Load(host)
+	if !ok {
+		v, _ = a.m.LoadOrStore(host, new(atomic.Uint64))
+	}
+	p, n := v.(*atomic.Uint64), pack(ts)
+	for {
+		cur := p.Load()
+		if cur >= n || p.CompareAndSwap(cur, n) {
+			return
+		}
+	}
+}
+
+func (a *appliedTimes) get(host string) bson.Timestamp {
+	v, ok := a.m.Load(host)
+	if !ok {
+		return bson.Timestamp{}
+	}
+	n := v.(*atomic.Uint64).Load()
+	return bson.Timestamp{T: uint32(n >> 32), I: uint32(n)}
+}
