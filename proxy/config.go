@@ -1,11 +1,14 @@
 package proxy
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"time"
 
+	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/proxy/upstream"
+	"github.com/decongestant/decongestant/router"
 )
 
 // Defaults of Config's zero fields.
@@ -41,6 +44,67 @@ type Config struct {
 	// KillTimeout bounds the killCursors sent for a disconnected client's
 	// open cursors.
 	KillTimeout time.Duration
+
+	// Policy routes eligible reads per member (balancer.NewSpillway,
+	// weights:..., rpm-balanced: a per-member policy); nil sends every
+	// command to the primary. The proxy runs a router for it (made
+	// router.WithExternalReads) on URI: its lag polls, per-member shares,
+	// Stats and metrics are the library's.
+	Policy balancer.Policy
+	// Reads says which eligible reads the policy routes: ReadsOptedIn (the
+	// default) or ReadsAll.
+	Reads Reads
+	// MaxStaleness, when positive, is checked for every routed read on
+	// top of the policy (ReadSpec.MaxStaleness: the member's lag in the
+	// latest known poll plus the time since): a second gate that also
+	// bounds policies without a bound of their own (weights:...). A read's
+	// maxStalenessSeconds tightens it.
+	MaxStaleness time.Duration
+	// NoReadYourWrites turns off the connections' read-your-writes fence:
+	// by default, after a write acknowledged on a client connection, that
+	// connection's routed reads go only to members known to have applied
+	// it (else to the primary).
+	NoReadYourWrites bool
+	// Router are options for the policy's router (monitor intervals, a
+	// logger, events); the proxy adds WithPolicy and WithExternalReads.
+	Router []router.Option
+}
+
+// Reads says which eligible reads (find, aggregate without $out or $merge,
+// count, distinct, outside transactions) the policy routes.
+type Reads uint8
+
+const (
+	// ReadsOptedIn routes the reads sent with a read preference other
+	// than primary (secondaryPreferred, secondary, nearest,
+	// primaryPreferred); the others stay on the primary, so adopting the
+	// proxy changes nothing until the application opts in.
+	ReadsOptedIn Reads = iota
+	// ReadsAll routes every eligible read, for applications that accept
+	// the staleness bound on every read.
+	ReadsAll
+)
+
+// String returns "opted-in" or "all".
+func (r Reads) String() string {
+	switch r {
+	case ReadsOptedIn:
+		return "opted-in"
+	case ReadsAll:
+		return "all"
+	}
+	return fmt.Sprintf("reads(%d)", uint8(r))
+}
+
+// ParseReads accepts "opted-in" and "all".
+func ParseReads(s string) (Reads, error) {
+	switch s {
+	case "opted-in":
+		return ReadsOptedIn, nil
+	case "all":
+		return ReadsAll, nil
+	}
+	return 0, fmt.Errorf("unknown reads %q (want opted-in or all)", s)
 }
 
 func (c Config) withDefaults() Config {

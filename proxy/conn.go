@@ -23,6 +23,7 @@ import (
 // declines). A panic ends only this connection, logged with its stack.
 func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 	remote := nc.RemoteAddr().String()
+	cc := &clientConn{id: id, remote: remote}
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("proxy: panic serving a client connection; closing it", "client", remote, "conn", id, "panic", r, "stack", string(debug.Stack()))
@@ -42,7 +43,7 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 			return
 		}
 		buf = msg[:0]
-		reply, err := s.handle(ctx, id, remote, msg)
+		reply, err := s.handle(ctx, cc, msg)
 		if err != nil {
 			s.log.Warn("proxy: closing client connection", "client", remote, "conn", id, "err", err)
 			return
@@ -59,9 +60,20 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 	}
 }
 
+// clientConn is one client connection's state, used by its own goroutine
+// only.
+type clientConn struct {
+	id     uint64
+	remote string
+	// fence is the operationTime of the latest write acknowledged on the
+	// connection: its routed reads go only to members that applied it
+	// (read-your-writes).
+	fence wire.Timestamp
+}
+
 // handle answers one message: the reply to write (nil for none), or an
 // error when the stream cannot be trusted any more.
-func (s *Server) handle(ctx context.Context, conn uint64, remote string, msg []byte) ([]byte, error) {
+func (s *Server) handle(ctx context.Context, cc *clientConn, msg []byte) ([]byte, error) {
 	m, err := wire.Parse(msg)
 	if err != nil {
 		return nil, err
@@ -89,16 +101,16 @@ func (s *Server) handle(ctx context.Context, conn uint64, remote string, msg []b
 		if c.Hello.LoadBalanced {
 			return answer(errorDoc(codeBadValue, "the decongestant proxy is not a load balancer: connect without loadBalanced=true"))
 		}
-		return answer(s.hello(ctx, &c, int64(conn)))
+		return answer(s.hello(ctx, &c, int64(cc.id)))
 	case wire.KindAuth, wire.KindLocal:
-		if doc, ok := local(&c, remote); ok {
+		if doc, ok := local(&c, cc.remote); ok {
 			return answer(doc)
 		}
 	}
 	if legacy {
 		return nil, fmt.Errorf("%w: OP_QUERY %q", wire.ErrUnsupported, c.Command)
 	}
-	reply, errDoc := s.forward(ctx, conn, msg, &c)
+	reply, errDoc := s.forward(ctx, cc, msg, &m, &c)
 	if errDoc != nil {
 		return answer(errDoc)
 	}

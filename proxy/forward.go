@@ -6,37 +6,92 @@ import (
 	"strings"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/decongestant/decongestant/proxy/wire"
 )
 
-// forward sends a client's raw OP_MSG to the member route chooses, under
-// RequestTimeout, and returns the member's raw reply (nil for moreToCome) or
-// an error document to answer with. It records the cursors the reply opens
-// and forgets those it closes.
+// forward sends a client's raw OP_MSG to the member route chooses (a routed
+// read: the member the policy chooses), under RequestTimeout, and returns
+// the member's raw reply (nil for moreToCome) or an error document to answer
+// with. It records the cursors the reply opens and forgets those it closes,
+// reports routed reads and writes to the router, and moves the connection's
+// read-your-writes fence past an acknowledged write.
 //
 // A member's own error replies (NotWritablePrimary, ShutdownInProgress
 // during a stepdown) pass through unchanged, as a mongos passes a shard's
 // through after its own retries: the client's driver marks the proxy unknown
 // and clears its pool, and its next heartbeat, which the proxy answers itself
 // (always a writable mongos), makes the proxy selectable again.
-func (s *Server) forward(ctx context.Context, conn uint64, msg []byte, c *wire.Class) ([]byte, bsoncore.Document) {
+func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wire.Message, c *wire.Class) ([]byte, bsoncore.Document) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
 	defer cancel()
-	addr, err := s.choose(ctx, c)
-	if err != nil {
-		return nil, upstreamError(err, c)
+	rd := s.routeRead(cc, m, c)
+	addr := rd.addr
+	if addr == "" {
+		var err error
+		if addr, err = s.choose(ctx, c); err != nil {
+			rd.done("", 0, err)
+			return nil, upstreamError(err, c)
+		}
 	}
+	if rd.msg != nil {
+		msg = rd.msg
+	}
+	start := time.Now()
 	reply, err := s.pool.RoundTrip(ctx, addr, msg)
+	took := time.Since(start)
+	rd.done(addr, took, err)
 	if err != nil {
 		s.log.Warn("proxy: forwarding failed", "command", c.Command, "member", addr, "err", err)
 		return nil, upstreamError(err, c)
 	}
-	if reply != nil {
-		s.track(addr, conn, c, reply)
+	if reply == nil {
+		return nil, nil
 	}
+	if c.Kind == wire.KindRead {
+		s.counts.read(addr)
+		if rd.ok {
+			s.counts.routed.Add(1)
+		}
+		if rd.msg != nil {
+			s.counts.rewritten.Add(1)
+		}
+	}
+	info, ok := wire.InspectReply(reply)
+	if !ok {
+		return reply, nil
+	}
+	s.track(addr, cc.id, c, info)
+	s.observe(addr, cc, c, info, took)
 	return reply, nil
+}
+
+// observe tells the router what a reply shows: the member applied its
+// operationTime; a write's time on the primary. An acknowledged write, or
+// any other command run on the primary that is not a read, moves the
+// connection's fence to its operationTime.
+func (s *Server) observe(addr string, cc *clientConn, c *wire.Class, info wire.Reply, took time.Duration) {
+	if s.router == nil || info.OperationTime.IsZero() {
+		return
+	}
+	s.router.ObserveApplied(addr, bson.Timestamp{T: info.OperationTime.T, I: info.OperationTime.I})
+	if c.Kind == wire.KindWrite {
+		s.router.ObserveWrite(took)
+	}
+	if info.OK && fences(c) && cc.fence.Before(info.OperationTime) {
+		cc.fence = info.OperationTime
+	}
+}
+
+// fences reports whether c's acknowledged reply moves the read-your-writes
+// fence: writes, and every other command sent to the primary but reads kept
+// there (create, drop, createIndexes, commitTransaction...: a later read may
+// look for their effect; listCollections and the like move it needlessly,
+// which costs a later read its secondary, never its freshness).
+func fences(c *wire.Class) bool {
+	return c.Kind == wire.KindWrite || c.Kind == wire.KindPrimary && c.Reason == wire.ReasonNone
 }
 
 // choose routes c, waiting up to PrimaryWait (and ctx) for a primary during
@@ -61,31 +116,21 @@ func (s *Server) choose(ctx context.Context, c *wire.Class) (string, error) {
 // track updates the cursor map from a member's reply: a cursor.id other
 // than 0 is an open cursor of addr (getMore: still open), 0 after a getMore
 // means exhausted; killCursors forgets its cursors.
-func (s *Server) track(addr string, conn uint64, c *wire.Class, reply []byte) {
+func (s *Server) track(addr string, conn uint64, c *wire.Class, info wire.Reply) {
 	if c.Kind == wire.KindKillCursors {
 		for _, id := range c.CursorIDs {
 			s.cursors.remove(addr, id)
 		}
 		return
 	}
-	m, err := wire.Parse(reply)
-	if err != nil {
+	if !info.Cursor {
 		return
 	}
-	cur, ok := m.Body.Lookup("cursor").DocumentOK()
-	if !ok {
-		return
-	}
-	id, ok := cur.Lookup("id").AsInt64OK()
-	if !ok {
-		return
-	}
-	ns, _ := cur.Lookup("ns").StringValueOK()
 	switch {
-	case c.Kind == wire.KindGetMore && id == 0:
+	case c.Kind == wire.KindGetMore && info.CursorID == 0:
 		s.cursors.remove(addr, c.CursorID)
-	case id != 0:
-		s.cursors.add(addr, id, ns, conn)
+	case info.CursorID != 0:
+		s.cursors.add(addr, info.CursorID, info.Namespace, conn)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/proxy/upstream"
+	"github.com/decongestant/decongestant/router"
 )
 
 // ErrClosed: Serve was called on a closed Server.
@@ -26,7 +28,9 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	pool    *upstream.Pool
+	router  *router.Router // nil: no policy, every read to the primary
 	cursors *cursors
+	counts  counters
 	tv      topologyVersion
 
 	nextConn atomic.Uint64
@@ -59,10 +63,20 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proxy: connect to %s: %w", redact.URI(cfg.URI), err)
 	}
+	var rt *router.Router
+	if cfg.Policy != nil {
+		opts := append(slices.Clone(cfg.Router), router.WithPolicy(cfg.Policy), router.WithExternalReads(),
+			router.WithConnectTimeout(cfg.ConnectTimeout))
+		if rt, err = router.Connect(ctx, cfg.URI, opts...); err != nil {
+			_ = pool.Close(context.Background())
+			return nil, fmt.Errorf("proxy: %w", err)
+		}
+	}
 	s := &Server{
 		cfg:       cfg,
 		log:       cfg.Logger,
 		pool:      pool,
+		router:    rt,
 		cursors:   newCursors(),
 		tv:        topologyVersion{processID: bson.NewObjectID()},
 		listeners: map[net.Listener]struct{}{},
@@ -174,8 +188,16 @@ func (s *Server) Close() error {
 	s.wg.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return s.pool.Close(ctx)
+	var rerr error
+	if s.router != nil {
+		rerr = s.router.Close(ctx)
+	}
+	return errors.Join(s.pool.Close(ctx), rerr)
 }
+
+// Router returns the router that routes reads for Config.Policy (its
+// Stats, Served, ReadYourWrites, for metrics), nil without a policy.
+func (s *Server) Router() *router.Router { return s.router }
 
 // nextRequestID numbers the messages the proxy writes itself.
 func (s *Server) nextRequestID() int32 { return s.reqID.Add(1) }

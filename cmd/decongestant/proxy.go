@@ -10,6 +10,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/proxy"
 )
@@ -21,6 +22,11 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	uri := fs.String("uri", "", "the replica set's MongoDB URI, with the proxy's own credentials and TLS options (required)")
 	listen := fs.String("listen", "127.0.0.1:27018", "address to listen on: a loopback host:port, or unix:/path.sock")
+	policy := fs.String("policy", "spillway", "routing policy for the reads it routes: spillway, weights:n2=1,..., rpm-balanced (a per-member policy), or primary (route nothing: every command to the primary)")
+	staleness := fs.String("max-staleness", "10s", "staleness bound of the routed reads: a duration, or 0 (no secondary reads); a read's own maxStalenessSeconds tightens it")
+	reads := fs.String("reads", "opted-in", "which reads the policy routes: opted-in (reads sent with a read preference other than primary) or all (every find, aggregate without $out/$merge, count and distinct outside transactions)")
+	ryw := fs.String("read-your-writes", "on", "on: after a write acknowledged on a client connection, its routed reads go only to members that have applied it (else the primary); off")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics of the proxy's router at http://`host:port`/metrics, e.g. 127.0.0.1:9464; off by default")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -32,21 +38,74 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	s, err := proxy.New(proxy.Config{URI: *uri, Logger: log})
+	cfg, err := proxyConfig(*uri, *policy, *staleness, *reads, *ryw)
+	if err != nil {
+		return err
+	}
+	if *metricsAddr != "" {
+		if _, _, err := net.SplitHostPort(*metricsAddr); err != nil {
+			return fmt.Errorf("proxy: --metrics-addr %q: want host:port, e.g. 127.0.0.1:9464: %v", *metricsAddr, err)
+		}
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+	m, err := startMetrics(*metricsAddr, false, stderr) // before connecting: a taken port fails fast
+	if err != nil {
+		return err
+	}
+	defer m.close()
+	s, err := proxy.New(cfg)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if m != nil && s.Router() != nil {
+		m.col.Set(s.Router())
+	}
 	ln, err := net.Listen(network, addr)
 	if err != nil {
 		return fmt.Errorf("proxy: listen on %s: %w", *listen, err)
 	}
-	fmt.Fprintf(stdout, "decongestant proxy: %s -> %s (Ctrl-C stops)\n", ln.Addr(), redact.URI(*uri))
+	fmt.Fprintf(stdout, "decongestant proxy: %s -> %s, policy %s, reads %s, read-your-writes %s (Ctrl-C stops)\n",
+		ln.Addr(), redact.URI(*uri), *policy, cfg.Reads, *ryw)
 	if err := s.Serve(ctx, ln); err != nil {
 		return err
 	}
 	return s.Close()
+}
+
+// proxyConfig turns the routing flags into a proxy.Config for uri.
+func proxyConfig(uri, policy, staleness, reads, ryw string) (proxy.Config, error) {
+	cfg := proxy.Config{URI: uri}
+	var err error
+	if cfg.Reads, err = proxy.ParseReads(reads); err != nil {
+		return cfg, fmt.Errorf("proxy: --reads: %w", err)
+	}
+	switch ryw {
+	case "on":
+	case "off":
+		cfg.NoReadYourWrites = true
+	default:
+		return cfg, fmt.Errorf("proxy: --read-your-writes %q: want on or off", ryw)
+	}
+	bound, err := balancer.ParseBound(staleness)
+	if err != nil {
+		return cfg, fmt.Errorf("proxy: --max-staleness: %w", err)
+	}
+	if bound.Unbounded {
+		return cfg, fmt.Errorf("proxy: --max-staleness %s: the proxy routes reads only within a bound: give a duration, e.g. 10s", staleness)
+	}
+	if policy == "primary" {
+		return cfg, nil
+	}
+	p, err := balancer.Parse(policy, balancer.DefaultSettings().WithBound(bound))
+	if err != nil {
+		return cfg, fmt.Errorf("proxy: --policy: %w", err)
+	}
+	if p.Selection().Mode != balancer.PerMember {
+		return cfg, fmt.Errorf("proxy: --policy %s does not choose a member for each read: give spillway, weights:..., rpm-balanced, or primary", policy)
+	}
+	cfg.Policy, cfg.MaxStaleness = p, bound.Max
+	return cfg, nil
 }
 
 // listenAddr parses --listen: unix:/path, or host:port whose host is a

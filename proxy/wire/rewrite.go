@@ -1,0 +1,100 @@
+package wire
+
+import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/wiremessage"
+)
+
+// WithReadPreference appends to dst a copy of the OP_MSG m (parsed from
+// its whole bytes) whose body's $readPreference is {mode: mode} in place of
+// whatever it had: what the proxy sends when it moves a read that carries
+// no read preference, or primary, to a secondary, which refuses such a read
+// (NotPrimaryNoSecondaryOk). Header ids, flags and document sequences are
+// kept; a checksum, when flagged, is recomputed.
+func WithReadPreference(dst []byte, m *Message, mode Mode) []byte {
+	start := len(dst)
+	_, dst = wiremessage.AppendHeaderStart(dst, m.Header.RequestID, m.Header.ResponseTo, wiremessage.OpMsg)
+	dst = wiremessage.AppendMsgFlags(dst, m.Flags)
+	dst = wiremessage.AppendMsgSectionType(dst, wiremessage.SingleDocument)
+	idx, dst := bsoncore.AppendDocumentStart(dst)
+	e := newElems(m.Body)
+	for {
+		key, v, ok := e.next()
+		if !ok {
+			break
+		}
+		if string(key) == "$readPreference" {
+			continue
+		}
+		dst = bsoncore.AppendHeader(dst, v.Type, string(key))
+		dst = append(dst, v.Data...)
+	}
+	rp, rpDoc := bsoncore.AppendDocumentStart(nil)
+	rpDoc = bsoncore.AppendStringElement(rpDoc, "mode", mode.String())
+	rpDoc, _ = bsoncore.AppendDocumentEnd(rpDoc, rp)
+	dst = bsoncore.AppendDocumentElement(dst, "$readPreference", rpDoc)
+	dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
+	for _, s := range m.Sequences {
+		dst = wiremessage.AppendMsgSectionType(dst, wiremessage.DocumentSequence)
+		size := int32(4 + len(s.Identifier) + 1 + len(s.Docs))
+		dst = bsoncore.AppendInt32(dst, size)
+		dst = append(dst, s.Identifier...)
+		dst = append(dst, 0)
+		dst = append(dst, s.Docs...)
+	}
+	if m.Flags&wiremessage.ChecksumPresent != 0 {
+		dst = append(dst, 0, 0, 0, 0)
+	}
+	finish(dst[start:])
+	return dst
+}
+
+// Reply is what the proxy reads of a member's reply to a command.
+type Reply struct {
+	// OK is the reply's ok field (1 for success).
+	OK bool
+	// OperationTime is the operationTime a replica-set member puts in its
+	// replies: for a write, its optime; for a read, the member's applied
+	// optime it read at. Zero when absent.
+	OperationTime Timestamp
+	// Cursor is set when the reply has cursor.id: CursorID and
+	// Namespace (cursor.ns) follow.
+	Cursor    bool
+	CursorID  int64
+	Namespace string
+}
+
+// InspectReply reads a member's reply (a whole OP_MSG). ok is false when
+// the bytes are not a well-formed OP_MSG.
+func InspectReply(b []byte) (Reply, bool) {
+	var r Reply
+	m, err := Parse(b)
+	if err != nil || m.Header.OpCode != wiremessage.OpMsg {
+		return r, false
+	}
+	e := newElems(m.Body)
+	for {
+		key, v, ok := e.next()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "ok":
+			r.OK = truthy(v)
+		case "operationTime":
+			if t, i, ok := v.TimestampOK(); ok {
+				r.OperationTime = Timestamp{T: t, I: i}
+			}
+		case "cursor":
+			cur, ok := docValue(v)
+			if !ok {
+				continue
+			}
+			if id, ok := cur.Lookup("id").AsInt64OK(); ok {
+				r.Cursor, r.CursorID = true, id
+				r.Namespace, _ = cur.Lookup("ns").StringValueOK()
+			}
+		}
+	}
+	return r, true
+}

@@ -1,0 +1,130 @@
+package wire
+
+import (
+	"bytes"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/wiremessage"
+)
+
+func TestWithReadPreference(t *testing.T) {
+	tests := []struct {
+		name  string
+		flags wiremessage.MsgFlag
+		body  bson.D
+		seqs  []seq
+	}{
+		{"no read preference", 0, d("find", "c", "filter", d("x", 1), "$db", "db"), nil},
+		{"primary replaced", 0, d("find", "c", "$readPreference", d("mode", "primary"), "$db", "db"), nil},
+		{"with a checksum", wiremessage.ChecksumPresent, d("count", "c", "$readPreference", d("mode", "primary"), "$db", "db", "lsid", d("id", int32(1))), nil},
+		{"with a sequence", 0, d("find", "c", "$db", "db"), []seq{{"docs", []bsoncore.Document{doc(t, d("a", 1)), doc(t, d("b", 2))}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := opMsg(tt.flags, doc(t, tt.body), tt.seqs...)
+			m, err := Parse(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prefix := []byte("keep")
+			out := WithReadPreference(bytes.Clone(prefix), &m, SecondaryPreferredMode)
+			if !bytes.Equal(out[:len(prefix)], prefix) {
+				t.Fatal("dst's bytes were overwritten")
+			}
+			got, err := Parse(out[len(prefix):])
+			if err != nil {
+				t.Fatalf("rewritten message does not parse (length or checksum): %v", err)
+			}
+			if got.Header.RequestID != m.Header.RequestID || got.Flags != m.Flags {
+				t.Fatalf("header %+v flags %v, want %+v %v", got.Header, got.Flags, m.Header, m.Flags)
+			}
+			c, err := Classify(&got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.ReadPref.Mode != SecondaryPreferredMode {
+				t.Fatalf("mode %v, want secondaryPreferred", c.ReadPref.Mode)
+			}
+			// Every other field is kept, in order, and there is one $readPreference.
+			var want, have []string
+			for _, e := range tt.body {
+				if e.Key != "$readPreference" {
+					want = append(want, e.Key)
+				}
+			}
+			els, _ := got.Body.Elements()
+			for _, e := range els {
+				if e.Key() != "$readPreference" {
+					have = append(have, e.Key())
+				} else if !bytes.Equal(e.Value().Document(), doc(t, d("mode", "secondaryPreferred"))) {
+					t.Fatalf("$readPreference %v", e.Value())
+				}
+			}
+			if len(els) != len(want)+1 || !equalStrings(want, have) {
+				t.Fatalf("fields %v, want %v and $readPreference", have, want)
+			}
+			orig, _ := m.Body.Elements()
+			for _, e := range orig {
+				if e.Key() == "$readPreference" {
+					continue
+				}
+				if v := got.Body.Lookup(e.Key()); !v.Equal(e.Value()) {
+					t.Fatalf("%s: %v, want %v", e.Key(), v, e.Value())
+				}
+			}
+			if len(got.Sequences) != len(m.Sequences) {
+				t.Fatalf("sequences %d, want %d", len(got.Sequences), len(m.Sequences))
+			}
+			for i := range m.Sequences {
+				if got.Sequences[i].Identifier != m.Sequences[i].Identifier || !bytes.Equal(got.Sequences[i].Docs, m.Sequences[i].Docs) {
+					t.Fatalf("sequence %d changed", i)
+				}
+			}
+		})
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestInspectReply(t *testing.T) {
+	ts := bson.Timestamp{T: 1700000000, I: 7}
+	tests := []struct {
+		name string
+		body bson.D
+		want Reply
+	}{
+		{"write", d("n", int32(1), "operationTime", ts, "ok", 1.0), Reply{OK: true, OperationTime: Timestamp{T: ts.T, I: ts.I}}},
+		{"cursor", d("cursor", d("firstBatch", bson.A{}, "id", int64(42), "ns", "db.c"), "ok", int32(1), "operationTime", ts),
+			Reply{OK: true, OperationTime: Timestamp{T: ts.T, I: ts.I}, Cursor: true, CursorID: 42, Namespace: "db.c"}},
+		{"exhausted cursor", d("cursor", d("nextBatch", bson.A{}, "id", int64(0), "ns", "db.c"), "ok", 1.0),
+			Reply{OK: true, Cursor: true, Namespace: "db.c"}},
+		{"error", d("ok", 0.0, "errmsg", "no", "code", int32(13435)), Reply{}},
+		{"operationTime of another type is ignored", d("ok", 1.0, "operationTime", int64(5)), Reply{OK: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := InspectReply(opMsg(0, doc(t, tt.body)))
+			if !ok || got != tt.want {
+				t.Fatalf("%+v %v, want %+v", got, ok, tt.want)
+			}
+		})
+	}
+	if _, ok := InspectReply([]byte{1, 2, 3}); ok {
+		t.Fatal("garbage must not inspect")
+	}
+	if _, ok := InspectReply(opQuery("db.$cmd", doc(t, d("ping", 1)), nil)); ok {
+		t.Fatal("an OP_QUERY is not a member's reply")
+	}
+}
