@@ -65,7 +65,7 @@ func Execute(ctx context.Context, o Options) (*results.Results, error) {
 				return res, writeOut(&o, res, err)
 			}
 		}
-		run, err := runPolicy(ctx, p.options(&o), p.spec.New(), p.hints, p.rep, p.label(i+1, len(plan), o.sweeping()))
+		run, err := runPolicy(ctx, p.options(&o), p.spec.New(), p.proxied, p.hints, p.rep, p.label(i+1, len(plan), o.sweeping()))
 		if run != nil {
 			if o.sweeping() {
 				run.Clients = p.clients

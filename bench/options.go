@@ -58,6 +58,10 @@ type Options struct {
 	// hints off); empty runs with hints off only. A run with hints on is
 	// named "<policy>+<hints spec>", e.g. "primary+hints:apply=0.33".
 	Hints []*hints.Config
+	// ViaProxy runs the policies through the wire-protocol proxy (an
+	// in-process proxy.Server per run, its clients on a loopback port),
+	// or each both ways (runs named "proxy:<policy>").
+	ViaProxy ProxyMode
 	// ColdStart restarts every secondary with empty caches before each run
 	// (seed 004 drops the caches before each run); it needs the cluster
 	// (Cluster or ClusterDir).
@@ -184,6 +188,18 @@ func (o *Options) validate() error {
 			}
 		}
 	}
+	if o.ViaProxy != ProxyOff {
+		for _, h := range o.Hints {
+			if h != nil {
+				return bad("read hints run in the library only, not through the proxy")
+			}
+		}
+		for _, spec := range o.Policies {
+			if _, err := proxyPolicy(spec.New()); err != nil {
+				return err
+			}
+		}
+	}
 	for i, spec := range o.Policies {
 		if spec.String() == "" {
 			return bad("policy %d was not parsed (use balancer.ParseSpec)", i+1)
@@ -296,11 +312,25 @@ func (o *Options) reconfigTimes() []reconfig.Time {
 func (o *Options) specNames() []string {
 	var out []string
 	for _, s := range o.Policies {
-		for _, h := range o.hintVariants() {
-			out = append(out, runName(s.String(), h))
+		for _, px := range o.proxyVariants() {
+			for _, h := range o.hintVariants() {
+				out = append(out, runName(s.String(), px, h))
+			}
 		}
 	}
 	return out
+}
+
+// proxyVariants say whether each policy runs in the library, through the
+// proxy, or both (ViaProxy).
+func (o *Options) proxyVariants() []bool {
+	switch o.ViaProxy {
+	case ProxyOnly:
+		return []bool{true}
+	case ProxyBoth:
+		return []bool{false, true}
+	}
+	return []bool{false}
 }
 
 // hintVariants are the hints settings of the runs: Hints, or off alone.
@@ -311,8 +341,12 @@ func (o *Options) hintVariants() []*hints.Config {
 	return o.Hints
 }
 
-// runName is the policy's name with its hints: "primary+hints".
-func runName(policy string, h *hints.Config) string {
+// runName is the policy's name with its hints, "proxy:" first when the
+// run goes through the proxy: "primary+hints", "proxy:spillway".
+func runName(policy string, proxied bool, h *hints.Config) string {
+	if proxied {
+		policy = ProxyPrefix + policy
+	}
 	if h == nil {
 		return policy
 	}

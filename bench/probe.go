@@ -8,7 +8,6 @@ import (
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/metrics"
 	"github.com/decongestant/decongestant/results"
-	"github.com/decongestant/decongestant/router"
 	"github.com/decongestant/decongestant/workload/sprobe"
 )
 
@@ -26,7 +25,7 @@ type probeRun struct {
 	lastErr    error
 }
 
-func startProbe(ctx context.Context, o *Options, rt *router.Router) (*probeRun, error) {
+func startProbe(ctx context.Context, o *Options, rt sprobe.Policy) (*probeRun, error) {
 	if !o.SProbe {
 		return nil, nil
 	}

@@ -99,7 +99,7 @@ func userMonitor(opts []*options.ClientOptions) *event.CommandMonitor {
 
 // countedCollection is a routed collection whose calls are counted.
 type countedCollection struct {
-	c *router.Collection
+	c workload.ReadCollection
 	n *readCount
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/decongestant/decongestant/balancer"
@@ -14,6 +15,7 @@ import (
 	"github.com/decongestant/decongestant/hints"
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/metrics"
+	"github.com/decongestant/decongestant/proxy"
 	"github.com/decongestant/decongestant/reconfig"
 	"github.com/decongestant/decongestant/results"
 	"github.com/decongestant/decongestant/router"
@@ -27,6 +29,11 @@ type policyRun struct {
 	o     *Options
 	pol   balancer.Policy
 	hints *hints.Config // nil: off
+	// proxied: the workload's clients go through an in-process proxy
+	// (px) whose router is rt.
+	proxied bool
+	px      *proxy.Server
+	pxConn  *mongo.Client
 	// prevHints are the hints' counters at the previous period end.
 	prevHints hints.Stats
 	label     string
@@ -79,10 +86,10 @@ type measureBase struct {
 
 // runPolicy runs one policy for the configured duration and returns its
 // results; on cancellation the periods completed so far.
-func runPolicy(ctx context.Context, o *Options, pol balancer.Policy, h *hints.Config, rep int, label string) (*results.Run, error) {
-	r := &policyRun{o: o, pol: pol, hints: h, label: label, rec: newRecorder(), conns: newConnWatch(),
+func runPolicy(ctx context.Context, o *Options, pol balancer.Policy, proxied bool, h *hints.Config, rep int, label string) (*results.Run, error) {
+	r := &policyRun{o: o, pol: pol, proxied: proxied, hints: h, label: label, rec: newRecorder(), conns: newConnWatch(),
 		runtime: newRuntimeStats(), reads: &readCount{},
-		run: &results.Run{Policy: runName(pol.Name(), h), Repetition: rep}, clients: o.Clients,
+		run: &results.Run{Policy: runName(pol.Name(), proxied, h), Repetition: rep}, clients: o.Clients,
 		mix: o.Generator.Mix(), phases: o.Phases, st: newRunState(o.Warmup)}
 	defer r.close()
 	if err := r.connect(ctx); err != nil {
@@ -114,7 +121,11 @@ func (r *policyRun) connect(ctx context.Context) error {
 	}
 	ropts := []router.Option{router.WithPolicy(r.pol), router.WithEvents(onEvent),
 		router.WithConnectTimeout(o.ConnectTimeout), router.WithRTTQuantile(o.RTTQuantile), router.WithLatencySource(o.Latency),
-		router.WithMonitor(o.Monitor), router.WithClientOptions(append(o.ClientOptions, poolOpts)...)}
+		router.WithMonitor(o.Monitor)}
+	if r.proxied {
+		return r.connectProxied(ctx, ropts, poolOpts)
+	}
+	ropts = append(ropts, router.WithClientOptions(append(o.ClientOptions, poolOpts)...))
 	if r.hints != nil {
 		ropts = append(ropts, router.WithHints(*r.hints))
 	}
@@ -395,4 +406,5 @@ func (r *policyRun) close() {
 		}
 		r.rt.Close(context.Background())
 	}
+	r.closeProxy()
 }

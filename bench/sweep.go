@@ -89,11 +89,12 @@ type plannedRun struct {
 	clients int
 	rep     int
 	spec    balancer.Spec
+	proxied bool          // through the proxy (Options.ViaProxy)
 	hints   *hints.Config // nil: off
 }
 
 // name is the run's policy name with its hints.
-func (p plannedRun) name() string { return runName(p.spec.String(), p.hints) }
+func (p plannedRun) name() string { return runName(p.spec.String(), p.proxied, p.hints) }
 
 // plan orders the invocation's runs: for each client count (one without a
 // sweep), every repetition of every policy in turn, so the policies
@@ -103,12 +104,14 @@ func (o *Options) plan() []plannedRun {
 	if !o.sweeping() {
 		counts = []int{o.Clients}
 	}
-	runs := make([]plannedRun, 0, len(counts)*o.Repeat*len(o.Policies)*len(o.hintVariants()))
+	runs := make([]plannedRun, 0, len(counts)*o.Repeat*len(o.Policies)*len(o.proxyVariants())*len(o.hintVariants()))
 	for _, c := range counts {
 		for rep := range o.Repeat {
 			for _, spec := range o.Policies {
-				for _, h := range o.hintVariants() {
-					runs = append(runs, plannedRun{clients: c, rep: rep, spec: spec, hints: h})
+				for _, px := range o.proxyVariants() {
+					for _, h := range o.hintVariants() {
+						runs = append(runs, plannedRun{clients: c, rep: rep, spec: spec, proxied: px, hints: h})
+					}
 				}
 			}
 		}

@@ -38,6 +38,7 @@ type benchFlags struct {
 	runtimeStats                                 bool
 	writeConcern, headroom, latency, lagEstimate string
 	hints                                        string
+	viaProxy                                     string
 	lagSource                                    string
 	metricsAddr                                  string
 	pprof                                        bool
@@ -119,6 +120,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.StringVar(&b.headroom, "lag-headroom", "auto", "decongestant and spillway: added to each lag poll before comparing with the bound: auto (the poll's horizon: interval + max(interval/2, 2 x the poll's round trip, 1.25 x the slowest of the last 10 polls)), or a duration (0 = seed 000's exact check)")
 	fs.StringVar(&b.latency, "latency-source", "command", "latency the policies see: command (time on a checked-out connection) or client (seed 000: the whole call, including waits for a pooled connection)")
 	fs.BoolVar(&b.coldStart, "cold-start", false, "restart every secondary with empty caches (WiredTiger and its files' page cache) before each run; needs --cluster-dir")
+	fs.StringVar(&b.viaProxy, "via-proxy", "off", "run the policies through the wire-protocol proxy (one in this process per run, its clients on a loopback port, routed reads sent secondaryPreferred): off, on, or both (each policy in the library, then through the proxy, named proxy:<policy>); per-member policies and primary only")
 	fs.StringVar(&b.hints, "hints", "off", "read hints (seed 004): off, on, or variants every policy runs with in turn, e.g. off,on,hints:apply=0.33/targets=one (keys apply, targets all|one|one:n2, interval, batch)")
 	fs.StringVar(&b.lagEstimate, "lag-estimate", "since-applied", "secondary staleness estimate: since-applied (primary's clock minus the last applied write's time when a write is missing) or applied-diff (seed 000: primary's minus secondary's lastAppliedWallTime)")
 	fs.StringVar(&b.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the run in progress (its router's Stats) at http://`host:port`/metrics, e.g. 127.0.0.1:9464; off by default")
@@ -191,12 +193,16 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 	if err != nil {
 		return bench.Options{}, fmt.Errorf("--hints: %w", err)
 	}
+	via, err := bench.ParseProxyMode(b.viaProxy)
+	if err != nil {
+		return bench.Options{}, fmt.Errorf("--via-proxy: %w", err)
+	}
 	reconfigAt, err := parseDurations(b.reconfigAt)
 	if err != nil {
 		return bench.Options{}, fmt.Errorf("--reconfig-at: %w", err)
 	}
 	o := bench.Options{
-		Hints: hv, ColdStart: b.coldStart,
+		Hints: hv, ViaProxy: via, ColdStart: b.coldStart,
 		URI: b.uri, Database: b.db,
 		Duration: b.duration, Period: b.period, Warmup: b.warmup, Repeat: b.repeat,
 		Policies: specs, Settings: s, SProbe: b.sprobe, Phases: phases, ClusterDir: b.clusterDir, SkipLoad: b.skipLoad,
