@@ -44,7 +44,6 @@ func nodeModules(t *testing.T) string {
 	t.Helper()
 	skip := func(msg string) {
 		t.Helper()
-		msg += "; install Node.js 18 or later with npm (e.g. apt-get install nodejs npm), then `npm ci` installs the pinned packages itself"
 		if os.Getenv(RequireNodeEnv) == "1" {
 			t.Fatal(msg)
 		}
@@ -52,7 +51,7 @@ func nodeModules(t *testing.T) string {
 	}
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			skip(fmt.Sprintf("%s is needed to drive the proxy with the Node.js driver and mongosh: %v", tool, err))
+			skip(fmt.Sprintf("%s is needed to drive the proxy with the Node.js driver and mongosh (install Node.js 20 or later with npm; the tests run npm ci themselves): %v", tool, err))
 		}
 	}
 	nodeInstall.once.Do(func() {
