@@ -360,6 +360,10 @@ func (r *policyRun) finish(ctx context.Context, runErr error) (*results.Run, err
 	run.Summary.Reconfigurations = reconfig.Run(run.Periods, r.o.reconfigTimes())
 	run.Summary.LagSource = r.rt.LagSource().String()
 	run.Summary.ReadsCheck = &reads
+	if ryw := r.rt.ReadYourWrites(); ryw.Reads > 0 {
+		run.Summary.ReadYourWrites = &results.ReadYourWrites{Reads: ryw.Reads, Held: ryw.Held,
+			HeldPct: metrics.Round3(100 * float64(ryw.Held) / float64(ryw.Reads))}
+	}
 	run.Summary.Decisions = r.col.takeDecisions()
 	run.Minutes = minutes(run.Periods, &r.st)
 	var measured map[string]workload.OpStats

@@ -90,6 +90,13 @@ type Run struct {
 	Extra map[string]any `json:"extra,omitempty"`
 }
 
+// ReadYourWrites are a run's read-your-writes counters (Summary).
+type ReadYourWrites struct {
+	Reads   int64   `json:"reads"`
+	Held    int64   `json:"held_on_primary"`
+	HeldPct float64 `json:"held_pct"`
+}
+
 // Period is one reporting period of a run.
 type Period struct {
 	TS                   float64  `json:"t_s"`
@@ -246,6 +253,12 @@ type Summary struct {
 	// operations, so one can see whether the client was the bottleneck.
 	ClientCPUS       float64 `json:"client_cpu_s"`
 	ClientCPUPerOpMS float64 `json:"client_cpu_per_op_ms"`
+	// ReadYourWrites counts, over the whole run, the routed reads that had
+	// an operation time to find applied (a proxied connection's fence after
+	// its write, a causal session's) and how many of them went to the
+	// primary because no secondary with a share was known to have applied
+	// it; nil when there were none.
+	ReadYourWrites *ReadYourWrites `json:"read_your_writes,omitempty"`
 	// LagSource is the lag source in force during the run ("replsetgetstatus"
 	// or "hello"; the config's balancer.lag_source is the one asked for,
 	// which may be "auto").

@@ -58,6 +58,9 @@ type Stats struct {
 	// off (WithHints).
 	Hints   hints.Stats
 	HintsOn bool
+	// ReadYourWrites are the reads routed with an operation time to find
+	// applied, and those kept on the primary for it (see ReadYourWrites).
+	ReadYourWrites ReadYourWrites
 }
 
 // MemberStats is one member in a Stats snapshot.
@@ -140,6 +143,7 @@ func (r *Router) Stats() Stats {
 		st.LagSource = r.mon.LagSource()
 	}
 	st.Hints, st.HintsOn = r.Hints()
+	st.ReadYourWrites = r.ReadYourWrites()
 	st.Served, st.Members = r.served.counts()
 	o := r.obs
 	o.mu.Lock()

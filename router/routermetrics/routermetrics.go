@@ -96,6 +96,8 @@ var (
 	restored     = desc("bound_restored_total", "Lag polls that lifted the fraction from a 0 the staleness bound had forced.")
 	excluded     = desc("member_excluded_total", "Lag polls that took the member's share away (per-member policies).", "member")
 	included     = desc("member_included_total", "Lag polls that gave the member a share (per-member policies).", "member")
+	rywReads     = desc("read_your_writes_reads_total", "Routed reads that had an operation time to find applied (a proxied connection's write, a causal session's).")
+	rywHeld      = desc("read_your_writes_held_total", "Of those, the reads sent to the primary because no secondary with a share was known to have applied it.")
 	hintCaptured = desc("hints_captured_reads_total", "Routed finds captured for read hints.")
 	hintDropped  = desc("hints_dropped_reads_total", "Routed finds not captured because the capture buffer was full.")
 	hintBatches  = desc("hints_batches_total", "Batches of read hints shipped.")
@@ -107,7 +109,7 @@ var (
 	hintLate     = desc("hints_dropped_batches_total", "Batches for the member replaced before its workers took them.", "member")
 
 	all = []*prometheus.Desc{routerInfo, fraction, ratio, decisions, reads, memberReads, memberInfo, latency, minRTT,
-		memberLag, weight, lagKnown, lagPollTime, lagUnknown, forcedZero, restored, excluded, included,
+		memberLag, weight, lagKnown, lagPollTime, lagUnknown, forcedZero, restored, excluded, included, rywReads, rywHeld,
 		hintCaptured, hintDropped, hintBatches, hintDistinct, hintOn, hintReplays, hintKeys, hintErrors, hintLate}
 )
 
@@ -145,6 +147,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		m.gauge(lagPollTime, float64(st.Lag.At.UnixNano())/1e9)
 	}
 	m.counter(lagUnknown, st.Bound.LagUnknown)
+	m.counter(rywReads, st.ReadYourWrites.Reads)
+	m.counter(rywHeld, st.ReadYourWrites.Held)
 	m.counter(forcedZero, st.Bound.ForcedZero)
 	m.counter(restored, st.Bound.Restored)
 	for host, n := range st.Bound.Excluded {

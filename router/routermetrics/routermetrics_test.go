@@ -53,7 +53,8 @@ var perMember = router.Stats{
 	Decisions: map[string]int64{"spill": 7, "too-few-samples": 2},
 	Bound: router.BoundStats{LagUnknown: 1, ForcedZero: 2, Restored: 1, Excluded: map[string]int64{"h3:3": 2},
 		Included: map[string]int64{"h2:2": 1, "h3:3": 1}},
-	HintsOn: true,
+	HintsOn:        true,
+	ReadYourWrites: router.ReadYourWrites{Reads: 40, Held: 9},
 	Hints: hints.Stats{Captured: 100, Dropped: 3, Batches: 10, Distinct: 60, Members: []hints.MemberStats{
 		{Host: "h2:2", On: true, Replays: 20, Keys: 55, Errors: 1, DroppedBatches: 2}, {Host: "h3:3"}}},
 }
@@ -107,6 +108,8 @@ gauge decongestant_member_weight{member="h3:3"} 0
 gauge decongestant_lag_known 1
 gauge decongestant_lag_poll_timestamp_seconds 1.7000000005e+09
 counter decongestant_lag_unknown_total 1
+counter decongestant_read_your_writes_reads_total 40
+counter decongestant_read_your_writes_held_total 9
 counter decongestant_bound_forced_zero_total 2
 counter decongestant_bound_restored_total 1
 counter decongestant_member_excluded_total{member="h3:3"} 2
@@ -159,6 +162,8 @@ summary decongestant_member_latency_seconds_sum{member="h2:2",source="wire"} 0
 gauge decongestant_lag_known 0
 gauge decongestant_lag_poll_timestamp_seconds 1.700000001e+09
 counter decongestant_lag_unknown_total 1
+counter decongestant_read_your_writes_reads_total 0
+counter decongestant_read_your_writes_held_total 0
 counter decongestant_bound_forced_zero_total 1
 counter decongestant_bound_restored_total 0
 `
