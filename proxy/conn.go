@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"runtime/debug"
+	"syscall"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -37,7 +38,7 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 	for {
 		msg, err := wire.ReadMessageInto(buf, r, wire.MaxMessageSize)
 		if err != nil {
-			if !errors.Is(err, io.EOF) && !s.isClosed() && ctx.Err() == nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) && !s.isClosed() && ctx.Err() == nil {
 				s.log.Warn("proxy: closing client connection", "client", remote, "conn", id, "err", err)
 			}
 			return

@@ -2,7 +2,11 @@
 // MongoDB drivers in any language connect to as to a mongos. It reads each
 // client message (package wire), answers the handshake and a few commands
 // itself, and forwards everything else as raw bytes to a member of the
-// replica set (package upstream), writing the member's reply back.
+// replica set (package upstream), writing the member's reply back. With a
+// Config.Policy, the eligible reads the application opted in are routed per
+// member by a router.Router made router.WithExternalReads: the library's
+// policy, lag polls, shares, Stats and metrics, reached through a second
+// front door (Router.Route, Routed.Done).
 //
 // One job per file:
 //
@@ -15,12 +19,17 @@
 //     members' wire versions and limits.
 //   - local.go: ping, whatsmyuri, connectionStatus, logout, and the refusal
 //     of authentication, answered without a member.
-//   - route.go: Route, the one choice of member for a classified command
-//     (today the primary for everything, a cursor's owner for getMore and
-//     killCursors).
+//   - route.go: the choice of member: routeRead asks the router for the
+//     reads the policy routes (with the read preference's staleness and
+//     tags and the connection's read-your-writes fence), route sends
+//     getMore and killCursors to their cursor's owner and the rest to the
+//     primary.
 //   - cursors.go: the cursor map: which member owns a cursor id.
 //   - forward.go: a round trip to the chosen member under a deadline,
-//     remembering new cursors, upstream errors turned into error replies.
+//     remembering new cursors, reporting routed reads, writes and the
+//     members' applied optimes to the router, moving the connection's
+//     fence; upstream errors turned into error replies.
+//   - stats.go: what was forwarded, by member.
 //   - replies.go: error documents as a mongos words them.
 //
 // Clients do not authenticate to the proxy yet and nothing is encrypted

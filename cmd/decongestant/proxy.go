@@ -27,6 +27,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	reads := fs.String("reads", "opted-in", "which reads the policy routes: opted-in (reads sent with a read preference other than primary) or all (every find, aggregate without $out/$merge, count and distinct outside transactions)")
 	ryw := fs.String("read-your-writes", "on", "on: after a write acknowledged on a client connection, its routed reads go only to members that have applied it (else the primary); off")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics of the proxy's router at http://`host:port`/metrics, e.g. 127.0.0.1:9464; off by default")
+	profiles := fs.Bool("pprof", false, "with --metrics-addr, also serve the Go runtime's profiles at http://host:port/debug/pprof/ (heap, goroutine, profile, trace), e.g. for go tool pprof under load; off by default")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -47,8 +48,11 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("proxy: --metrics-addr %q: want host:port, e.g. 127.0.0.1:9464: %v", *metricsAddr, err)
 		}
 	}
+	if *profiles && *metricsAddr == "" {
+		return errors.New("proxy: --pprof serves on --metrics-addr: set it too, e.g. --metrics-addr 127.0.0.1:9464")
+	}
 	cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
-	m, err := startMetrics(*metricsAddr, false, stderr) // before connecting: a taken port fails fast
+	m, err := startMetrics(*metricsAddr, *profiles, stderr) // before connecting: a taken port fails fast
 	if err != nil {
 		return err
 	}
