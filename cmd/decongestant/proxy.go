@@ -195,6 +195,9 @@ func clientSecurity(creds *proxy.Credentials, t *tls.Config) string {
 	auth := "no authentication"
 	if creds != nil {
 		auth = fmt.Sprintf("SCRAM-SHA-256 (%d users)", creds.Len())
+		if creds.Len() == 1 {
+			auth = "SCRAM-SHA-256 (1 user)"
+		}
 	}
 	switch {
 	case t == nil:

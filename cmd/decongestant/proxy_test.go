@@ -6,11 +6,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -235,5 +237,71 @@ func TestProxyCLI(t *testing.T) {
 	}
 	if _, err := os.Stat(sock); err == nil {
 		t.Errorf("the socket %s outlived the proxy", sock)
+	}
+}
+
+// The proxy command with --users, --tls-cert/--tls-key and --tls-ca: a
+// driver with a client certificate and the password works; without the
+// certificate, or over plain TCP, it gets nowhere.
+func TestProxyCLIAuthTLS(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	certs := testutil.NewCerts(t)
+	users := filepath.Join(t.TempDir(), "users.json")
+	var out, errb strings.Builder
+	if err := runProxyUser(t.Context(), []string{"--file", users, "--user", "app"}, strings.NewReader("cli secret\n"), &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(testutil.FreePort(t)))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"proxy", "--uri", rs.URI(), "--listen", addr, "--users", users,
+			"--tls-cert", certs.ServerCert, "--tls-key", certs.ServerKey, "--tls-ca", certs.CA}, &stdout, &stderr)
+	}()
+	testutil.Eventually(t, time.Minute, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}, "the proxy to listen")
+	base := "mongodb://app:cli%20secret@" + addr + "/?authSource=admin&tls=true&tlsCAFile=" + url.QueryEscape(certs.CA)
+	pctx, pcancel := context.WithTimeout(context.Background(), time.Minute)
+	defer pcancel()
+	client := testutil.Connect(t, base+"&tlsCertificateKeyFile="+url.QueryEscape(certs.Client))
+	var st struct {
+		AuthInfo struct{ AuthenticatedUsers []struct{ User, DB string } } `bson:"authInfo"`
+	}
+	if err := client.Database("admin").RunCommand(pctx, bson.D{{Key: "connectionStatus", Value: 1}}).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	if u := fmt.Sprint(st.AuthInfo.AuthenticatedUsers); u != "[{app admin}]" {
+		t.Fatalf("authenticated users %s", u)
+	}
+	for name, uri := range map[string]string{
+		"no client certificate": base + "&serverSelectionTimeoutMS=2000",
+		"no TLS":                "mongodb://app:cli%20secret@" + addr + "/?authSource=admin&serverSelectionTimeoutMS=2000",
+	} {
+		c := testutil.Connect(t, uri)
+		if err := c.Ping(pctx, nil); err == nil {
+			t.Errorf("%s: the ping got through", name)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("proxy: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the proxy did not stop")
+	}
+	if want := "decongestant proxy: " + addr + " -> " + rs.URI() + ", policy spillway, reads opted-in, read-your-writes on, clients: SCRAM-SHA-256 (1 user), TLS with client certificates (Ctrl-C stops)\n"; stdout.String() != want {
+		t.Errorf("stdout %q, want %q", stdout.String(), want)
+	}
+	if strings.Contains(stderr.String(), "cli secret") || strings.Contains(stderr.String(), "cli%20secret") {
+		t.Errorf("the password in the proxy's log:\n%s", stderr.String())
 	}
 }
