@@ -68,6 +68,16 @@ type Config struct {
 	// Router are options for the policy's router (monitor intervals, a
 	// logger, events); the proxy adds WithPolicy and WithExternalReads.
 	Router []router.Option
+
+	// Users, when non-nil, are the users clients must authenticate as,
+	// with SCRAM-SHA-256, before any command but hello, isMaster, ping,
+	// buildInfo, whatsmyuri and connectionStatus (as mongod requires). They
+	// are the proxy's own users, not the replica set's: the proxy
+	// forwards every authenticated client's commands as URI's user, whose
+	// credentials clients never see. nil: clients do not authenticate (and
+	// the proxy refuses those that try). Encryption is the listener's:
+	// give Serve a tls.NewListener.
+	Users *Credentials
 }
 
 // Reads says which eligible reads (find, aggregate without $out or $merge,

@@ -70,6 +70,8 @@ type clientConn struct {
 	// connection: its routed reads go only to members that applied it
 	// (read-your-writes).
 	fence wire.Timestamp
+	// auth is who the client authenticated as (Config.Users).
+	auth authState
 }
 
 // handle answers one message: the reply to write (nil for none), or an
@@ -102,7 +104,14 @@ func (s *Server) handle(ctx context.Context, cc *clientConn, msg []byte) ([]byte
 		if c.Hello.LoadBalanced {
 			return answer(errorDoc(codeBadValue, "the decongestant proxy is not a load balancer: connect without loadBalanced=true"))
 		}
-		return answer(s.hello(ctx, &c, int64(cc.id)))
+		return answer(s.helloAuth(cc, &c, s.hello(ctx, &c, int64(cc.id))))
+	}
+	if s.auth != nil {
+		if doc, ok := s.authCommand(cc, &c, m.Body); ok {
+			return answer(doc)
+		}
+	}
+	switch c.Kind {
 	case wire.KindAuth, wire.KindLocal:
 		if doc, ok := local(&c, cc.remote); ok {
 			return answer(doc)

@@ -19,6 +19,12 @@
 //     members' wire versions and limits.
 //   - local.go: ping, whatsmyuri, connectionStatus, logout, and the refusal
 //     of authentication, answered without a member.
+//   - auth.go: with Config.Users, client authentication (SCRAM-SHA-256:
+//     saslStart, saslContinue, hello's speculativeAuthenticate and
+//     saslSupportedMechs) and the refusal (Unauthorized) of every command
+//     but those mongod allows before it.
+//   - credentials.go: the users file (Credentials): stored SCRAM-SHA-256
+//     keys, never passwords.
 //   - route.go: the choice of member: routeRead asks the router for the
 //     reads the policy routes (with the read preference's staleness and
 //     tags and the connection's read-your-writes fence), route sends
@@ -32,8 +38,10 @@
 //   - stats.go: what was forwarded, by member.
 //   - replies.go: error documents as a mongos words them.
 //
-// Clients do not authenticate to the proxy yet and nothing is encrypted
-// between client and proxy: the CLI listens on loopback only.
+// Clients authenticate to the proxy as its own users (Config.Users), never
+// with the replica set's credentials, which only the proxy holds (URI).
+// Encryption is the listener's: Serve a tls.NewListener. The CLI listens
+// beyond loopback only with both.
 //
 //	s, err := proxy.New(proxy.Config{URI: "mongodb://h1,h2,h3/?replicaSet=rs0"})
 //	if err != nil {

@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"context"
+	"crypto/tls"
 	"log"
 	"log/slog"
 	"net"
@@ -30,6 +31,39 @@ func Example() {
 		log.Fatal(err)
 	}
 	if err := s.Serve(ctx, ln); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// A proxy that clients reach over the network: they authenticate as users
+// of users.json (made with `decongestant proxy-user`, or Credentials.
+// SetPassword and WriteFile) and speak TLS; drivers connect to
+// mongodb://app:PASSWORD@proxy.example:27018/?authSource=admin&tls=true.
+// The replica set's own credentials stay in the URI, which clients never
+// see.
+func Example_authenticated() {
+	users, err := proxy.LoadCredentials("users.json")
+	if err != nil {
+		log.Fatal(err)
+	}
+	cert, err := tls.LoadX509KeyPair("proxy.pem", "proxy.key")
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := proxy.New(proxy.Config{
+		URI:   "mongodb://proxy:SECRET@127.0.0.1:27017,127.0.0.1:27027/?replicaSet=rs0&authSource=admin",
+		Users: users,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	ln, err := net.Listen("tcp", ":27018")
+	if err != nil {
+		log.Fatal(err)
+	}
+	tlsLn := tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	if err := s.Serve(context.Background(), tlsLn); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -68,8 +68,8 @@ func (tv topologyVersion) current(d bsoncore.Document) bool {
 }
 
 // helloReply is a mongos's answer to hello or isMaster: writable, "isdbgrid",
-// the members' wire versions and limits, no saslSupportedMechs (clients do
-// not authenticate to the proxy) and no speculativeAuthenticate.
+// the members' wire versions and limits. saslSupportedMechs and
+// speculativeAuthenticate are helloAuth's (auth.go).
 func helloReply(c *wire.Class, l limits, tv topologyVersion, connID int64, now time.Time) bsoncore.Document {
 	writable := "isWritablePrimary"
 	if c.Command != "hello" {

@@ -8,8 +8,9 @@ import (
 
 // local answers the commands the proxy handles without a member: ping,
 // whatsmyuri, connectionStatus and logout (nobody is authenticated to the
-// proxy), and the authentication commands, which it refuses. ok is false for
-// a command it does not answer itself.
+// proxy), and the authentication commands, which it refuses. With
+// Config.Users, authCommand (auth.go) answers the last three first. ok is
+// false for a command it does not answer itself.
 func local(c *wire.Class, remote string) (doc bsoncore.Document, ok bool) {
 	switch c.Command {
 	case "ping", "logout":
@@ -17,14 +18,10 @@ func local(c *wire.Class, remote string) (doc bsoncore.Document, ok bool) {
 	case "whatsmyuri":
 		return bsoncore.NewDocumentBuilder().AppendString("you", remote).AppendDouble("ok", 1).Build(), true
 	case "connectionStatus":
-		empty := bsoncore.NewArrayBuilder().Build()
-		info := bsoncore.NewDocumentBuilder().
-			AppendArray("authenticatedUsers", empty).
-			AppendArray("authenticatedUserRoles", empty).Build()
-		return bsoncore.NewDocumentBuilder().AppendDocument("authInfo", info).AppendDouble("ok", 1).Build(), true
+		return connectionStatus("", ""), true
 	case "saslStart", "saslContinue", "authenticate":
 		return errorDoc(codeAuthenticationFailed,
-			"the decongestant proxy does not authenticate clients yet: connect without credentials (it listens on loopback only)"), true
+			"the decongestant proxy does not authenticate clients: connect without credentials (or start it with users: decongestant proxy --users FILE)"), true
 	}
 	return nil, false
 }

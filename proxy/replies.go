@@ -14,11 +14,14 @@ import (
 const (
 	codeBadValue                      = 2
 	codeHostUnreachable               = 6
+	codeUnauthorized                  = 13
+	codeProtocolError                 = 17
 	codeAuthenticationFailed          = 18
 	codeCursorNotFound                = 43
 	codeNetworkTimeout                = 89
 	codeShutdownInProgress            = 91
 	codeFailedToSatisfyReadPreference = 133
+	codeMechanismUnavailable          = 334
 	codeUnsupportedOpQueryCommand     = 352
 	codeSocketException               = 9001
 )
@@ -26,11 +29,14 @@ const (
 var codeNames = map[int32]string{
 	codeBadValue:                      "BadValue",
 	codeHostUnreachable:               "HostUnreachable",
+	codeUnauthorized:                  "Unauthorized",
+	codeProtocolError:                 "ProtocolError",
 	codeAuthenticationFailed:          "AuthenticationFailed",
 	codeCursorNotFound:                "CursorNotFound",
 	codeNetworkTimeout:                "NetworkTimeout",
 	codeShutdownInProgress:            "ShutdownInProgress",
 	codeFailedToSatisfyReadPreference: "FailedToSatisfyReadPreference",
+	codeMechanismUnavailable:          "MechanismUnavailable",
 	codeUnsupportedOpQueryCommand:     "UnsupportedOpQueryCommand",
 	codeSocketException:               "SocketException",
 }

@@ -29,6 +29,7 @@ type Server struct {
 	log     *slog.Logger
 	pool    *upstream.Pool
 	router  *router.Router // nil: no policy, every read to the primary
+	auth    *authenticator // nil: clients do not authenticate
 	cursors *cursors
 	counts  counters
 	tv      topologyVersion
@@ -57,6 +58,13 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("proxy: no upstream URI")
 	}
 	cfg = cfg.withDefaults()
+	var auth *authenticator
+	if cfg.Users != nil {
+		var err error
+		if auth, err = newAuthenticator(cfg.Users); err != nil {
+			return nil, fmt.Errorf("proxy: %w", err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.ConnectTimeout)
 	defer cancel()
 	pool, err := upstream.New(ctx, cfg.URI, cfg.Upstream...)
@@ -77,6 +85,7 @@ func New(cfg Config) (*Server, error) {
 		log:       cfg.Logger,
 		pool:      pool,
 		router:    rt,
+		auth:      auth,
 		cursors:   newCursors(),
 		tv:        topologyVersion{processID: bson.NewObjectID()},
 		listeners: map[net.Listener]struct{}{},

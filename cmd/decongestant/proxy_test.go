@@ -3,39 +3,58 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/xdg-go/scram"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/decongestant/decongestant/internal/testutil"
+	"github.com/decongestant/decongestant/proxy"
 	"github.com/decongestant/decongestant/proxy/wire"
 )
 
 func TestListenAddr(t *testing.T) {
+	const needBoth = "--users FILE (users made with decongestant proxy-user) and --tls-cert PEM --tls-key PEM"
 	for _, tc := range []struct {
-		in, network, addr, err string
+		in                 string
+		users, tls         bool
+		network, addr, err string
 	}{
-		{"127.0.0.1:27018", "tcp", "127.0.0.1:27018", ""},
-		{"[::1]:0", "tcp", "[::1]:0", ""},
-		{"localhost:1", "tcp", "localhost:1", ""},
-		{"unix:/tmp/p.sock", "unix", "/tmp/p.sock", ""},
-		{"0.0.0.0:27018", "", "", "not a loopback address: client authentication and TLS are not implemented yet"},
-		{"10.1.2.3:27018", "", "", "not a loopback address"},
-		{":27018", "", "", "not a loopback address"},
-		{"example.com:27018", "", "", "not a loopback address"},
-		{"unix:", "", "", "needs a socket path"},
-		{"127.0.0.1", "", "", "missing port"},
+		{"127.0.0.1:27018", false, false, "tcp", "127.0.0.1:27018", ""},
+		{"[::1]:0", false, false, "tcp", "[::1]:0", ""},
+		{"localhost:1", false, false, "tcp", "localhost:1", ""},
+		{"localhost:1", true, false, "tcp", "localhost:1", ""},
+		{"127.0.0.1:1", false, true, "tcp", "127.0.0.1:1", ""},
+		{"unix:/tmp/p.sock", false, false, "unix", "/tmp/p.sock", ""},
+		{"0.0.0.0:27018", false, false, "", "", "not a loopback address: clients beyond this host must authenticate and use TLS, else anyone who reaches the port uses the replica set with the proxy's credentials: add " + needBoth},
+		{"0.0.0.0:27018", true, false, "", "", "use TLS, else anyone who reaches the port uses the replica set with the proxy's credentials: add --tls-cert PEM --tls-key PEM"},
+		{"0.0.0.0:27018", false, true, "", "", "credentials: add --users FILE (users made with decongestant proxy-user)"},
+		{"0.0.0.0:27018", true, true, "tcp", "0.0.0.0:27018", ""},
+		{"10.1.2.3:27018", false, false, "", "", "not a loopback address"},
+		{":27018", true, false, "", "", "not a loopback address"},
+		{":27018", true, true, "tcp", ":27018", ""},
+		{"example.com:27018", false, true, "", "", "not a loopback address"},
+		{"unix:", false, false, "", "", "needs a socket path"},
+		{"127.0.0.1", false, false, "", "", "missing port"},
 	} {
-		network, addr, err := listenAddr(tc.in)
-		if network != tc.network || addr != tc.addr || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
-			t.Errorf("listenAddr(%q) = %q, %q, %v; want %q, %q, %q", tc.in, network, addr, err, tc.network, tc.addr, tc.err)
+		network, addr, err := listenAddr(tc.in, tc.users, tc.tls)
+		if network != tc.network || addr != tc.addr || (err == nil) != (tc.err == "") || (err != nil && !strings.HasSuffix(err.Error(), tc.err) && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("listenAddr(%q, users %v, tls %v) = %q, %q, %v; want %q, %q, %q", tc.in, tc.users, tc.tls, network, addr, err, tc.network, tc.addr, tc.err)
+		}
+		if err != nil && strings.Contains(tc.err, "add ") && !strings.HasSuffix(err.Error(), tc.err[strings.Index(tc.err, "add "):]) {
+			t.Errorf("listenAddr(%q, users %v, tls %v): %v; want it to end %q", tc.in, tc.users, tc.tls, err, tc.err[strings.Index(tc.err, "add "):])
 		}
 	}
 }
@@ -49,6 +68,121 @@ func TestProxyNeedsURI(t *testing.T) {
 	err = run(t.Context(), []string{"proxy", "--uri", "mongodb://127.0.0.1:1", "--listen", "0.0.0.0:1"}, &out, &errb)
 	if err == nil || !strings.Contains(err.Error(), "not a loopback address") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// The proxy's client-security flags are checked before it connects
+// anywhere (the URI names no server: reaching New would wait 30 s).
+func TestProxySecurityFlags(t *testing.T) {
+	dir := t.TempDir()
+	loose := filepath.Join(dir, "loose.json")
+	if err := os.WriteFile(loose, []byte(`{"users": []}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(loose, 0o644)
+	notPEM := filepath.Join(dir, "x.pem")
+	os.WriteFile(notPEM, []byte("not a certificate"), 0o600)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tls-cert", notPEM}, "--tls-cert and --tls-key go together"},
+		{[]string{"--tls-key", notPEM}, "--tls-cert and --tls-key go together"},
+		{[]string{"--tls-ca", notPEM}, "--tls-ca needs them"},
+		{[]string{"--users", filepath.Join(dir, "none.json")}, "proxy: --users: proxy users file " + filepath.Join(dir, "none.json") + " does not exist (create it with `decongestant proxy-user --file"},
+		{[]string{"--users", loose}, "has mode 0644: credentials file is accessible by group or others: run chmod 600 " + loose},
+		{[]string{"--tls-cert", notPEM, "--tls-key", notPEM}, "proxy: --tls-cert " + notPEM + " / --tls-key " + notPEM + ": tls: failed to find any PEM data in certificate input"},
+		{[]string{"--listen", "0.0.0.0:1", "--tls-cert", notPEM, "--tls-key", notPEM}, "add --users FILE"},
+	} {
+		var out, errb strings.Builder
+		err := run(t.Context(), append([]string{"proxy", "--uri", "mongodb://127.0.0.1:1"}, tc.args...), &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("proxy %q: %v; want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// proxy-user reads the password from stdin, writes a 0600 file of keys a
+// SCRAM client with that password agrees with, and sets the password of
+// an existing user in place.
+func TestProxyUserCLI(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "users.json")
+	user := func(stdin string, args ...string) (string, error) {
+		var out, errb strings.Builder
+		err := runProxyUser(t.Context(), append([]string{"--file", file}, args...), strings.NewReader(stdin), &out, &errb)
+		return out.String(), err
+	}
+	out, err := user("first pw\n", "--user", "app")
+	if err != nil || out != "added user app (db admin) in "+file+"; clients connect with mongodb://app:PASSWORD@HOST:PORT/?authSource=admin\n" {
+		t.Fatalf("proxy-user: %q, %v", out, err)
+	}
+	if out, err = user("second\r\n", "--user", "r@ot", "--db", "reports", "--iterations", "5000"); err != nil || !strings.Contains(out, "added user r@ot (db reports)") || !strings.Contains(out, "mongodb://r%40ot:PASSWORD@") {
+		t.Fatalf("proxy-user: %q, %v", out, err)
+	}
+	if out, err = user("third", "--user", "app"); err != nil || !strings.HasPrefix(out, "set the password of user app (db admin)") {
+		t.Fatalf("proxy-user for an existing user: %q, %v", out, err)
+	}
+	st, err := os.Stat(file)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, %v", st.Mode(), err)
+	}
+	raw, _ := os.ReadFile(file)
+	for _, pw := range []string{"first pw", "second", "third"} {
+		if strings.Contains(string(raw), pw) {
+			t.Fatalf("the file holds the password %q", pw)
+		}
+	}
+	creds, err := proxy.LoadCredentials(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := creds.Users(); !slices.Equal(got, []string{"admin.app", "reports.r@ot"}) {
+		t.Fatalf("users %v", got)
+	}
+	var f struct {
+		Users []struct {
+			User        string
+			Credentials map[string]struct {
+				IterationCount int
+				Salt           string
+				StoredKey      string
+			}
+		}
+	}
+	if err := json.Unmarshal(raw, &f); err != nil || len(f.Users) != 2 {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	for i, tc := range []struct {
+		password string
+		iters    int
+	}{{"third", 15000}, {"second", 5000}} {
+		k := f.Users[i].Credentials["SCRAM-SHA-256"]
+		salt, _ := base64.StdEncoding.DecodeString(k.Salt)
+		cl, _ := scram.SHA256.NewClient("x", tc.password, "")
+		want := cl.GetStoredCredentials(scram.KeyFactors{Salt: string(salt), Iters: k.IterationCount})
+		if k.IterationCount != tc.iters || k.StoredKey != base64.StdEncoding.EncodeToString(want.StoredKey) {
+			t.Errorf("user %s: %d iterations, storedKey %s; want %d, the key of %q", f.Users[i].User, k.IterationCount, k.StoredKey, tc.iters, tc.password)
+		}
+	}
+
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"", []string{"--user", "x"}, "proxy-user: no password on stdin"},
+		{"\n", []string{"--user", "x"}, "proxy-user: empty password"},
+		{"pw\n", nil, "proxy-user: --file and --user are required"},
+		{"pw\n", []string{"--user", "x", "--iterations", "10"}, "10 iterations is below 4096"},
+		{"pw\n", []string{"--user", "x", "extra"}, "unexpected arguments"},
+	} {
+		if _, err := user(tc.stdin, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("proxy-user %q with stdin %q: %v; want %q", tc.args, tc.stdin, err, tc.want)
+		}
+	}
+	os.Chmod(file, 0o640)
+	if _, err := user("pw\n", "--user", "x"); err == nil || !strings.Contains(err.Error(), "chmod 600 "+file) {
+		t.Fatalf("a loose file: %v", err)
 	}
 }
 
@@ -103,5 +237,71 @@ func TestProxyCLI(t *testing.T) {
 	}
 	if _, err := os.Stat(sock); err == nil {
 		t.Errorf("the socket %s outlived the proxy", sock)
+	}
+}
+
+// The proxy command with --users, --tls-cert/--tls-key and --tls-ca: a
+// driver with a client certificate and the password works; without the
+// certificate, or over plain TCP, it gets nowhere.
+func TestProxyCLIAuthTLS(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	certs := testutil.NewCerts(t)
+	users := filepath.Join(t.TempDir(), "users.json")
+	var out, errb strings.Builder
+	if err := runProxyUser(t.Context(), []string{"--file", users, "--user", "app"}, strings.NewReader("cli secret\n"), &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(testutil.FreePort(t)))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"proxy", "--uri", rs.URI(), "--listen", addr, "--users", users,
+			"--tls-cert", certs.ServerCert, "--tls-key", certs.ServerKey, "--tls-ca", certs.CA}, &stdout, &stderr)
+	}()
+	testutil.Eventually(t, time.Minute, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}, "the proxy to listen")
+	base := "mongodb://app:cli%20secret@" + addr + "/?authSource=admin&tls=true&tlsCAFile=" + url.QueryEscape(certs.CA)
+	pctx, pcancel := context.WithTimeout(context.Background(), time.Minute)
+	defer pcancel()
+	client := testutil.Connect(t, base+"&tlsCertificateKeyFile="+url.QueryEscape(certs.Client))
+	var st struct {
+		AuthInfo struct{ AuthenticatedUsers []struct{ User, DB string } } `bson:"authInfo"`
+	}
+	if err := client.Database("admin").RunCommand(pctx, bson.D{{Key: "connectionStatus", Value: 1}}).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	if u := fmt.Sprint(st.AuthInfo.AuthenticatedUsers); u != "[{app admin}]" {
+		t.Fatalf("authenticated users %s", u)
+	}
+	for name, uri := range map[string]string{
+		"no client certificate": base + "&serverSelectionTimeoutMS=2000",
+		"no TLS":                "mongodb://app:cli%20secret@" + addr + "/?authSource=admin&serverSelectionTimeoutMS=2000",
+	} {
+		c := testutil.Connect(t, uri)
+		if err := c.Ping(pctx, nil); err == nil {
+			t.Errorf("%s: the ping got through", name)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("proxy: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the proxy did not stop")
+	}
+	if want := "decongestant proxy: " + addr + " -> " + rs.URI() + ", policy spillway, reads opted-in, read-your-writes on, clients: SCRAM-SHA-256 (1 user), TLS with client certificates (Ctrl-C stops)\n"; stdout.String() != want {
+		t.Errorf("stdout %q, want %q", stdout.String(), want)
+	}
+	if strings.Contains(stderr.String(), "cli secret") || strings.Contains(stderr.String(), "cli%20secret") {
+		t.Errorf("the password in the proxy's log:\n%s", stderr.String())
 	}
 }

@@ -1,4 +1,5 @@
-"""Drive the decongestant proxy with pymongo, as a mongos: argv[1] is its host:port.
+"""Drive the decongestant proxy with pymongo, as a mongos: argv[1] is its host:port, or
+argv[2], when given, a URI to connect with (credentials, TLS options).
 
 Prints one line per checked operation and exits non-zero on the first failure.
 """
@@ -8,7 +9,8 @@ import pymongo
 from pymongo.write_concern import WriteConcern
 
 addr = sys.argv[1]
-client = pymongo.MongoClient(f"mongodb://{addr}/", serverSelectionTimeoutMS=60000)
+uri = sys.argv[2] if len(sys.argv) > 2 else f"mongodb://{addr}/"
+client = pymongo.MongoClient(uri, serverSelectionTimeoutMS=60000)
 client.admin.command("ping")
 kind = client.topology_description.topology_type_name
 assert kind == "Sharded", f"pymongo sees a {kind} topology, want Sharded (a mongos)"
