@@ -62,6 +62,10 @@ type Options struct {
 	// in-process proxy.Server per run, its clients on a loopback port),
 	// or each both ways (runs named "proxy:<policy>").
 	ViaProxy ProxyMode
+	// ReadYourWrites turns read-your-writes routing on: the library's
+	// causal sessions (router.WithReadYourWrites) and the proxy's
+	// per-connection fence (off: proxy.Config.NoReadYourWrites).
+	ReadYourWrites bool
 	// ColdStart restarts every secondary with empty caches before each run
 	// (seed 004 drops the caches before each run); it needs the cluster
 	// (Cluster or ClusterDir).

@@ -75,7 +75,7 @@ func (r *policyRun) connectProxied(ctx context.Context, ropts []router.Option, p
 	if err != nil {
 		return err
 	}
-	cfg := proxy.Config{URI: o.URI, Policy: pol, ConnectTimeout: o.ConnectTimeout,
+	cfg := proxy.Config{URI: o.URI, Policy: pol, ConnectTimeout: o.ConnectTimeout, NoReadYourWrites: !o.ReadYourWrites,
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Router:   append(ropts, router.WithClientOptions(o.ClientOptions...)),
 		Upstream: []upstream.Option{upstream.WithClientOptions(o.ClientOptions...)}}

@@ -121,7 +121,7 @@ func (r *policyRun) connect(ctx context.Context) error {
 	}
 	ropts := []router.Option{router.WithPolicy(r.pol), router.WithEvents(onEvent),
 		router.WithConnectTimeout(o.ConnectTimeout), router.WithRTTQuantile(o.RTTQuantile), router.WithLatencySource(o.Latency),
-		router.WithMonitor(o.Monitor)}
+		router.WithMonitor(o.Monitor), router.WithReadYourWrites(o.ReadYourWrites)}
 	if r.proxied {
 		return r.connectProxied(ctx, ropts, poolOpts)
 	}

@@ -32,14 +32,16 @@ type Config struct {
 	// 20,60,...), in the order they ran; each run records its own
 	// (Run.Clients) and Clients holds the first. Absent when the
 	// invocation had one count.
-	ClientsSweep   []int       `json:"clients_sweep,omitempty"`
-	DurationS      float64     `json:"duration_s"`
-	PeriodS        float64     `json:"period_s"`
-	WarmupS        float64     `json:"warmup_s"`
-	Repeat         int         `json:"repeat"`
-	Policies       []string    `json:"policies"`
-	MaxStalenessMS *float64    `json:"max_staleness_ms"`
-	SProbe         bool        `json:"sprobe"`
+	ClientsSweep   []int    `json:"clients_sweep,omitempty"`
+	DurationS      float64  `json:"duration_s"`
+	PeriodS        float64  `json:"period_s"`
+	WarmupS        float64  `json:"warmup_s"`
+	Repeat         int      `json:"repeat"`
+	Policies       []string `json:"policies"`
+	MaxStalenessMS *float64 `json:"max_staleness_ms"`
+	SProbe         bool     `json:"sprobe"`
+	// ReadYourWrites: read-your-writes routing was on (bench --read-your-writes).
+	ReadYourWrites bool        `json:"read_your_writes,omitempty"`
 	WriteConcern   string      `json:"write_concern"`
 	Phases         []PhaseSpec `json:"phases,omitempty"`
 	// ReconfigAtS are reconfiguration times given explicitly (bench

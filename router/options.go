@@ -24,7 +24,7 @@ type config struct {
 	hints          *hints.Config
 	logger         *slog.Logger
 	external       bool
-	noRYW          bool
+	ryw            bool
 }
 
 // Option configures a Router.
@@ -93,13 +93,15 @@ func WithLatencySource(s LatencySource) Option {
 
 // WithReadYourWrites says where a per-member policy sends the reads of a
 // causally consistent session that has written (or read) at an operation
-// time: on (the default), only to members the router has seen apply that
-// time (lag polls, replies), else to the primary, so the read never waits
-// on a lagging secondary; off, where the shares say, where the member waits
-// until it has applied it (afterClusterTime: causality holds either way).
-// ReadYourWrites counts the reads and the ones kept on the primary.
+// time: on, only to members the router has seen apply that time (lag polls,
+// replies), else to the primary, so the read never waits on a lagging
+// secondary; off (the default, the papers' behaviour: the Decongestant
+// paper's TPC-C reads wait on the secondary they were sent to), where the
+// shares say, where the member waits until it has applied it
+// (afterClusterTime: causality holds either way). ReadYourWrites counts the
+// reads and the ones kept on the primary.
 func WithReadYourWrites(on bool) Option {
-	return func(c *config) error { c.noRYW = !on; return nil }
+	return func(c *config) error { c.ryw = on; return nil }
 }
 
 // WithConnectTimeout bounds how long Connect waits for the replica set

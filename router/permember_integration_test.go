@@ -127,7 +127,8 @@ func TestPerMemberUnitsReportTheirMember(t *testing.T) {
 // TestPerMemberSessionsStayCausal reads every write of a causally
 // consistent session back from a secondary's own pool: the router bridges
 // the session, so the secondary waits for the write (read-your-writes
-// routing off, so the reads go to the secondary however recent the write).
+// routing off, the default, so the reads go to the secondary however
+// recent the write).
 func TestPerMemberSessionsStayCausal(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	client := testutil.Connect(t, rs.URI())
@@ -164,7 +165,8 @@ func TestPerMemberSessionsStayCausal(t *testing.T) {
 	}
 }
 
-// TestSessionReadsGoWhereTheWriteIs: with replication paused, a causal
+// TestSessionReadsGoWhereTheWriteIs: with read-your-writes routing on and
+// replication paused, a causal
 // session's reads after its write go to the primary (they would wait on
 // the secondary); the session's reads before any write, and reads outside
 // it, go to the secondary; once the secondary applies the write, the
@@ -174,7 +176,7 @@ func TestSessionReadsGoWhereTheWriteIs(t *testing.T) {
 	client := testutil.Connect(t, rs.URI())
 	seed(t, client, "ryw", 1)
 	_, secs := secondaries(t, rs)
-	r := connect(t, rs.URI(), policy(t, "weights:"+secs[0].Name+"=1", nil))
+	r := connect(t, rs.URI(), policy(t, "weights:"+secs[0].Name+"=1", nil), router.WithReadYourWrites(true))
 	waitWeighted(t, r, secs[0].Host)
 	sess, err := r.Client().StartSession(options.Session().SetCausalConsistency(true))
 	if err != nil {

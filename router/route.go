@@ -162,7 +162,7 @@ func (r *Router) choose(ctx context.Context) (balancer.Side, *target) {
 		return balancer.Primary, r.primaryT
 	}
 	var t *target
-	if after := causalAfter(ctx); !r.noRYW && !after.IsZero() && len(tb.secs) > 0 {
+	if after := causalAfter(ctx); r.rywOn && !after.IsZero() && len(tb.secs) > 0 {
 		// Read-your-writes in a causal session: only members that have
 		// applied the session's operation time, so the read does not wait
 		// (afterClusterTime stays the safety net).

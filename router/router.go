@@ -114,7 +114,7 @@ type Router struct {
 	// external: the caller sends the reads (WithExternalReads); the
 	// targets have no pools.
 	external bool
-	noRYW    bool // WithReadYourWrites(false)
+	rywOn    bool // WithReadYourWrites(true)
 	// applied are the optimes the members are known to have applied, and
 	// ryw counts the reads routed with one to wait for.
 	applied appliedTimes
@@ -151,7 +151,7 @@ func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 		return nil, err
 	}
 	r := &Router{policy: cfg.policy, sel: cfg.policy.Selection(), onEvent: cfg.onEvent, log: cfg.logger, obs: newObserved(),
-		rttQuantile: cfg.rttQuantile, latency: cfg.latency, lagInterval: cfg.monitor.LagInterval, external: cfg.external, noRYW: cfg.noRYW}
+		rttQuantile: cfg.rttQuantile, latency: cfg.latency, lagInterval: cfg.monitor.LagInterval, external: cfg.external, rywOn: cfg.ryw}
 	r.served = newServed(r.recheckLag)
 	for i := range r.lat {
 		r.lat[i] = newSideLatency()

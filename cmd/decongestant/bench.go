@@ -39,6 +39,7 @@ type benchFlags struct {
 	writeConcern, headroom, latency, lagEstimate string
 	hints                                        string
 	viaProxy                                     string
+	readYourWrites                               string
 	lagSource                                    string
 	metricsAddr                                  string
 	pprof                                        bool
@@ -121,6 +122,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.StringVar(&b.latency, "latency-source", "command", "latency the policies see: command (time on a checked-out connection) or client (seed 000: the whole call, including waits for a pooled connection)")
 	fs.BoolVar(&b.coldStart, "cold-start", false, "restart every secondary with empty caches (WiredTiger and its files' page cache) before each run; needs --cluster-dir")
 	fs.StringVar(&b.viaProxy, "via-proxy", "off", "run the policies through the wire-protocol proxy (one in this process per run, its clients on a loopback port, routed reads sent secondaryPreferred): off, on, or both (each policy in the library, then through the proxy, named proxy:<policy>); per-member policies and primary only")
+	fs.StringVar(&b.readYourWrites, "read-your-writes", "off", "on: a causal session's routed reads go only to members known to have applied its operation time, and through the proxy a connection's reads after its write, else to the primary (counted as held); off: reads go where the policy says and wait there (the papers' behaviour)")
 	fs.StringVar(&b.hints, "hints", "off", "read hints (seed 004): off, on, or variants every policy runs with in turn, e.g. off,on,hints:apply=0.33/targets=one (keys apply, targets all|one|one:n2, interval, batch)")
 	fs.StringVar(&b.lagEstimate, "lag-estimate", "since-applied", "secondary staleness estimate: since-applied (primary's clock minus the last applied write's time when a write is missing) or applied-diff (seed 000: primary's minus secondary's lastAppliedWallTime)")
 	fs.StringVar(&b.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the run in progress (its router's Stats) at http://`host:port`/metrics, e.g. 127.0.0.1:9464; off by default")
@@ -197,12 +199,15 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 	if err != nil {
 		return bench.Options{}, fmt.Errorf("--via-proxy: %w", err)
 	}
+	if b.readYourWrites != "on" && b.readYourWrites != "off" {
+		return bench.Options{}, fmt.Errorf("--read-your-writes %q: want on or off", b.readYourWrites)
+	}
 	reconfigAt, err := parseDurations(b.reconfigAt)
 	if err != nil {
 		return bench.Options{}, fmt.Errorf("--reconfig-at: %w", err)
 	}
 	o := bench.Options{
-		Hints: hv, ViaProxy: via, ColdStart: b.coldStart,
+		Hints: hv, ViaProxy: via, ReadYourWrites: b.readYourWrites == "on", ColdStart: b.coldStart,
 		URI: b.uri, Database: b.db,
 		Duration: b.duration, Period: b.period, Warmup: b.warmup, Repeat: b.repeat,
 		Policies: specs, Settings: s, SProbe: b.sprobe, Phases: phases, ClusterDir: b.clusterDir, SkipLoad: b.skipLoad,
