@@ -14,7 +14,7 @@ import (
 // Defaults of Config's zero fields.
 const (
 	DefaultRequestTimeout = 2 * time.Minute
-	DefaultPrimaryWait    = 10 * time.Second
+	DefaultPrimaryWait    = 30 * time.Second
 	DefaultMaxAwait       = 10 * time.Second
 	DefaultConnectTimeout = 30 * time.Second
 	DefaultKillTimeout    = 5 * time.Second
@@ -37,7 +37,14 @@ type Config struct {
 	// never hangs a client: the client gets an error reply.
 	RequestTimeout time.Duration
 	// PrimaryWait is how long a command waits for a primary (during an
-	// election) before it is answered with an error, as a mongos waits.
+	// election) before it is answered with an error, as a mongos waits: 30
+	// s by default, the drivers' serverSelectionTimeoutMS, so a client of
+	// the proxy waits out an election as a client of the set would (an
+	// election after the primary is killed takes the 10 s election timeout
+	// and more: with 10 s here, a run with kill=primary through the proxy
+	// saw FailedToSatisfyReadPreference errors the library's run did not).
+	// Routed reads wait too when no secondary can be vouched for: without
+	// a primary, no lag poll vouches for any.
 	PrimaryWait time.Duration
 	// MaxAwait caps how long an awaitable hello is held.
 	MaxAwait time.Duration
