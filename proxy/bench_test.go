@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"net"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -55,16 +54,7 @@ func BenchmarkRoutedFind(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := New(Config{URI: rs.URI(), Policy: pol})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	go func() { _ = s.Serve(context.Background(), ln) }()
-	b.Cleanup(func() { _ = s.Close() })
+	_, addr := serveProxy(b, Config{URI: rs.URI(), Policy: pol})
 	ctx := context.Background()
 	seedClient := testutil.Connect(b, rs.URI())
 	db := seedClient.Database("proxy_bench")
@@ -78,8 +68,8 @@ func BenchmarkRoutedFind(b *testing.B) {
 		rp        *readpref.ReadPref
 	}{
 		{"direct/primary", rs.URI(), readpref.Primary()},
-		{"proxy/primary", "mongodb://" + ln.Addr().String(), readpref.Primary()},
-		{"proxy/secondaryPreferred", "mongodb://" + ln.Addr().String(), readpref.SecondaryPreferred()},
+		{"proxy/primary", "mongodb://" + addr, readpref.Primary()},
+		{"proxy/secondaryPreferred", "mongodb://" + addr, readpref.SecondaryPreferred()},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			client := testutil.Connect(b, bc.uri)

@@ -43,7 +43,14 @@ func startBenchProxy(t testing.TB, uri string) (*Server, string) {
 
 func startProxyLogging(t testing.TB, uri string, logs *testutil.SyncBuffer) (*Server, string) {
 	t.Helper()
-	s, err := New(Config{URI: uri, Logger: slog.New(slog.NewTextHandler(logs, nil)), RequestTimeout: time.Minute})
+	return serveProxy(t, Config{URI: uri, Logger: slog.New(slog.NewTextHandler(logs, nil)), RequestTimeout: time.Minute})
+}
+
+// serveProxy starts a proxy with cfg on a free loopback port, closed (and
+// its Serve checked) at cleanup; it returns the server and its address.
+func serveProxy(t testing.TB, cfg Config) (*Server, string) {
+	t.Helper()
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

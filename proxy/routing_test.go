@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -47,22 +46,13 @@ func startRouting(t *testing.T, rs *cluster.Cluster, cfg Config) (*Server, strin
 	}
 	cfg.URI = rs.URI()
 	cfg.Logger = slog.New(slog.NewTextHandler(&testutil.SyncBuffer{}, nil))
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = s.Serve(context.Background(), ln) }()
-	t.Cleanup(func() { _ = s.Close() })
+	s, addr := serveProxy(t, cfg)
 	// The router's table holds the secondaries once a lag poll names them.
 	testutil.Eventually(t, 30*time.Second, func() bool {
 		w, _ := s.Router().Weights()
 		return len(w.Secondaries) == len(secs)
 	}, "the router never routed to the secondaries")
-	return s, ln.Addr().String(), prim.Host, secs
+	return s, addr, prim.Host, secs
 }
 
 func ctx(t *testing.T) context.Context { return ctxFor(t, 2*time.Minute) }

@@ -159,14 +159,7 @@ func offlineExternal(tb testing.TB, w balancer.Weights) *Router {
 	tb.Helper()
 	r := offlineRouter(0, balancer.PerMember)
 	r.external = true
-	r.primaryT = &target{}
-	r.pools = newMemberPools(func(string) (*mongo.Client, error) { return nil, nil }, r.rebuild)
-	for _, hw := range w.Secondaries {
-		r.served.roles[hw.Host] = balancer.Secondary
-		r.pools.ensure(hw.Host)
-	}
-	r.weights.Store(&w)
-	r.rebuild()
+	withPools(r, w, func(string) (*mongo.Client, error) { return nil, nil }) // the caller sends the reads
 	return r
 }
 

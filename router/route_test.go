@@ -45,15 +45,21 @@ func offlinePerMember(tb testing.TB, w balancer.Weights) *Router {
 	if err := r.setPrefs(); err != nil {
 		tb.Fatal(err)
 	}
+	withPools(r, w, func(h string) (*mongo.Client, error) { return offlineClient(tb, h), nil })
+	return r
+}
+
+// withPools gives an offline per-member router its members' pools (open
+// makes each one's client) and a table routing with w.
+func withPools(r *Router, w balancer.Weights, open func(string) (*mongo.Client, error)) {
 	r.primaryT = &target{}
-	r.pools = newMemberPools(func(h string) (*mongo.Client, error) { return offlineClient(tb, h), nil }, r.rebuild)
+	r.pools = newMemberPools(open, r.rebuild)
 	for _, hw := range w.Secondaries {
 		r.served.roles[hw.Host] = balancer.Secondary
 		r.pools.ensure(hw.Host)
 	}
 	r.weights.Store(&w)
 	r.rebuild()
-	return r
 }
 
 // offlineClient is a client that is never used for I/O.

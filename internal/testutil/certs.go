@@ -1,18 +1,14 @@
 package testutil
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/decongestant/decongestant/internal/tlscert"
 )
 
 // Certs are PEM files of a throwaway CA and two certificates it signed, in
@@ -33,73 +29,25 @@ type Certs struct {
 func NewCerts(tb testing.TB) Certs {
 	tb.Helper()
 	dir := tb.TempDir()
-	now := time.Now()
-	caKey := newKey(tb)
-	caTmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "decongestant test CA"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	ca, err := tlscert.NewCA(pkix.Name{CommonName: "decongestant test CA"}, time.Now(), 24*time.Hour)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ca, err := x509.ParseCertificate(caDER)
+	srvCert, srvKey, err := ca.Issue(tlscert.Leaf{Subject: pkix.Name{CommonName: "localhost"},
+		Hosts: []string{"localhost", "127.0.0.1", "::1"}, Usage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	leaf := func(serial int64, cn string, usage x509.ExtKeyUsage, server bool) (der []byte, key []byte) {
-		k := newKey(tb)
-		tmpl := &x509.Certificate{
-			SerialNumber: big.NewInt(serial),
-			Subject:      pkix.Name{CommonName: cn},
-			NotBefore:    now.Add(-time.Hour),
-			NotAfter:     now.Add(24 * time.Hour),
-			KeyUsage:     x509.KeyUsageDigitalSignature,
-			ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-		}
-		if server {
-			tmpl.DNSNames = []string{"localhost"}
-			tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &k.PublicKey, caKey)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		pk, err := x509.MarshalPKCS8PrivateKey(k)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return der, pk
+	cliCert, cliKey, err := ca.Issue(tlscert.Leaf{Subject: pkix.Name{CommonName: "client"}, Usage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	if err != nil {
+		tb.Fatal(err)
 	}
 	c := Certs{CA: filepath.Join(dir, "ca.pem"), ServerCert: filepath.Join(dir, "server.pem"),
 		ServerKey: filepath.Join(dir, "server.key"), Client: filepath.Join(dir, "client.pem")}
-	write := func(path string, blocks ...*pem.Block) {
-		var b []byte
-		for _, bl := range blocks {
-			b = append(b, pem.EncodeToMemory(bl)...)
-		}
+	for path, b := range map[string][]byte{c.CA: ca.PEM, c.ServerCert: srvCert, c.ServerKey: srvKey, c.Client: append(cliCert, cliKey...)} {
 		if err := os.WriteFile(path, b, 0o600); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	write(c.CA, &pem.Block{Type: "CERTIFICATE", Bytes: caDER})
-	der, key := leaf(2, "localhost", x509.ExtKeyUsageServerAuth, true)
-	write(c.ServerCert, &pem.Block{Type: "CERTIFICATE", Bytes: der})
-	write(c.ServerKey, &pem.Block{Type: "PRIVATE KEY", Bytes: key})
-	der, key = leaf(3, "client", x509.ExtKeyUsageClientAuth, false)
-	write(c.Client, &pem.Block{Type: "CERTIFICATE", Bytes: der}, &pem.Block{Type: "PRIVATE KEY", Bytes: key})
 	return c
-}
-
-func newKey(tb testing.TB) *ecdsa.PrivateKey {
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return k
 }
