@@ -20,6 +20,7 @@ import (
 	"github.com/xdg-go/scram"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/internal/testutil"
 	"github.com/decongestant/decongestant/proxy"
 	"github.com/decongestant/decongestant/proxy/wire"
@@ -303,5 +304,36 @@ func TestProxyCLIAuthTLS(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "cli secret") || strings.Contains(stderr.String(), "cli%20secret") {
 		t.Errorf("the password in the proxy's log:\n%s", stderr.String())
+	}
+}
+
+// TestProxyConfig: the routing flags become the proxy's Config, and bad
+// values are refused with the flag's name before anything connects.
+func TestProxyConfig(t *testing.T) {
+	cfg, err := proxyConfig("mongodb://h/?replicaSet=rs", "spillway", "5s", "all", "off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Policy == nil || cfg.Policy.Name() != "spillway" || cfg.MaxStaleness != 5*time.Second || cfg.Reads != proxy.ReadsAll || !cfg.NoReadYourWrites {
+		t.Fatalf("config %+v", cfg)
+	}
+	if b, ok := cfg.Policy.(balancer.Bounded); !ok || b.Bound().Max != 5*time.Second {
+		t.Fatalf("the policy's bound is not --max-staleness: %v", cfg.Policy)
+	}
+	cfg, err = proxyConfig("mongodb://h/?replicaSet=rs", "primary", "10s", "opted-in", "on")
+	if err != nil || cfg.Policy != nil || cfg.NoReadYourWrites || cfg.Reads != proxy.ReadsOptedIn {
+		t.Fatalf("primary: %+v, %v", cfg, err)
+	}
+	for _, tt := range []struct{ policy, staleness, reads, ryw, want string }{
+		{"spillway", "10s", "some", "on", "--reads"},
+		{"spillway", "10s", "all", "maybe", "--read-your-writes"},
+		{"spillway", "soon", "all", "on", "--max-staleness"},
+		{"spillway", "none", "all", "on", "--max-staleness none"},
+		{"nope", "10s", "all", "on", "--policy"},
+		{"secondary", "10s", "all", "on", "does not choose a member"},
+	} {
+		if _, err := proxyConfig("mongodb://h/?replicaSet=rs", tt.policy, tt.staleness, tt.reads, tt.ryw); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: %v, want an error naming %q", tt, err, tt.want)
+		}
 	}
 }
