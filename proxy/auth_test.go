@@ -376,7 +376,7 @@ func TestHelloAuth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return bson.Raw(s.helloAuth(cc, &c, helloReply(&c, limits{maxWire: 21}, topologyVersion{}, 1, time.UnixMilli(0))))
+		return bson.Raw(s.helloAuth(cc, &c, helloReply(&c, limits{maxWire: 21}, 1, time.UnixMilli(0))))
 	}
 	mechs := func(r bson.Raw) []string {
 		v, err := r.LookupErr("saslSupportedMechs")

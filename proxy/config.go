@@ -15,7 +15,6 @@ import (
 const (
 	DefaultRequestTimeout = 2 * time.Minute
 	DefaultPrimaryWait    = 30 * time.Second
-	DefaultMaxAwait       = 10 * time.Second
 	DefaultConnectTimeout = 30 * time.Second
 	DefaultKillTimeout    = 5 * time.Second
 )
@@ -46,8 +45,6 @@ type Config struct {
 	// Routed reads wait too when no secondary can be vouched for: without
 	// a primary, no lag poll vouches for any.
 	PrimaryWait time.Duration
-	// MaxAwait caps how long an awaitable hello is held.
-	MaxAwait time.Duration
 	// KillTimeout bounds the killCursors sent for a disconnected client's
 	// open cursors.
 	KillTimeout time.Duration
@@ -136,7 +133,6 @@ func (c Config) withDefaults() Config {
 	set(&c.ConnectTimeout, DefaultConnectTimeout)
 	set(&c.RequestTimeout, DefaultRequestTimeout)
 	set(&c.PrimaryWait, DefaultPrimaryWait)
-	set(&c.MaxAwait, DefaultMaxAwait)
 	set(&c.KillTimeout, DefaultKillTimeout)
 	return c
 }

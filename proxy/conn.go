@@ -104,7 +104,7 @@ func (s *Server) handle(ctx context.Context, cc *clientConn, msg []byte) ([]byte
 		if c.Hello.LoadBalanced {
 			return answer(errorDoc(codeBadValue, "the decongestant proxy is not a load balancer: connect without loadBalanced=true"))
 		}
-		return answer(s.helloAuth(cc, &c, s.hello(ctx, &c, int64(cc.id))))
+		return answer(s.helloAuth(cc, &c, s.hello(&c, int64(cc.id))))
 	}
 	if s.auth != nil {
 		if doc, ok := s.authCommand(cc, &c, m.Body); ok {
@@ -127,21 +127,8 @@ func (s *Server) handle(ctx context.Context, cc *clientConn, msg []byte) ([]byte
 	return reply, nil
 }
 
-// hello answers a handshake. An awaitable hello (topologyVersion and
-// maxAwaitTimeMS, a driver's streaming monitor) carrying the proxy's current
-// topologyVersion is held for maxAwaitTimeMS, capped by MaxAwait, and until
-// the server closes: the proxy's topology never changes, and answering at
-// once would have the driver's monitor ask again at once, in a busy loop.
-func (s *Server) hello(ctx context.Context, c *wire.Class, connID int64) bsoncore.Document {
-	if c.Hello.TopologyVersion != nil && c.Hello.MaxAwaitTimeMS > 0 && s.tv.current(c.Hello.TopologyVersion) {
-		wait := min(time.Duration(c.Hello.MaxAwaitTimeMS)*time.Millisecond, s.cfg.MaxAwait)
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-		case <-s.done:
-		}
-		t.Stop()
-	}
-	return helloReply(c, s.limits(), s.tv, connID, time.Now())
+// hello answers a handshake at once (see helloReply: the proxy offers no
+// streaming monitor, so no hello is awaitable).
+func (s *Server) hello(c *wire.Class, connID int64) bsoncore.Document {
+	return helloReply(c, s.limits(), connID, time.Now())
 }

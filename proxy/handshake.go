@@ -3,7 +3,6 @@ package proxy
 import (
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/decongestant/decongestant/proxy/upstream"
@@ -41,36 +40,17 @@ func limitsOf(members []upstream.Member) (l limits, ok bool) {
 	return l, ok
 }
 
-// topologyVersion is the proxy's own: a process id drawn at New and a
-// counter that never moves (the proxy's view of itself never changes; it
-// stays a writable mongos whatever the members do).
-type topologyVersion struct {
-	processID bson.ObjectID
-	counter   int64
-}
-
-func (tv topologyVersion) doc() bsoncore.Document {
-	return bsoncore.NewDocumentBuilder().
-		AppendObjectID("processId", tv.processID).
-		AppendInt64("counter", tv.counter).Build()
-}
-
-// current reports whether a client's topologyVersion is the proxy's: an
-// awaitable hello with it waits, one with another (a restarted proxy's)
-// is answered at once.
-func (tv topologyVersion) current(d bsoncore.Document) bool {
-	pid, ok := d.Lookup("processId").ObjectIDOK()
-	if !ok || pid != tv.processID {
-		return false
-	}
-	n, ok := d.Lookup("counter").AsInt64OK()
-	return ok && n == tv.counter
-}
-
 // helloReply is a mongos's answer to hello or isMaster: writable, "isdbgrid",
 // the members' wire versions and limits. saslSupportedMechs and
 // speculativeAuthenticate are helloAuth's (auth.go).
-func helloReply(c *wire.Class, l limits, tv topologyVersion, connID int64, now time.Time) bsoncore.Document {
+//
+// It carries no topologyVersion, so drivers monitor the proxy by polling
+// (a hello every heartbeatFrequencyMS, 10 s) rather than by the streaming
+// protocol: a streaming monitor holds an awaitable hello and expects the
+// replies to come as an exhaust stream (moreToCome), which the proxy does
+// not speak; the Node.js driver 6.10 took each single reply as the server
+// ending the stream and cleared its connection pool every ~10 s.
+func helloReply(c *wire.Class, l limits, connID int64, now time.Time) bsoncore.Document {
 	writable := "isWritablePrimary"
 	if c.Command != "hello" {
 		writable = "ismaster"
@@ -81,7 +61,6 @@ func helloReply(c *wire.Class, l limits, tv topologyVersion, connID int64, now t
 	}
 	b.AppendBoolean(writable, true).
 		AppendString("msg", "isdbgrid").
-		AppendDocument("topologyVersion", tv.doc()).
 		AppendInt32("maxBsonObjectSize", int32(l.maxBSON)).
 		AppendInt32("maxMessageSizeBytes", int32(l.maxMsg)).
 		AppendInt32("maxWriteBatchSize", int32(l.batch)).

@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/proxy/upstream"
 	"github.com/decongestant/decongestant/router"
@@ -32,7 +30,6 @@ type Server struct {
 	auth    *authenticator // nil: clients do not authenticate
 	cursors *cursors
 	counts  counters
-	tv      topologyVersion
 
 	nextConn atomic.Uint64
 	reqID    atomic.Int32
@@ -87,7 +84,6 @@ func New(cfg Config) (*Server, error) {
 		router:    rt,
 		auth:      auth,
 		cursors:   newCursors(),
-		tv:        topologyVersion{processID: bson.NewObjectID()},
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[net.Conn]struct{}{},
 		done:      make(chan struct{}),
