@@ -1,0 +1,138 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/decongestant/decongestant/internal/testutil"
+)
+
+// The compatibility suite with other drivers than Go's: pymongo
+// (testdata/pymongo_compat.py) and the Node.js driver
+// (testdata/node/client.js), each through a routing proxy in front of a
+// real replica set, checked by the member that answered each read.
+
+// nodeCmd is `node testdata/node/client.js addr args...` with the driver
+// in modules/node_modules.
+func nodeCmd(ctx context.Context, modules, addr string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "node", append([]string{filepath.Join(nodeSrc, "client.js"), addr}, args...)...)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(modules, "node_modules"))
+	return cmd
+}
+
+func pymongoCmd(ctx context.Context, addr string, args ...string) *exec.Cmd {
+	return exec.CommandContext(ctx, "python3", append([]string{"testdata/pymongo_compat.py", addr}, args...)...)
+}
+
+// runScript runs cmd and returns its stdout; a failure ends the test with
+// both outputs.
+func runScript(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(cmd.Args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.String()
+}
+
+// answeredBy fails the test unless the reads got (by member) number n and
+// were all answered by the members in hosts.
+func answeredBy(t *testing.T, got map[string]int64, n int64, hosts ...string) {
+	t.Helper()
+	total := int64(0)
+	for h, k := range got {
+		total += k
+		if !slices.Contains(hosts, h) {
+			t.Fatalf("reads by member %v: %s answered %d, want only %v", got, h, k, hosts)
+		}
+	}
+	if total != n {
+		t.Fatalf("reads by member %v: %d counted, want %d on %v", got, total, n, hosts)
+	}
+}
+
+// TestPymongoWrites: pymongo's mixed bulk writes (ordered, with an upsert;
+// unordered, with a duplicate key), and a document near 16 MB written and
+// read back, through a routing proxy. Its reads carry no read preference:
+// the primary answers all four.
+func TestPymongoWrites(t *testing.T) {
+	needPymongo(t)
+	rs := testutil.ReplicaSet(t)
+	s, addr, primary, _ := startRouting(t, rs, Config{})
+	testutil.DropAtCleanup(t, testutil.Connect(t, rs.URI()).Database("proxytest_py_writes"))
+	before := s.Stats()
+	out := runScript(t, pymongoCmd(ctxFor(t, 3*time.Minute), addr, "writes"))
+	want := []string{
+		"bulk_write inserted 3 matched 12 modified 12 deleted 11 upserted 1, 43 left",
+		"unordered bulk_write inserted 2, duplicate at index 1, 45 left",
+		"big document 16252928 bytes ok",
+	}
+	if got := lines(out); !slices.Equal(got, want) {
+		t.Fatalf("pymongo_compat.py writes printed\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	answeredBy(t, readsSince(s, before), 4, primary)
+}
+
+// TestPymongoReadPreferenceMatrix checks, by the member that answered each
+// read, where pymongo's reads go through the proxy for each read
+// preference: one python process per mode, so the proxy's counters before
+// and after count that mode's reads alone.
+func TestPymongoReadPreferenceMatrix(t *testing.T) {
+	needPymongo(t)
+	rs := testutil.ReplicaSet(t)
+	s, addr, primary, secs := startRouting(t, rs, Config{})
+	// Written directly, not through the proxy: a write through it would
+	// fence its connection's reads (see TestReadPreferenceMatrix).
+	direct := testutil.Connect(t, rs.URI())
+	db := direct.Database("proxytest_py_matrix")
+	testutil.DropAtCleanup(t, db)
+	docs := make([]any, 30)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "k", Value: i % 3}}
+	}
+	if _, err := db.Collection("c").InsertMany(ctx(t), docs); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitReplicated(t, direct)
+	name := map[string]string{}
+	for _, m := range rs.Members() {
+		name[m.Host] = m.Name
+	}
+
+	const n = 20
+	for _, tc := range []struct {
+		test, mode, tags string
+		on               []string
+	}{
+		{"primary stays on the primary", "primary", "", []string{primary}},
+		{"secondaryPreferred is routed", "secondaryPreferred", "", secs},
+		{"secondary is routed", "secondary", "", secs},
+		{"nearest is routed", "nearest", "", secs},
+		{"primaryPreferred is routed", "primaryPreferred", "", secs},
+		{"tags restrict the members", "secondaryPreferred", fmt.Sprintf(`[{"node": "nowhere"}, {"node": %q}]`, name[secs[1]]), []string{secs[1]}},
+		{"tags no member has: the primary", "secondaryPreferred", `[{"node": "nowhere"}]`, []string{primary}},
+	} {
+		t.Run(tc.test, func(t *testing.T) {
+			args := []string{"reads", tc.mode, fmt.Sprint(n)}
+			if tc.tags != "" {
+				args = append(args, tc.tags)
+			}
+			before := s.Stats()
+			if out := runScript(t, pymongoCmd(ctxFor(t, 3*time.Minute), addr, args...)); out != fmt.Sprintf("reads %s %d\n", tc.mode, n) {
+				t.Fatalf("pymongo_compat.py %s printed %q", strings.Join(args, " "), out)
+			}
+			answeredBy(t, readsSince(s, before), n, tc.on...)
+		})
+	}
+}

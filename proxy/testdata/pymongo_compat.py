@@ -1,0 +1,122 @@
+"""Drive the decongestant proxy with pymongo, as a mongos, for proxy/compat_test.go.
+
+  python3 pymongo_compat.py HOST:PORT writes             mixed bulk writes and a 15.5 MiB document
+                                                          (proxytest_py_writes.docs), then drops them
+  python3 pymongo_compat.py HOST:PORT reads MODE N [TAGS] N reads of proxytest_py_matrix.c (30 documents,
+                                                          k = _id % 3, seeded by the test) with read
+                                                          preference MODE; TAGS a JSON list of tag sets
+
+It prints one line per check on stdout and exits non-zero on the first failure.
+"""
+import json
+import sys
+
+import pymongo
+from pymongo import DeleteMany, DeleteOne, InsertOne, ReplaceOne, UpdateMany, UpdateOne
+from pymongo.errors import BulkWriteError
+from pymongo.read_preferences import (
+    Nearest,
+    Primary,
+    PrimaryPreferred,
+    Secondary,
+    SecondaryPreferred,
+)
+
+addr = sys.argv[1]
+mode = sys.argv[2]
+args = sys.argv[3:]
+
+
+def connect(**kw):
+    return pymongo.MongoClient(f"mongodb://{addr}/", serverSelectionTimeoutMS=60000, **kw)
+
+
+def writes():
+    """Four reads, all with the primary read preference: count, count, count, find_one."""
+    client = connect()
+    coll = client["proxytest_py_writes"]["docs"]
+    coll.drop()
+    coll.insert_many([{"_id": i, "k": i % 5} for i in range(50)])
+    res = coll.bulk_write([
+        InsertOne({"_id": 100}),
+        InsertOne({"_id": 101}),
+        InsertOne({"_id": 102}),
+        UpdateOne({"_id": 100}, {"$set": {"x": 1}}),
+        UpdateMany({"k": 1}, {"$set": {"flag": True}}),
+        ReplaceOne({"_id": 102}, {"y": 2}),
+        DeleteOne({"_id": 101}),
+        DeleteMany({"k": 4}),
+        UpdateOne({"_id": 200}, {"$set": {"z": 1}}, upsert=True),
+    ])
+    # updates: 1 + 10 (k 1) + 1; deletes: 1 + 10 (k 4); 50 + 3 - 11 + 1 left.
+    got = (res.inserted_count, res.matched_count, res.modified_count, res.deleted_count, res.upserted_count)
+    assert got == (3, 12, 12, 11, 1), f"inserted, matched, modified, deleted, upserted: {got}"
+    assert res.upserted_ids == {8: 200}, res.upserted_ids
+    n = coll.count_documents({})
+    assert n == 43, n
+    assert coll.count_documents({"flag": True}) == 10
+    print("bulk_write inserted 3 matched 12 modified 12 deleted 11 upserted 1, 43 left")
+
+    # Unordered: the duplicate fails, the writes around it are made.
+    try:
+        coll.bulk_write([InsertOne({"_id": 300}), InsertOne({"_id": 0}), InsertOne({"_id": 301})], ordered=False)
+        raise AssertionError("a duplicate _id was inserted")
+    except BulkWriteError as e:
+        d = e.details
+        errs = [(w["index"], w["code"]) for w in d["writeErrors"]]
+        assert d["nInserted"] == 2 and errs == [(1, 11000)], d
+    n = coll.count_documents({})
+    assert n == 45, n
+    print("unordered bulk_write inserted 2, duplicate at index 1, 45 left")
+
+    # 15.5 MiB of string: the document is just under maxBsonObjectSize (16 MiB).
+    big = "x" * (31 * 512 * 1024)
+    coll.insert_one({"_id": "big", "s": big})
+    back = coll.find_one({"_id": "big"})
+    assert back is not None, "the big document was not found"
+    assert back["s"] == big, "the big document came back changed"
+    coll.delete_one({"_id": "big"})
+    print("big document", len(big), "bytes ok")
+    coll.drop()
+    client.close()
+
+
+MODES = {
+    "primary": Primary,
+    "primaryPreferred": PrimaryPreferred,
+    "secondary": Secondary,
+    "secondaryPreferred": SecondaryPreferred,
+    "nearest": Nearest,
+}
+
+
+def reads(name, n, tags=None):
+    """Exactly n reads (find, count, distinct, aggregate in turn), each one command but the
+    find, whose getMores (batches of 4) the proxy does not count as reads."""
+    if tags is not None:
+        pref = MODES[name](tag_sets=json.loads(tags))
+    else:
+        pref = MODES[name]()
+    client = connect()
+    coll = client["proxytest_py_matrix"].get_collection("c", read_preference=pref)
+    for i in range(n):
+        kind = i % 4
+        if kind == 0:
+            docs = list(coll.find({}, batch_size=4))
+            assert len(docs) == 30, len(docs)
+        elif kind == 1:
+            assert coll.count_documents({"k": 1}) == 10
+        elif kind == 2:
+            assert sorted(coll.distinct("k")) == [0, 1, 2]
+        else:
+            assert len(list(coll.aggregate([{"$match": {"k": 2}}]))) == 10
+    print("reads", name, n)
+    client.close()
+
+
+if mode == "writes":
+    writes()
+elif mode == "reads":
+    reads(args[0], int(args[1]), args[2] if len(args) > 2 else None)
+else:
+    sys.exit(f"unknown mode {mode}: want writes or reads")
