@@ -22,6 +22,30 @@ import (
 // (testdata/node/client.js), each through a routing proxy in front of a
 // real replica set, checked by the member that answered each read.
 
+// driver runs one of the drivers' scripts.
+type driver struct {
+	name string
+	// need skips the test without the driver (fails it under its
+	// DECONGESTANT_REQUIRE_ env var) and returns the script's command
+	// for the proxy at addr in the given mode.
+	need func(t *testing.T) func(ctx context.Context, addr string, args ...string) *exec.Cmd
+}
+
+var drivers = []driver{
+	{"pymongo", func(t *testing.T) func(context.Context, string, ...string) *exec.Cmd {
+		t.Helper()
+		needPymongo(t)
+		return pymongoCmd
+	}},
+	{"node", func(t *testing.T) func(context.Context, string, ...string) *exec.Cmd {
+		t.Helper()
+		modules := nodeModules(t)
+		return func(ctx context.Context, addr string, args ...string) *exec.Cmd {
+			return nodeCmd(ctx, modules, addr, args...)
+		}
+	}},
+}
+
 // nodeCmd is `node testdata/node/client.js addr args...` with the driver
 // in modules/node_modules.
 func nodeCmd(ctx context.Context, modules, addr string, args ...string) *exec.Cmd {
@@ -133,6 +157,56 @@ func TestPymongoReadPreferenceMatrix(t *testing.T) {
 				t.Fatalf("pymongo_compat.py %s printed %q", strings.Join(args, " "), out)
 			}
 			answeredBy(t, readsSince(s, before), n, tc.on...)
+		})
+	}
+}
+
+// TestDriversReadYourWrites is TestReadYourWrites' planted case with
+// pymongo and the Node.js driver: replication is paused on the
+// secondaries, then the script writes a document and reads it back 20
+// times with secondaryPreferred on the same connection (one process, a
+// pool of one). With the fence, every read finds it and the primary
+// answered all; without, none finds it and the primary answered none.
+func TestDriversReadYourWrites(t *testing.T) {
+	testutil.SkipIfShort(t)
+	for _, d := range drivers {
+		t.Run(d.name, func(t *testing.T) {
+			command := d.need(t)
+			rs := testutil.ReplicaSet(t)
+			for _, on := range []bool{true, false} {
+				t.Run(fmt.Sprintf("read-your-writes %v", on), func(t *testing.T) {
+					s, addr, primary, secs := startRouting(t, rs, Config{NoReadYourWrites: !on})
+					direct := testutil.Connect(t, rs.URI())
+					db := direct.Database("proxy_compat_ryw")
+					testutil.DropAtCleanup(t, db)
+					if _, err := db.Collection("c").InsertOne(ctx(t), bson.D{{Key: "_id", Value: "warm"}}); err != nil {
+						t.Fatal(err)
+					}
+					testutil.WaitReplicated(t, direct)
+					waitPoll(t, s)
+					resume := testutil.PauseSecondaries(t, rs)
+					const reads = 20
+					before := s.Stats()
+					out := runScript(t, command(ctxFor(t, 3*time.Minute), addr, "ryw", fmt.Sprint(reads)))
+					got := readsSince(s, before)
+					resume()
+					var found, of int
+					if _, err := fmt.Sscanf(out, "ryw found %d of %d\n", &found, &of); err != nil || of != reads {
+						t.Fatalf("%s ryw printed %q (%v)", d.name, out, err)
+					}
+					if on {
+						if found != reads {
+							t.Fatalf("fenced: %d of %d reads saw the write, want all", found, reads)
+						}
+						answeredBy(t, got, reads, primary)
+					} else {
+						if found != 0 {
+							t.Fatalf("unfenced: %d of %d reads saw the write, want none (the secondaries %v have not applied it)", found, reads, secs)
+						}
+						answeredBy(t, got, reads, secs...)
+					}
+				})
+			}
 		})
 	}
 }

@@ -5,6 +5,9 @@
   python3 pymongo_compat.py HOST:PORT reads MODE N [TAGS] N reads of proxytest_py_matrix.c (30 documents,
                                                           k = _id % 3, seeded by the test) with read
                                                           preference MODE; TAGS a JSON list of tag sets
+  python3 pymongo_compat.py HOST:PORT ryw N              on one connection (maxPoolSize=1, w=1): insert
+                                                          {_id: "mine"} into proxy_compat_ryw.c and read it
+                                                          back N times with secondaryPreferred
 
 It prints one line per check on stdout and exits non-zero on the first failure.
 """
@@ -114,9 +117,23 @@ def reads(name, n, tags=None):
     client.close()
 
 
+def ryw(n):
+    # One connection, so the write and the reads share it; w=1, as the
+    # secondaries (paused by the test) will not acknowledge.
+    client = connect(maxPoolSize=1, w=1)
+    coll = client["proxy_compat_ryw"]["c"]
+    coll.insert_one({"_id": "mine"})
+    sp = coll.with_options(read_preference=SecondaryPreferred())
+    found = sum(1 for _ in range(n) if sp.find_one({"_id": "mine"}) is not None)
+    print("ryw found", found, "of", n)
+    client.close()
+
+
 if mode == "writes":
     writes()
 elif mode == "reads":
     reads(args[0], int(args[1]), args[2] if len(args) > 2 else None)
+elif mode == "ryw":
+    ryw(int(args[0]))
 else:
-    sys.exit(f"unknown mode {mode}: want writes or reads")
+    sys.exit(f"unknown mode {mode}: want writes, reads or ryw")

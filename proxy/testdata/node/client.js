@@ -3,9 +3,11 @@
 //   node client.js HOST:PORT check         the compatibility checks, one line each
 //   node client.js HOST:PORT seed          fill proxytest_node.reads (10 documents, on every member)
 //   node client.js HOST:PORT reads MODE N  N reads of proxytest_node.reads with read preference MODE
+//   node client.js HOST:PORT ryw N         on one connection (maxPoolSize 1, w 1): insert {_id: 'mine'}
+//                                          into proxy_compat_ryw.c, read it back N times with secondaryPreferred
 //
 // It prints one line per check on stdout and exits non-zero on the first failure.
-// proxy/node_test.go runs it, with the driver from the node_modules that npm ci
+// proxy/node_test.go and proxy/compat_test.go run it, with the driver from the node_modules that npm ci
 // installed from package-lock.json (found through NODE_PATH).
 'use strict';
 
@@ -14,7 +16,7 @@ const { MongoClient } = require('mongodb');
 
 const [addr, mode = 'check', ...rest] = process.argv.slice(2);
 if (!addr) {
-  console.error('usage: node client.js HOST:PORT [check | seed | reads MODE N]');
+  console.error('usage: node client.js HOST:PORT [check | seed | reads MODE N | ryw N]');
   process.exit(2);
 }
 
@@ -175,14 +177,34 @@ async function reads(readPreference, n) {
   }
 }
 
+// ryw writes and reads back on one connection: the secondaries, which the
+// test paused, will not acknowledge (w 1) nor have the write.
+async function ryw(n) {
+  assert.ok(n > 0, 'usage: ryw N');
+  const client = connect({ maxPoolSize: 1, writeConcern: { w: 1 } });
+  try {
+    const coll = client.db('proxy_compat_ryw').collection('c');
+    await coll.insertOne({ _id: 'mine' });
+    const sp = client.db('proxy_compat_ryw').collection('c', { readPreference: 'secondaryPreferred' });
+    let found = 0;
+    for (let i = 0; i < n; i++) {
+      if ((await sp.findOne({ _id: 'mine' })) !== null) found++;
+    }
+    console.log('ryw found', found, 'of', n);
+  } finally {
+    await client.close();
+  }
+}
+
 const modes = {
   check: () => check(),
   seed: () => seed(),
   reads: () => reads(rest[0], Number(rest[1])),
+  ryw: () => ryw(Number(rest[0])),
 };
 
 if (!modes[mode]) {
-  console.error(`unknown mode ${mode}: want check, seed or reads`);
+  console.error(`unknown mode ${mode}: want check, seed, reads or ryw`);
   process.exit(2);
 }
 modes[mode]().catch((err) => {
