@@ -8,11 +8,18 @@
   python3 pymongo_compat.py HOST:PORT ryw N              on one connection (maxPoolSize=1, w=1): insert
                                                           {_id: "mine"} into proxy_compat_ryw.c and read it
                                                           back N times with secondaryPreferred
+  python3 pymongo_compat.py HOST:PORT stepdown           insert (distinct _ids) into proxy_compat_failover.c
+                                                          and read it with secondaryPreferred, on two threads;
+                                                          print "started" once both have made 50 calls, wait
+                                                          for a line on stdin (the primary stepped down), go on
+                                                          for 50 more of each, stop, print the counts
 
 It prints one line per check on stdout and exits non-zero on the first failure.
 """
 import json
 import sys
+import threading
+import time
 
 import pymongo
 from pymongo import DeleteMany, DeleteOne, InsertOne, ReplaceOne, UpdateMany, UpdateOne
@@ -129,11 +136,68 @@ def ryw(n):
     client.close()
 
 
+def stepdown():
+    # No timeouts but server selection's: the driver retries a write or a
+    # read once, on the topology it sees then.
+    client = connect()
+    coll = client["proxy_compat_failover"]["c"]
+    sp = coll.with_options(read_preference=SecondaryPreferred())
+    stop = threading.Event()
+    count = {"written": 0, "read": 0}
+    errors = []
+
+    def writer():
+        try:
+            i = 0
+            while not stop.is_set():
+                coll.insert_one({"_id": i})
+                i += 1
+                count["written"] = i
+        except Exception as e:  # handed to the main thread
+            errors.append(f"insert: {e!r}")
+
+    def reader():
+        try:
+            while not stop.is_set():
+                sp.find_one({"_id": 0})
+                count["read"] += 1
+        except Exception as e:
+            errors.append(f"find: {e!r}")
+
+    threads = [threading.Thread(target=writer), threading.Thread(target=reader)]
+    for th in threads:
+        th.start()
+
+    def until(cond):
+        while not cond():
+            if errors:
+                stop.set()
+                for th in threads:
+                    th.join()
+                raise AssertionError("; ".join(errors))
+            time.sleep(0.05)
+
+    until(lambda: count["written"] >= 50 and count["read"] >= 50)
+    print("started", flush=True)
+    sys.stdin.readline()
+    w0, r0 = count["written"], count["read"]
+    until(lambda: count["written"] >= w0 + 50 and count["read"] >= r0 + 50)
+    stop.set()
+    for th in threads:
+        th.join()
+    if errors:
+        raise AssertionError("; ".join(errors))
+    print("written", count["written"], "read", count["read"], flush=True)
+    client.close()
+
+
 if mode == "writes":
     writes()
 elif mode == "reads":
     reads(args[0], int(args[1]), args[2] if len(args) > 2 else None)
 elif mode == "ryw":
     ryw(int(args[0]))
+elif mode == "stepdown":
+    stepdown()
 else:
-    sys.exit(f"unknown mode {mode}: want writes, reads or ryw")
+    sys.exit(f"unknown mode {mode}: want writes, reads, ryw or stepdown")
