@@ -118,14 +118,7 @@ func installNodeModules(ctx context.Context, src, cache string) (string, error) 
 // both outputs.
 func runNode(t *testing.T, modules, addr string, args ...string) string {
 	t.Helper()
-	cmd := exec.CommandContext(ctxFor(t, 3*time.Minute), "node", append([]string{filepath.Join(nodeSrc, "client.js"), addr}, args...)...)
-	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(modules, "node_modules"))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node client.js %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
-	}
-	return stdout.String()
+	return runScript(t, nodeCmd(ctxFor(t, 3*time.Minute), modules, addr, args...))
 }
 
 // lines splits out into its lines, without the empty last one.

@@ -3,9 +3,15 @@
 //   node client.js HOST:PORT check         the compatibility checks, one line each
 //   node client.js HOST:PORT seed          fill proxytest_node.reads (10 documents, on every member)
 //   node client.js HOST:PORT reads MODE N  N reads of proxytest_node.reads with read preference MODE
+//   node client.js HOST:PORT ryw N         on one connection (maxPoolSize 1, w 1): insert {_id: 'mine'}
+//                                          into proxy_compat_ryw.c, read it back N times with secondaryPreferred
+//   node client.js HOST:PORT stepdown      insert (distinct _ids) into proxy_compat_failover.c and read it
+//                                          with secondaryPreferred, concurrently; print "started" once both
+//                                          made 50 calls, wait for a line on stdin (the primary stepped
+//                                          down), go on for 50 more of each, stop, print the counts
 //
 // It prints one line per check on stdout and exits non-zero on the first failure.
-// proxy/node_test.go runs it, with the driver from the node_modules that npm ci
+// proxy/node_test.go and proxy/compat_test.go run it, with the driver from the node_modules that npm ci
 // installed from package-lock.json (found through NODE_PATH).
 'use strict';
 
@@ -14,7 +20,7 @@ const { MongoClient } = require('mongodb');
 
 const [addr, mode = 'check', ...rest] = process.argv.slice(2);
 if (!addr) {
-  console.error('usage: node client.js HOST:PORT [check | seed | reads MODE N]');
+  console.error('usage: node client.js HOST:PORT [check | seed | reads MODE N | ryw N | stepdown]');
   process.exit(2);
 }
 
@@ -175,14 +181,83 @@ async function reads(readPreference, n) {
   }
 }
 
+// ryw writes and reads back on one connection: the secondaries, which the
+// test paused, will not acknowledge (w 1) nor have the write.
+async function ryw(n) {
+  assert.ok(n > 0, 'usage: ryw N');
+  const client = connect({ maxPoolSize: 1, writeConcern: { w: 1 } });
+  try {
+    const coll = client.db('proxy_compat_ryw').collection('c');
+    await coll.insertOne({ _id: 'mine' });
+    const sp = client.db('proxy_compat_ryw').collection('c', { readPreference: 'secondaryPreferred' });
+    let found = 0;
+    for (let i = 0; i < n; i++) {
+      if ((await sp.findOne({ _id: 'mine' })) !== null) found++;
+    }
+    console.log('ryw found', found, 'of', n);
+  } finally {
+    await client.close();
+  }
+}
+
+// stepdown writes and reads until told the primary stepped down, and 50
+// calls of each after. No timeouts but server selection's: the driver
+// retries a write or a read once (retryWrites, retryReads by default).
+async function stepdown() {
+  const client = connect();
+  const coll = client.db('proxy_compat_failover').collection('c');
+  const sp = client.db('proxy_compat_failover').collection('c', { readPreference: 'secondaryPreferred' });
+  let stop = false;
+  let written = 0;
+  let read = 0;
+  const failed = [];
+  const writer = (async () => {
+    for (let i = 0; !stop; i++) {
+      await coll.insertOne({ _id: i });
+      written = i + 1;
+    }
+  })().catch((err) => failed.push(`insert: ${err}`));
+  const reader = (async () => {
+    while (!stop) {
+      await sp.findOne({ _id: 0 });
+      read++;
+    }
+  })().catch((err) => failed.push(`find: ${err}`));
+  const finish = async () => {
+    stop = true;
+    await Promise.all([writer, reader]);
+    await client.close();
+    if (failed.length) throw new Error(failed.join('; '));
+  };
+  const until = async (cond) => {
+    while (!cond()) {
+      if (failed.length) await finish();
+      await sleep(50);
+    }
+  };
+  const line = new Promise((resolve) => {
+    process.stdin.once('data', resolve);
+  });
+  await until(() => written >= 50 && read >= 50);
+  console.log('started');
+  await line;
+  process.stdin.pause();
+  const [w0, r0] = [written, read];
+  await until(() => written >= w0 + 50 && read >= r0 + 50);
+  await finish();
+  console.log('written', written, 'read', read);
+}
+
 const modes = {
   check: () => check(),
   seed: () => seed(),
   reads: () => reads(rest[0], Number(rest[1])),
+  ryw: () => ryw(Number(rest[0])),
+  stepdown: () => stepdown(),
 };
 
 if (!modes[mode]) {
-  console.error(`unknown mode ${mode}: want check, seed or reads`);
+  console.error(`unknown mode ${mode}: want check, seed, reads, ryw or stepdown`);
   process.exit(2);
 }
 modes[mode]().catch((err) => {
