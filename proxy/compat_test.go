@@ -221,14 +221,6 @@ func TestDriversReadYourWrites(t *testing.T) {
 	}
 }
 
-// nodeStepdownDefect is why the Node.js driver's stepdown case is skipped:
-// it fails about one run in four on the proxy as it is.
-const nodeStepdownDefect = "known proxy defect: an insert in flight on the stepping-down primary comes back " +
-	"InterruptedDueToReplStateChange, forwarded as is, so the Node.js driver marks the proxy Unknown and waits " +
-	"for its monitor's awaitable hello, which the proxy holds for MaxAwait (10 s: its topologyVersion never " +
-	"changes); the driver then takes that reply, which lacks moreToCome, as a broken exhaust stream and clears " +
-	"its pool, and the retried insert fails with MongoPoolClearedError"
-
 // TestDriversStepdown: the primary of a replica set of the test's own
 // steps down while pymongo and then the Node.js driver write (retryable
 // writes, distinct _ids) and read (secondaryPreferred) through the proxy,
@@ -241,19 +233,15 @@ const nodeStepdownDefect = "known proxy defect: an insert in flight on the stepp
 // reads answered by the members.
 func TestDriversStepdown(t *testing.T) {
 	testutil.SkipIfShort(t)
-	skip := map[string]string{"node": nodeStepdownDefect}
 	// One set for both drivers (the second steps down the primary the
 	// first one's stepdown elected); started on this test's goroutine, so
 	// only when a driver is there to use it.
 	var rs *cluster.Cluster
-	if slices.ContainsFunc(drivers, func(d driver) bool { return skip[d.name] == "" && d.present() }) {
+	if slices.ContainsFunc(drivers, func(d driver) bool { return d.present() }) {
 		rs = testutil.NewReplicaSet(t, 3, 0)
 	}
 	for _, d := range drivers {
 		t.Run(d.name, func(t *testing.T) {
-			if why := skip[d.name]; why != "" {
-				t.Skip(why)
-			}
 			command := d.need(t)
 			s, addr, _, _ := startRouting(t, rs, Config{})
 			direct := testutil.Connect(t, rs.URI())

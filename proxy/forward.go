@@ -65,6 +65,13 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 	}
 	s.track(addr, cc.id, c, info)
 	s.observe(addr, cc, c, info, took)
+	if info.TopologyVersion {
+		// A member's state-change error: its topologyVersion would have
+		// the client's driver take the proxy for a streaming server.
+		if m, err := wire.Parse(reply); err == nil {
+			reply = wire.WithoutField(nil, &m, "topologyVersion")
+		}
+	}
 	return reply, nil
 }
 

@@ -12,6 +12,25 @@ import (
 // (NotPrimaryNoSecondaryOk). Header ids, flags and document sequences are
 // kept; a checksum, when flagged, is recomputed.
 func WithReadPreference(dst []byte, m *Message, mode Mode) []byte {
+	rp, rpDoc := bsoncore.AppendDocumentStart(nil)
+	rpDoc = bsoncore.AppendStringElement(rpDoc, "mode", mode.String())
+	rpDoc, _ = bsoncore.AppendDocumentEnd(rpDoc, rp)
+	return rewrite(dst, m, "$readPreference", func(body []byte) []byte {
+		return bsoncore.AppendDocumentElement(body, "$readPreference", rpDoc)
+	})
+}
+
+// WithoutField appends to dst a copy of the OP_MSG m (parsed from its
+// whole bytes) whose body lacks the top-level field key, as WithReadPreference
+// copies it: what the proxy sends back for a member's reply carrying the
+// member's topologyVersion (see Reply.TopologyVersion).
+func WithoutField(dst []byte, m *Message, key string) []byte {
+	return rewrite(dst, m, key, nil)
+}
+
+// rewrite appends m to dst with the body's field drop left out and add's
+// elements appended to the body (add may be nil).
+func rewrite(dst []byte, m *Message, drop string, add func(body []byte) []byte) []byte {
 	start := len(dst)
 	_, dst = wiremessage.AppendHeaderStart(dst, m.Header.RequestID, m.Header.ResponseTo, wiremessage.OpMsg)
 	dst = wiremessage.AppendMsgFlags(dst, m.Flags)
@@ -23,16 +42,15 @@ func WithReadPreference(dst []byte, m *Message, mode Mode) []byte {
 		if !ok {
 			break
 		}
-		if string(key) == "$readPreference" {
+		if string(key) == drop {
 			continue
 		}
 		dst = bsoncore.AppendHeader(dst, v.Type, string(key))
 		dst = append(dst, v.Data...)
 	}
-	rp, rpDoc := bsoncore.AppendDocumentStart(nil)
-	rpDoc = bsoncore.AppendStringElement(rpDoc, "mode", mode.String())
-	rpDoc, _ = bsoncore.AppendDocumentEnd(rpDoc, rp)
-	dst = bsoncore.AppendDocumentElement(dst, "$readPreference", rpDoc)
+	if add != nil {
+		dst = add(dst)
+	}
 	dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
 	for _, s := range m.Sequences {
 		dst = wiremessage.AppendMsgSectionType(dst, wiremessage.DocumentSequence)
@@ -62,6 +80,11 @@ type Reply struct {
 	Cursor    bool
 	CursorID  int64
 	Namespace string
+	// TopologyVersion: the reply carries the member's topologyVersion (a
+	// state-change error's). Drivers must not see it: they would take the
+	// proxy for a server that streams its monitoring (see the proxy's
+	// hello), which it does not.
+	TopologyVersion bool
 }
 
 // InspectReply reads a member's reply (a whole OP_MSG). ok is false when
@@ -85,6 +108,8 @@ func InspectReply(b []byte) (Reply, bool) {
 			if t, i, ok := v.TimestampOK(); ok {
 				r.OperationTime = Timestamp{T: t, I: i}
 			}
+		case "topologyVersion":
+			r.TopologyVersion = true
 		case "cursor":
 			cur, ok := docValue(v)
 			if !ok {

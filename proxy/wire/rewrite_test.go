@@ -98,6 +98,36 @@ func equalStrings(a, b []string) bool {
 	return true
 }
 
+func TestWithoutField(t *testing.T) {
+	body := d("ok", 0.0, "errmsg", "not primary", "code", int32(10107), "topologyVersion", d("processId", bson.NewObjectID(), "counter", int64(6)), "operationTime", bson.Timestamp{T: 5, I: 1})
+	for _, flags := range []wiremessage.MsgFlag{0, wiremessage.ChecksumPresent} {
+		in := opMsg(flags, doc(t, body))
+		info, ok := InspectReply(in)
+		if !ok || !info.TopologyVersion || info.OK {
+			t.Fatalf("inspect %+v %v, want a failed reply with a topologyVersion", info, ok)
+		}
+		m, err := Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := WithoutField(nil, &m, "topologyVersion")
+		got, err := Parse(out)
+		if err != nil {
+			t.Fatalf("rewritten reply does not parse: %v", err)
+		}
+		if _, err := got.Body.LookupErr("topologyVersion"); err == nil {
+			t.Fatal("topologyVersion still there")
+		}
+		els, _ := got.Body.Elements()
+		if len(els) != len(body)-1 || got.Header.RequestID != m.Header.RequestID || got.Flags != m.Flags {
+			t.Fatalf("reply %v flags %v, want the other %d fields and the header kept", got.Body, got.Flags, len(body)-1)
+		}
+		if info, _ := InspectReply(out); info.TopologyVersion || info.OperationTime != (Timestamp{T: 5, I: 1}) {
+			t.Fatalf("rewritten reply inspects as %+v", info)
+		}
+	}
+}
+
 func TestInspectReply(t *testing.T) {
 	ts := bson.Timestamp{T: 1700000000, I: 7}
 	tests := []struct {
