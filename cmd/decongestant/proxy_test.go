@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -197,8 +199,9 @@ func TestProxyCLI(t *testing.T) {
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	done := make(chan error, 1)
+	metricsAddr := fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t))
 	go func() {
-		done <- run(ctx, []string{"proxy", "--uri", rs.URI(), "--listen", "unix:" + sock}, &stdout, &stderr)
+		done <- run(ctx, []string{"proxy", "--uri", rs.URI(), "--listen", "unix:" + sock, "--metrics-addr", metricsAddr}, &stdout, &stderr)
 	}()
 	testutil.Eventually(t, time.Minute, func() bool { _, err := os.Stat(sock); return err == nil }, "the proxy to listen")
 	client := testutil.Connect(t, "mongodb://"+url.PathEscape(sock))
@@ -206,6 +209,17 @@ func TestProxyCLI(t *testing.T) {
 	defer pcancel()
 	if err := client.Ping(pctx, nil); err != nil {
 		t.Fatal(err)
+	}
+	// --metrics-addr serves the proxy's router (spillway by default).
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `decongestant_router_info{lag_source=`) || !strings.Contains(string(body), `policy="spillway"`) ||
+		!strings.Contains(string(body), "decongestant_read_your_writes_reads_total") {
+		t.Fatalf("metrics of the proxy's router missing:\n%s", body)
 	}
 	raw, err := net.Dial("unix", sock)
 	if err != nil {
