@@ -63,7 +63,8 @@ func serveProxy(t testing.TB, cfg Config) (*Server, string) {
 		if err := s.Close(); err != nil {
 			t.Errorf("close: %v", err)
 		}
-		if err := <-served; err != nil {
+		// ErrClosed: the test ended before the goroutine got to Serve.
+		if err := <-served; err != nil && !errors.Is(err, ErrClosed) {
 			t.Errorf("serve: %v", err)
 		}
 	})
@@ -143,15 +144,17 @@ func (c *rawConn) closed() bool {
 
 func TestHandshake(t *testing.T) {
 	s, addr, _ := startProxy(t)
+	// New returns once some member is known; the primary may come a
+	// heartbeat later.
 	var primaryMax int32
-	for _, m := range s.pool.Members() {
-		if m.Role.String() == "primary" {
-			primaryMax = m.MaxWireVersion
+	testutil.Eventually(t, 30*time.Second, func() bool {
+		for _, m := range s.pool.Members() {
+			if m.Role.String() == "primary" {
+				primaryMax = m.MaxWireVersion
+			}
 		}
-	}
-	if primaryMax == 0 {
-		t.Fatal("no primary among the members")
-	}
+		return primaryMax != 0
+	}, "no primary among the members")
 	c := dialRaw(t, addr)
 
 	t.Run("legacy isMaster over OP_QUERY", func(t *testing.T) {
