@@ -195,14 +195,8 @@ func TestProxyUserCLI(t *testing.T) {
 func TestProxyCLI(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	sock := filepath.Join(t.TempDir(), "p.sock")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout, stderr bytes.Buffer
-	done := make(chan error, 1)
 	metricsAddr := fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t))
-	go func() {
-		done <- run(ctx, []string{"proxy", "--uri", rs.URI(), "--listen", "unix:" + sock, "--metrics-addr", metricsAddr}, &stdout, &stderr)
-	}()
+	p := startCLI(t, "proxy", "--uri", rs.URI(), "--listen", "unix:"+sock, "--metrics-addr", metricsAddr)
 	testutil.Eventually(t, time.Minute, func() bool { _, err := os.Stat(sock); return err == nil }, "the proxy to listen")
 	client := testutil.Connect(t, "mongodb://"+url.PathEscape(sock))
 	pctx, pcancel := context.WithTimeout(context.Background(), time.Minute)
@@ -234,17 +228,9 @@ func TestProxyCLI(t *testing.T) {
 	if _, err := wire.ReadMessage(raw, 0); err != nil {
 		t.Fatal(err)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("proxy: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("the proxy did not stop")
-	}
-	if !strings.Contains(stdout.String(), "decongestant proxy: "+sock) {
-		t.Errorf("stdout: %q", stdout.String())
+	p.stop(t)
+	if !strings.Contains(p.stdout.String(), "decongestant proxy: "+sock) {
+		t.Errorf("stdout: %q", p.stdout.String())
 	}
 	raw.SetReadDeadline(time.Now().Add(time.Minute))
 	if _, err := raw.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
@@ -267,14 +253,8 @@ func TestProxyCLIAuthTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(testutil.FreePort(t)))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout, stderr bytes.Buffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"proxy", "--uri", rs.URI(), "--listen", addr, "--users", users,
-			"--tls-cert", certs.ServerCert, "--tls-key", certs.ServerKey, "--tls-ca", certs.CA}, &stdout, &stderr)
-	}()
+	p := startCLI(t, "proxy", "--uri", rs.URI(), "--listen", addr, "--users", users,
+		"--tls-cert", certs.ServerCert, "--tls-key", certs.ServerKey, "--tls-ca", certs.CA)
 	testutil.Eventually(t, time.Minute, func() bool {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
@@ -304,20 +284,12 @@ func TestProxyCLIAuthTLS(t *testing.T) {
 			t.Errorf("%s: the ping got through", name)
 		}
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("proxy: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("the proxy did not stop")
+	p.stop(t)
+	if want := "decongestant proxy: " + addr + " -> " + rs.URI() + ", policy spillway, reads opted-in, read-your-writes on, clients: SCRAM-SHA-256 (1 user), TLS with client certificates (Ctrl-C stops)\n"; p.stdout.String() != want {
+		t.Errorf("stdout %q, want %q", p.stdout.String(), want)
 	}
-	if want := "decongestant proxy: " + addr + " -> " + rs.URI() + ", policy spillway, reads opted-in, read-your-writes on, clients: SCRAM-SHA-256 (1 user), TLS with client certificates (Ctrl-C stops)\n"; stdout.String() != want {
-		t.Errorf("stdout %q, want %q", stdout.String(), want)
-	}
-	if strings.Contains(stderr.String(), "cli secret") || strings.Contains(stderr.String(), "cli%20secret") {
-		t.Errorf("the password in the proxy's log:\n%s", stderr.String())
+	if strings.Contains(p.stderr.String(), "cli secret") || strings.Contains(p.stderr.String(), "cli%20secret") {
+		t.Errorf("the password in the proxy's log:\n%s", p.stderr.String())
 	}
 }
 
@@ -349,5 +321,39 @@ func TestProxyConfig(t *testing.T) {
 		if _, err := proxyConfig("mongodb://h/?replicaSet=rs", tt.policy, tt.staleness, tt.reads, tt.ryw); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: %v, want an error naming %q", tt, err, tt.want)
 		}
+	}
+}
+
+// cliRun is a command running in the background (startCLI) until stop,
+// which cancels it as Ctrl-C would.
+type cliRun struct {
+	cancel         context.CancelFunc
+	done           chan error
+	stdout, stderr bytes.Buffer // read only after stop
+}
+
+// startCLI runs the CLI with args on its own goroutine; stop is also
+// called at cleanup.
+func startCLI(t *testing.T, args ...string) *cliRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &cliRun{cancel: cancel, done: make(chan error, 1)}
+	go func() { c.done <- run(ctx, args, &c.stdout, &c.stderr) }()
+	t.Cleanup(cancel)
+	return c
+}
+
+// stop cancels the command and fails the test unless it ends, without an
+// error, within a minute.
+func (c *cliRun) stop(t *testing.T) {
+	t.Helper()
+	c.cancel()
+	select {
+	case err := <-c.done:
+		if err != nil {
+			t.Fatalf("%v\n%s", err, c.stderr.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the command did not stop")
 	}
 }
