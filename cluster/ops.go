@@ -521,3 +521,32 @@ func (c *Cluster) RejoinMember(ctx context.Context, name string) error {
 func (c *Cluster) ResumeReplication(ctx context.Context, name string) error {
 	return c.SetFailPoint(ctx, name, bson.D{{Key: "configureFailPoint", Value: "rsSyncApplyStop"}, {Key: "mode", Value: "off"}})
 }
+
+// SlowReadCommands are the commands SlowReads stalls: the reads the router
+// routes (find, aggregate, count, distinct) and the getMore of their cursors.
+var SlowReadCommands = []string{"find", "getMore", "aggregate", "count", "distinct"}
+
+// SlowReads makes member name a gray failure (fail point failCommand with
+// blockConnection): every read command of a client (SlowReadCommands) waits
+// delay before the member runs it, while ping, hello and every other
+// command answer at once, so drivers' server selection, which measures its
+// round trip with hello, keeps seeing a healthy, near member. Replication's
+// own connections are internal clients, which failCommand leaves alone. The
+// delay is whole milliseconds, at least 1 ms. A restart clears it.
+func (c *Cluster) SlowReads(ctx context.Context, name string, delay time.Duration) error {
+	if delay < time.Millisecond || delay%time.Millisecond != 0 {
+		return fmt.Errorf("member %s: read delay %v must be whole milliseconds, at least 1ms", name, delay)
+	}
+	cmds := make(bson.A, len(SlowReadCommands))
+	for i, s := range SlowReadCommands {
+		cmds[i] = s
+	}
+	return c.SetFailPoint(ctx, name, bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "alwaysOn"},
+		{Key: "data", Value: bson.D{{Key: "failCommands", Value: cmds}, {Key: "blockConnection", Value: true},
+			{Key: "blockTimeMS", Value: delay.Milliseconds()}}}})
+}
+
+// UnslowReads undoes SlowReads (it turns fail point failCommand off).
+func (c *Cluster) UnslowReads(ctx context.Context, name string) error {
+	return c.SetFailPoint(ctx, name, bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "off"}})
+}

@@ -3,11 +3,13 @@ package cluster_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
@@ -116,6 +118,90 @@ func TestPauseReplication(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatalf("member %s did not catch up after resume: at %v, primary at %v", sec.Name, last, primAfter)
 		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// TestSlowReads: a gray failure. While n3's reads are slowed, a find, its
+// getMore and an aggregate on a direct connection to n3 each wait at least
+// the delay, and ping and hello do not (each answers within less than the
+// delay, so it was not held); after UnslowReads a find is not held either.
+func TestSlowReads(t *testing.T) {
+	c := testutil.ReplicaSet(t)
+	ctx := ctxFor(t, time.Minute)
+	const delay = 500 * time.Millisecond
+	m, err := c.Member("n3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// w:all, so n3 holds both documents before the test reads them there.
+	all := testutil.Connect(t, c.URI()).Database("cluster_test").Collection("slow",
+		options.Collection().SetWriteConcern(&writeconcern.WriteConcern{W: len(c.Members())}))
+	if _, err := all.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}}); err != nil && !mongo.IsDuplicateKeyError(err) {
+		t.Fatal(err)
+	}
+	direct := testutil.Connect(t, "mongodb://"+m.Host+"/?directConnection=true")
+	db := direct.Database("cluster_test")
+	coll := db.Collection("slow")
+	took := func(what string, op func() error) time.Duration {
+		t.Helper()
+		began := time.Now()
+		if err := op(); err != nil {
+			t.Fatalf("%s on n3: %v", what, err)
+		}
+		return time.Since(began)
+	}
+	find := func() error { return coll.FindOne(ctx, bson.D{{Key: "_id", Value: 1}}).Err() }
+	ping := func() error { return db.RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err() }
+	hello := func() error { return db.RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Err() }
+	// Both documents in batches of one: a find, then a getMore.
+	findAll := func() error {
+		cur, err := coll.Find(ctx, bson.D{}, options.Find().SetBatchSize(1))
+		if err != nil {
+			return err
+		}
+		var docs []bson.D
+		if err := cur.All(ctx, &docs); err != nil {
+			return err
+		}
+		if len(docs) != 2 {
+			return errors.New("want 2 documents, got " + strconv.Itoa(len(docs)))
+		}
+		return nil
+	}
+	// CountDocuments is an aggregate.
+	count := func() error { _, err := coll.CountDocuments(ctx, bson.D{}); return err }
+	took("ping", ping) // connected before the clock runs
+
+	if err := c.SlowReads(ctx, m.Name, delay); err != nil {
+		t.Fatalf("slow reads: %v", err)
+	}
+	t.Cleanup(func() { _ = c.UnslowReads(context.Background(), m.Name) })
+	if d := took("find", find); d < delay {
+		t.Errorf("find took %v while n3's reads are slowed by %v: it was not held", d, delay)
+	}
+	if d := took("find and getMore", findAll); d < 2*delay {
+		t.Errorf("find and getMore took %v while n3's reads are slowed by %v: want both held (>= %v)", d, delay, 2*delay)
+	}
+	if d := took("aggregate", count); d < delay {
+		t.Errorf("aggregate (count) took %v while n3's reads are slowed by %v: it was not held", d, delay)
+	}
+	if d := took("ping", ping); d >= delay {
+		t.Errorf("ping took %v, as long as the %v read delay: it was held", d, delay)
+	}
+	if d := took("hello", hello); d >= delay {
+		t.Errorf("hello took %v, as long as the %v read delay: it was held", d, delay)
+	}
+
+	if err := c.UnslowReads(ctx, m.Name); err != nil {
+		t.Fatalf("unslow reads: %v", err)
+	}
+	if d := took("find", find); d >= delay {
+		t.Errorf("find took %v after the reads were no longer slowed: it was still held %v", d, delay)
+	}
+	for _, bad := range []time.Duration{0, -time.Second, 1500 * time.Microsecond} {
+		if err := c.SlowReads(ctx, m.Name, bad); err == nil || !strings.Contains(err.Error(), "whole milliseconds, at least 1ms") {
+			t.Errorf("SlowReads(%v): %v, want it refused", bad, err)
 		}
 	}
 }
