@@ -34,8 +34,9 @@ type Phase struct {
 // actions such as "60s:pause=n3;120s:resume=n3" or
 // "30s:stepdown;50s:kill=n2;80s:restart=n2". Times are Go durations; keys
 // are workload (or mix), clients, and the actions pause, resume, isolate,
-// rejoin (a member or all), stepdown (no member), kill, stop and restart (a
-// member or primary).
+// rejoin, slow and unslow (a member or all; slow=n3:150ms gives the delay,
+// default faults.DefaultSlowDelay), stepdown (no member), kill, stop and
+// restart (a member or primary).
 // A phase may combine keys ("60s:clients=100,pause=n3"); its actions run in
 // the order given. Phases must be in increasing time order. Member names are
 // checked against the cluster before a run (they are n1, n2, ...).

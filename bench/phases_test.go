@@ -35,6 +35,10 @@ func TestParsePhases(t *testing.T) {
 			{At: s, Actions: []faults.Action{{Kind: faults.Kill, Member: "primary"}}}, {At: 2 * s, Actions: []faults.Action{{Kind: faults.Restart, Member: "primary"}}},
 			{At: 3 * s, Actions: []faults.Action{{Kind: faults.Stop, Member: "primary"}}}, {At: 4 * s, Actions: []faults.Action{{Kind: faults.Restart, Member: "primary"}}}}},
 		{"1s:kill=primary,restart=primary", []Phase{{At: s, Actions: []faults.Action{{Kind: faults.Kill, Member: "primary"}, {Kind: faults.Restart, Member: "primary"}}}}},
+		{"15s:clients=64,slow=n3:150ms;45s:unslow=n3;50s:slow=all", []Phase{
+			{At: 15 * s, Clients: 64, Actions: []faults.Action{{Kind: faults.Slow, Member: "n3", Delay: 150 * time.Millisecond}}},
+			{At: 45 * s, Actions: []faults.Action{{Kind: faults.Unslow, Member: "n3"}}},
+			{At: 50 * s, Actions: []faults.Action{{Kind: faults.Slow, Member: "all", Delay: faults.DefaultSlowDelay}}}}},
 		{"5s:restart=n12", []Phase{{At: 5 * s, Actions: []faults.Action{{Kind: faults.Restart, Member: "n12"}}}}},
 	}
 	for _, tt := range tests {
@@ -54,7 +58,9 @@ func TestParsePhasesRejects(t *testing.T) {
 		{"-1s:clients=3", `time "-1s"`},
 		{"1s:clients=0", "clients \"0\" must be a whole number >= 1"},
 		{"1s:clients=many", "clients \"many\""},
-		{"1s:color=red", `unknown key "color" (known: workload, clients, reads, pause, resume, isolate, rejoin, stepdown, kill, stop, restart)`},
+		{"1s:color=red", `unknown key "color" (known: workload, clients, reads, pause, resume, isolate, rejoin, slow, unslow, stepdown, kill, stop, restart)`},
+		{"15s:slow=n3:0ms", `slow's delay "0ms" must be whole milliseconds`},
+		{"15s:slow=primary", "slow takes a member"},
 		{"1s:workload", `"workload" is not key=value`},
 		{"1s:workload=", `"workload=" is not key=value`},
 		{"1s:speed", `"speed" is not key=value`},

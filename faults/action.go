@@ -29,10 +29,24 @@ const (
 	Restart             // start a member again (same port, data and CPU cap)
 	Isolate             // stop a member fetching the oplog (fail point stopReplProducer)
 	Rejoin              // let it fetch again
+	// Slow makes a member a gray failure (fail point failCommand with
+	// blockConnection): its reads (find, getMore, aggregate, count,
+	// distinct) wait Action.Delay each, while ping and hello answer at
+	// once, so drivers keep selecting it.
+	Slow
+	Unslow // let its reads run at once again
 )
 
 var actionNames = []string{Pause: "pause", Resume: "resume", StepDown: "stepdown", Isolate: "isolate", Rejoin: "rejoin",
-	Kill: "kill", Stop: "stop", Restart: "restart"}
+	Kill: "kill", Stop: "stop", Restart: "restart", Slow: "slow", Unslow: "unslow"}
+
+// DefaultSlowDelay is how long a slowed member's reads wait when a slow
+// action gives no delay ("slow=n3").
+const DefaultSlowDelay = 200 * time.Millisecond
+
+// maxSlowDelay bounds a slow action's delay: a read held longer than that
+// is an outage, not a gray failure.
+const maxSlowDelay = time.Hour
 
 func (k ActionKind) String() string {
 	if k <= 0 || int(k) >= len(actionNames) {
@@ -43,8 +57,9 @@ func (k ActionKind) String() string {
 
 // Targets of an action besides a member name (n1, n2, ...).
 const (
-	// AllMembers: pause every member that is secondary when the action
-	// runs; resume every member the run has not taken down.
+	// AllMembers: pause, isolate or slow every member that is secondary
+	// when the action runs; resume, rejoin or unslow every member the run
+	// has not taken down.
 	AllMembers = "all"
 	// PrimaryMember: kill or stop the member that is primary when the
 	// action runs; restart the member the latest kill=primary or
@@ -56,14 +71,29 @@ const (
 type Action struct {
 	Kind   ActionKind
 	Member string
+	// Delay is how long each read of a Slow action's members waits (0:
+	// DefaultSlowDelay); 0 for the other kinds.
+	Delay time.Duration
 }
 
-// String is the action as written in a phase: "pause=n3", "stepdown".
+// String is the action as written in a phase: "pause=n3", "stepdown",
+// "slow=n3:200ms".
 func (a Action) String() string {
 	if a.Member == "" {
 		return a.Kind.String()
 	}
+	if a.Delay != 0 {
+		return a.Kind.String() + "=" + a.Member + ":" + a.Delay.String()
+	}
 	return a.Kind.String() + "=" + a.Member
+}
+
+// slowDelay is the delay a Slow action applies.
+func (a Action) slowDelay() time.Duration {
+	if a.Delay == 0 {
+		return DefaultSlowDelay
+	}
+	return a.Delay
 }
 
 // Step is the actions due at a time into a run, in order.
@@ -73,7 +103,9 @@ type Step struct {
 }
 
 // ParseAction parses one key=value of a phase when the key is an action
-// ("pause=n3", a bare "stepdown"); ok is false when the key is not one.
+// ("pause=n3", a bare "stepdown", "slow=n3" or "slow=n3:150ms"); ok is false
+// when the key is not one. A slow action without a delay gets
+// DefaultSlowDelay.
 func ParseAction(kv string) (a Action, ok bool, err error) {
 	k, v, hasValue := strings.Cut(kv, "=")
 	k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
@@ -86,13 +118,21 @@ func ParseAction(kv string) (a Action, ok bool, err error) {
 }
 
 // Keys lists the action keys, for messages.
-const Keys = "pause, resume, isolate, rejoin, stepdown, kill, stop, restart"
+const Keys = "pause, resume, isolate, rejoin, slow, unslow, stepdown, kill, stop, restart"
 
 var memberName = regexp.MustCompile(`^n[1-9][0-9]*$`)
 
-// parseAction checks an action's target: stepdown takes none, pause and
-// resume a member or all, kill, stop and restart a member or primary.
+// parseAction checks an action's target: stepdown takes none; pause,
+// resume, isolate, rejoin, slow and unslow a member or all; kill, stop and
+// restart a member or primary. Slow's target may end in ":DELAY".
 func parseAction(kind ActionKind, member string, hasValue bool) (Action, error) {
+	var delay time.Duration
+	if kind == Slow || kind == Unslow {
+		var err error
+		if member, delay, err = parseDelay(kind, member); err != nil {
+			return Action{Kind: kind, Member: member}, err
+		}
+	}
 	a := Action{Kind: kind, Member: member}
 	if kind == StepDown {
 		if hasValue {
@@ -108,15 +148,40 @@ func parseAction(kind ActionKind, member string, hasValue bool) (Action, error) 
 	case member == "":
 		return a, fmt.Errorf("%s needs a member: %s=n2 or %s=%s", kind, kind, kind, special)
 	case member == special || memberName.MatchString(member):
+		a.Delay = delay
 		return a, nil
 	case member == PrimaryMember && (kind == Pause || kind == Isolate):
 		return a, fmt.Errorf("%q: a primary fetches and applies no oplog to %s; name a secondary (n2) or all", a, kind)
+	case member == PrimaryMember && (kind == Slow || kind == Unslow):
+		return a, fmt.Errorf("%q: %s takes a member (n2; name the primary's to slow the primary) or all (every secondary)", a, kind)
 	case member == PrimaryMember:
 		return a, fmt.Errorf("%q: %s takes a member (n2) or all", a, kind)
 	case member == AllMembers:
 		return a, fmt.Errorf("%q: %s takes one member (n2) or primary", a, kind)
 	}
 	return a, fmt.Errorf("%q: member %q is not a member name such as n2, nor %s", a, member, special)
+}
+
+// parseDelay splits a slow or unslow action's target "MEMBER[:DELAY]":
+// slow's delay is whole milliseconds from 1ms to 1h, DefaultSlowDelay when
+// absent; unslow takes none.
+func parseDelay(kind ActionKind, target string) (string, time.Duration, error) {
+	member, delay, hasDelay := strings.Cut(target, ":")
+	member, delay = strings.TrimSpace(member), strings.TrimSpace(delay)
+	switch {
+	case kind == Unslow && hasDelay:
+		return member, 0, fmt.Errorf("%q: unslow takes no delay (unslow=%s)", "unslow="+target, member)
+	case kind == Unslow:
+		return member, 0, nil
+	case !hasDelay:
+		return member, DefaultSlowDelay, nil
+	}
+	d, err := time.ParseDuration(delay)
+	if err != nil || d < time.Millisecond || d > maxSlowDelay || d%time.Millisecond != 0 {
+		return member, 0, fmt.Errorf("%q: slow's delay %q must be whole milliseconds from 1ms to 1h (slow=n3:150ms; default %v)",
+			"slow="+target, delay, DefaultSlowDelay)
+	}
+	return member, d, nil
 }
 
 // CheckRestarts checks that every restart=primary follows a kill=primary or

@@ -23,6 +23,8 @@ type Cluster interface {
 	ResumeReplication(ctx context.Context, name string) error
 	IsolateMember(ctx context.Context, name string) error
 	RejoinMember(ctx context.Context, name string) error
+	SlowReads(ctx context.Context, name string, delay time.Duration) error
+	UnslowReads(ctx context.Context, name string) error
 	StepDown(ctx context.Context) (cluster.Member, error)
 	KillMember(ctx context.Context, name string) error
 	StopMember(ctx context.Context, name string) error
@@ -45,7 +47,7 @@ const (
 // the cluster. Each action is two events, "fault": when it started, and when
 // it was done or failed (a failure does not stop the run). At the end of the
 // run, finish undoes what the actions left (members down, replication
-// paused) and waits for a healthy set.
+// paused, reads slowed) and waits for a healthy set.
 type Runner struct {
 	c        Cluster
 	start    time.Time
@@ -59,6 +61,7 @@ type Runner struct {
 	// Owned by the worker until done is closed, then by finish.
 	paused      map[string]bool // members paused and not resumed since
 	isolated    map[string]bool // members isolated and not rejoined since
+	slowed      map[string]bool // members whose reads are slowed and not unslowed since
 	down        map[string]bool // members killed or stopped and not restarted since
 	primaryDown string          // the member the latest kill/stop=primary took down
 	acted       bool            // an action ran: finish waits for a healthy set
@@ -76,7 +79,7 @@ func Start(ctx context.Context, c Cluster, steps int, start time.Time,
 	}
 	n := steps
 	f := &Runner{c: c, start: start, record: record, progress: progress, label: label,
-		jobs: make(chan []Action, n), done: make(chan struct{}), paused: map[string]bool{}, isolated: map[string]bool{}, down: map[string]bool{}}
+		jobs: make(chan []Action, n), done: make(chan struct{}), paused: map[string]bool{}, isolated: map[string]bool{}, slowed: map[string]bool{}, down: map[string]bool{}}
 	go f.work(ctx)
 	return f
 }
@@ -146,8 +149,8 @@ func outcome(what string, targets []cluster.Member, note string, took time.Durat
 // do carries an action out and returns the members it acted on.
 func (f *Runner) do(ctx context.Context, a Action) ([]cluster.Member, string, error) {
 	switch a.Kind {
-	case Pause, Resume, Isolate, Rejoin:
-		return f.replication(ctx, a)
+	case Pause, Resume, Isolate, Rejoin, Slow, Unslow:
+		return f.failPoints(ctx, a)
 	case StepDown:
 		old, err := f.c.Primary(ctx)
 		if err != nil {
@@ -164,10 +167,10 @@ func (f *Runner) do(ctx context.Context, a Action) ([]cluster.Member, string, er
 	return nil, "", fmt.Errorf("unknown action %v", a.Kind)
 }
 
-// replication pauses or resumes replication, or isolates or rejoins, the
-// action's members.
-func (f *Runner) replication(ctx context.Context, a Action) ([]cluster.Member, string, error) {
-	targets, err := f.replicationTargets(ctx, a)
+// failPoints pauses or resumes replication, isolates or rejoins, or slows
+// or unslows the reads of, the action's members.
+func (f *Runner) failPoints(ctx context.Context, a Action) ([]cluster.Member, string, error) {
+	targets, err := f.failPointTargets(ctx, a)
 	if err != nil {
 		return nil, "", err
 	}
@@ -187,6 +190,12 @@ func (f *Runner) replication(ctx context.Context, a Action) ([]cluster.Member, s
 		case Rejoin:
 			delete(f.isolated, m.Name)
 			err = f.c.RejoinMember(ctx, m.Name)
+		case Slow:
+			f.slowed[m.Name] = true
+			err = f.c.SlowReads(ctx, m.Name, a.slowDelay())
+		case Unslow:
+			delete(f.slowed, m.Name)
+			err = f.c.UnslowReads(ctx, m.Name)
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -195,16 +204,16 @@ func (f *Runner) replication(ctx context.Context, a Action) ([]cluster.Member, s
 	return targets, "", errors.Join(errs...)
 }
 
-// replicationTargets: one member; for pause=all and isolate=all every
-// member but the primary, for resume=all and rejoin=all every member the
-// run has not taken down.
-func (f *Runner) replicationTargets(ctx context.Context, a Action) ([]cluster.Member, error) {
+// failPointTargets: one member; for pause=all, isolate=all and slow=all
+// every member but the primary, for resume=all, rejoin=all and unslow=all
+// every member the run has not taken down.
+func (f *Runner) failPointTargets(ctx context.Context, a Action) ([]cluster.Member, error) {
 	members := f.c.Members()
 	if a.Member != AllMembers {
 		return memberNamed(members, a.Member)
 	}
 	skip := f.down
-	if a.Kind == Pause || a.Kind == Isolate {
+	if a.Kind == Pause || a.Kind == Isolate || a.Kind == Slow {
 		p, err := f.c.Primary(ctx)
 		if err != nil {
 			return nil, err
@@ -257,6 +266,7 @@ func (f *Runner) restart(ctx context.Context, name string) error {
 		delete(f.down, name)
 		delete(f.paused, name)
 		delete(f.isolated, name)
+		delete(f.slowed, name)
 		if f.primaryDown == name {
 			f.primaryDown = ""
 		}
@@ -276,7 +286,8 @@ func memberNamed(members []cluster.Member, name string) ([]cluster.Member, error
 // Finish waits for the action under way (the queue is closed: no phase is
 // due after the run), then leaves the cluster usable for the next run:
 // restarts every member the run took down and did not restart, resumes
-// replication wherever it paused it and did not resume, and waits until the
+// replication wherever it paused it and did not resume, rejoins what it
+// isolated, lets the reads it slowed run at once again, and waits until the
 // set is healthy, each step a "fault-restore" event. It runs on a context of
 // its own, so it also restores after an interruption. The error says the set
 // did not become healthy.
@@ -301,6 +312,9 @@ func (f *Runner) Finish(ctx context.Context) error {
 	for _, name := range slices.Sorted(maps.Keys(f.isolated)) {
 		steps = append(steps, "rejoin "+name)
 	}
+	for _, name := range slices.Sorted(maps.Keys(f.slowed)) {
+		steps = append(steps, "unslow "+name)
+	}
 	fmt.Fprintf(f.progress, "  [%s] restoring the cluster after the run's fault actions: %s\n",
 		f.label, strings.Join(append(steps, "wait for a healthy set"), ", "))
 	for _, name := range slices.Sorted(maps.Keys(f.down)) {
@@ -311,6 +325,9 @@ func (f *Runner) Finish(ctx context.Context) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(f.isolated)) {
 		f.restore("rejoin", name, func() error { return f.c.RejoinMember(rctx, name) })
+	}
+	for _, name := range slices.Sorted(maps.Keys(f.slowed)) {
+		f.restore("unslow", name, func() error { return f.c.UnslowReads(rctx, name) })
 	}
 	began := time.Now()
 	if err := f.c.WaitHealthy(rctx); err != nil {
@@ -330,6 +347,9 @@ func (f *Runner) restore(what, name string, step func() error) {
 	}
 	if what == "rejoin" && err == nil {
 		delete(f.isolated, name)
+	}
+	if what == "unslow" && err == nil {
+		delete(f.slowed, name)
 	}
 	targets, _ := memberNamed(f.c.Members(), name)
 	f.event("fault-restore", outcome(what, targets, "", time.Since(began), err))

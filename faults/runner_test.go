@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/decongestant/decongestant/cluster"
+	"github.com/decongestant/decongestant/internal/testutil"
 )
 
 // fakeCluster records the fault operations it is asked for. Its primary
@@ -92,6 +93,10 @@ func (f *fakeCluster) RejoinMember(_ context.Context, n string) error  { return 
 func (f *fakeCluster) KillMember(_ context.Context, n string) error    { return f.call("kill", n) }
 func (f *fakeCluster) StopMember(_ context.Context, n string) error    { return f.call("stop", n) }
 func (f *fakeCluster) RestartMember(_ context.Context, n string) error { return f.call("restart", n) }
+func (f *fakeCluster) SlowReads(_ context.Context, n string, d time.Duration) error {
+	return f.call("slow", n+" "+d.String())
+}
+func (f *fakeCluster) UnslowReads(_ context.Context, n string) error { return f.call("unslow", n) }
 
 func (f *fakeCluster) StepDown(ctx context.Context) (cluster.Member, error) {
 	if err := f.call("stepdown", ""); err != nil {
@@ -154,6 +159,12 @@ func TestFaultsApplyAndRestore(t *testing.T) {
 		{"a restart clears the isolation", "1s:isolate=n3;2s:kill=n3", []string{"isolate n3", "kill n3", "restart n3", "healthy"}},
 		{"restart=primary restarts the member the kill hit", "1s:kill=primary;2s:stepdown;3s:restart=primary",
 			[]string{"kill n1", "stepdown", "restart n1", "healthy"}},
+		{"slow then unslow", "1s:slow=n3;2s:unslow=n3", []string{"slow n3 200ms", "unslow n3", "healthy"}},
+		{"slow left on is unslowed", "1s:slow=n3:150ms", []string{"slow n3 150ms", "unslow n3", "healthy"}},
+		{"slow all slows the secondaries", "1s:slow=all:1s", []string{"slow n2 1s", "slow n3 1s", "unslow n2", "unslow n3", "healthy"}},
+		{"unslow all skips members taken down", "1s:slow=n2,kill=n3;2s:unslow=all",
+			[]string{"slow n2 200ms", "kill n3", "unslow n1", "unslow n2", "restart n3", "healthy"}},
+		{"a restart clears the slow", "1s:slow=n2;2s:kill=n2", []string{"slow n2 200ms", "kill n2", "restart n2", "healthy"}},
 		{"stop=primary twice", "1s:stop=primary;2s:stop=primary;3s:restart=primary",
 			[]string{"stop n1", "stop n2", "restart n2", "restart n1", "healthy"}},
 	}
@@ -200,6 +211,45 @@ func TestFaultsRecordEvents(t *testing.T) {
 
 func regexpMatch(pattern, s string) bool {
 	return regexp.MustCompile("^" + pattern).MatchString(s)
+}
+
+// TestFaultsUndoSlowAfterInterrupt: a run interrupted (Ctrl-C) after a
+// slow=n3 still lets n3's reads run at once again at Finish, and records it.
+func TestFaultsUndoSlowAfterInterrupt(t *testing.T) {
+	c := newFakeCluster()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var log eventLog
+	f := Start(ctx, c, 2, time.Now(), log.record, io.Discard, "test")
+	f.Enqueue([]Action{{Kind: Slow, Member: "n3", Delay: 150 * time.Millisecond}})
+	testutil.Eventually(t, 10*time.Second, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.calls) == 1
+	}, "slow=n3 applied")
+	cancel()
+	f.Enqueue([]Action{{Kind: Unslow, Member: "n3"}})
+	if err := f.Finish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"slow n3 150ms", "unslow n3", "healthy"}; !reflect.DeepEqual(c.calls, want) {
+		t.Fatalf("calls %q, want %q", c.calls, want)
+	}
+	want := []string{
+		`fault: slow=n3:150ms: started`,
+		`fault: slow=n3:150ms n3 \(127\.0\.0\.1:13\): done in \d+\.\d{3}s$`,
+		`fault: unslow=n3: not run: the run was interrupted`,
+		`fault-restore: unslow n3 \(127\.0\.0\.1:13\): done in`,
+		`fault-restore: wait for a healthy set: done in`,
+	}
+	if len(log.events) != len(want) {
+		t.Fatalf("events:\n%s\nwant %d", strings.Join(log.events, "\n"), len(want))
+	}
+	for i, w := range want {
+		if !regexpMatch(w, log.events[i]) {
+			t.Errorf("event %d: %q, want %q", i, log.events[i], w)
+		}
+	}
 }
 
 func TestFaultsUnhealthyAtTheEnd(t *testing.T) {
