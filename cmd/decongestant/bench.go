@@ -91,7 +91,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.BoolVar(&b.memberStats, "member-stats", true, "record every member's WiredTiger cache misses, MB read into cache, CPU and RSS per period (serverStatus on each member at every period end, over a direct connection)")
 	fs.BoolVar(&b.runtimeStats, "runtime-stats", true, "print this process's heap and goroutines in every period's progress line (the results record them either way; reading them costs a few microseconds a period)")
 	fs.StringVar(&b.reconfigAt, "reconfig-at", "", "comma-separated times into each run (e.g. 60s) of reconfigurations that are not fault actions of --phases, measured in the summary as theirs are (throughput dip, recovery)")
-	fs.StringVar(&b.phases, "phases", "", `dynamic phases: workload and client switches and fault actions (pause, resume, isolate, rejoin, stepdown, kill, stop, restart), e.g. "0s:workload=a,clients=180;620s:workload=b" or "60s:pause=n3;120s:resume=n3"`)
+	fs.StringVar(&b.phases, "phases", "", `dynamic phases: workload and client switches and fault actions (pause, resume, isolate, rejoin, slow, unslow, stepdown, kill, stop, restart), e.g. "0s:workload=a,clients=180;620s:workload=b" or "60s:pause=n3;120s:resume=n3"; slow=n3:150ms is a gray failure: n3 answers pings and hello but its reads stall 150ms each (default 200ms) until unslow=n3`)
 	fs.StringVar(&b.out, "out", def.out, "results JSON path (written atomically after every run)")
 	fs.StringVar(&b.db, "db", def.db, "database of the workload")
 	fs.DurationVar(&b.connectTimeout, "connect-timeout", 15*time.Second, "how long to wait for the servers before reporting them unreachable")

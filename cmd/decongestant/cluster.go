@@ -13,10 +13,11 @@ import (
 	"time"
 
 	"github.com/decongestant/decongestant/cluster"
+	"github.com/decongestant/decongestant/faults"
 	"github.com/decongestant/decongestant/internal/redact"
 )
 
-const clusterUsage = `usage: decongestant cluster up|down|status|stepdown|pause|resume|kill|restart|cap [flags]
+const clusterUsage = `usage: decongestant cluster up|down|status|stepdown|pause|resume|slow|unslow|kill|restart|cap [flags]
 
   up        start a local replica set and print its URI (last line of stdout);
             --cpu 0.35 caps every member, --cpu 0.35,0.35,0.15 each member (n1 first; 0 = uncapped);
@@ -29,6 +30,9 @@ const clusterUsage = `usage: decongestant cluster up|down|status|stepdown|pause|
   stepdown  step the primary down and wait for a new one
   pause     stop replication on --member (failpoint rsSyncApplyStop; --member all: every secondary)
   resume    let replication on --member go on again
+  slow      gray failure: --member answers pings and hello but its reads (find, getMore, aggregate,
+            count, distinct) stall for --delay (default 200ms) each; --member all: every secondary
+  unslow    let --member's reads run at once again (--member all: every member)
   kill      SIGKILL --member
   restart   start --member again (same port, data and caps; --member all: one by one, the primary
             last); --cold first drops its data files from the page cache
@@ -51,7 +55,7 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return clusterDown(ctx, args[1:], stdout, stderr)
 	case "status":
 		return clusterStatus(ctx, args[1:], stdout, stderr)
-	case "stepdown", "pause", "resume", "kill", "restart":
+	case "stepdown", "pause", "resume", "slow", "unslow", "kill", "restart":
 		return clusterOp(ctx, args[0], args[1:], stdout, stderr)
 	case "cap":
 		return clusterCap(ctx, args[1:], stdout, stderr)
@@ -60,7 +64,7 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return nil
 	}
 	fmt.Fprint(stderr, clusterUsage)
-	return fmt.Errorf("cluster: unknown subcommand %q (want up, down, status, stepdown, pause, resume, kill, restart or cap)", args[0])
+	return fmt.Errorf("cluster: unknown subcommand %q (want up, down, status, stepdown, pause, resume, slow, unslow, kill, restart or cap)", args[0])
 }
 
 func defaultClusterDir() string { return filepath.Join(os.TempDir(), "decongestant-cluster") }
@@ -254,7 +258,11 @@ func clusterOp(ctx context.Context, op string, args []string, stdout, stderr io.
 	dir := fs.String("dir", defaultClusterDir(), "data `dir` of the cluster")
 	member := ""
 	if op != "stepdown" {
-		fs.StringVar(&member, "member", "", "member name (n1, n2, ...); for pause and resume also \"all\" (every secondary), for restart \"all\" (every member, the primary last)")
+		fs.StringVar(&member, "member", "", "member name (n1, n2, ...); for pause, resume and slow also \"all\" (every secondary), for unslow \"all\" (every member), for restart \"all\" (every member, the primary last)")
+	}
+	delay := faults.DefaultSlowDelay
+	if op == "slow" {
+		fs.DurationVar(&delay, "delay", faults.DefaultSlowDelay, "gray failure: each read on --member (find, getMore, aggregate, count, distinct) stalls this long, while pings and hello answer at once; whole milliseconds, 1ms to 1h")
 	}
 	cold := false
 	if op == "restart" {
@@ -263,6 +271,12 @@ func clusterOp(ctx context.Context, op string, args []string, stdout, stderr io.
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
+	}
+	if op == "slow" {
+		// The phases' check, so that --delay and slow=n3:DELAY take the same delays.
+		if _, _, err := faults.ParseAction("slow=n1:" + delay.String()); err != nil {
+			return fmt.Errorf("cluster slow: --delay %v must be whole milliseconds from 1ms to 1h", delay)
+		}
 	}
 	c, err := cluster.Open(*dir)
 	if err != nil {
@@ -289,6 +303,10 @@ func clusterOp(ctx context.Context, op string, args []string, stdout, stderr io.
 			err = c.PauseReplication(ctx, name)
 		case "resume":
 			err = c.ResumeReplication(ctx, name)
+		case "slow":
+			err = c.SlowReads(ctx, name, delay)
+		case "unslow":
+			err = c.UnslowReads(ctx, name)
 		case "kill":
 			err = c.KillMember(ctx, name)
 		case "restart":
@@ -302,6 +320,9 @@ func clusterOp(ctx context.Context, op string, args []string, stdout, stderr io.
 		if cold {
 			done = "cold restart"
 		}
+		if op == "slow" {
+			done = fmt.Sprintf("slow (reads wait %v)", delay)
+		}
 		if err != nil {
 			return fmt.Errorf("cluster %s %s: %w", done, name, err)
 		}
@@ -311,8 +332,8 @@ func clusterOp(ctx context.Context, op string, args []string, stdout, stderr io.
 }
 
 // opTargets resolves --member for op: one member, or with "all" every member but the current
-// primary (pause and resume) or every member with the current primary last (restart, so that the
-// set elects a new primary once).
+// primary (pause, resume and slow), every member (unslow), or every member with the current
+// primary last (restart, so that the set elects a new primary once).
 func opTargets(ctx context.Context, c *cluster.Cluster, op, member string) ([]string, error) {
 	if member == "" {
 		return nil, fmt.Errorf("cluster %s: --member is required (one of %s)", op, memberNames(c))
@@ -323,8 +344,11 @@ func opTargets(ctx context.Context, c *cluster.Cluster, op, member string) ([]st
 		}
 		return []string{member}, nil
 	}
-	if op != "pause" && op != "resume" && op != "restart" {
-		return nil, fmt.Errorf("cluster %s: --member all only works with pause, resume and restart", op)
+	if op != "pause" && op != "resume" && op != "slow" && op != "unslow" && op != "restart" {
+		return nil, fmt.Errorf("cluster %s: --member all only works with pause, resume, slow, unslow and restart", op)
+	}
+	if op == "unslow" {
+		return cluster.Names(c.Members()), nil
 	}
 	prim, err := c.Primary(ctx)
 	if err != nil {

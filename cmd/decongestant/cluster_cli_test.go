@@ -46,6 +46,26 @@ func TestClusterCommandsEndToEnd(t *testing.T) {
 			t.Fatalf("%s all: %v\n%s", op, err, out)
 		}
 	}
+	// A gray failure on every secondary, then on n3 alone, then off everywhere.
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"slow", "--member", "all", "--delay", "150ms"}, []string{": slow (reads wait 150ms) done", ": slow (reads wait 150ms) done"}},
+		{[]string{"slow", "--member", "n3"}, []string{"n3: slow (reads wait 200ms) done"}},
+		{[]string{"unslow", "--member", "all"}, []string{"n1: unslow done", "n2: unslow done", "n3: unslow done"}},
+	} {
+		out, _, err := runCLI(t, append(append([]string{"cluster"}, tt.args...), "--dir", dir)...)
+		if got := strings.Split(strings.TrimSpace(out), "\n"); err != nil || len(got) != len(tt.want) {
+			t.Fatalf("%v: %v\n%s", tt.args, err, out)
+		} else {
+			for i, w := range tt.want {
+				if !strings.HasSuffix(got[i], w) {
+					t.Errorf("%v: line %q, want it to end %q", tt.args, got[i], w)
+				}
+			}
+		}
+	}
 	if _, _, err := runCLI(t, "cluster", "kill", "--dir", dir, "--member", "n9"); err == nil || !strings.Contains(err.Error(), "n1, n2, n3") {
 		t.Fatalf("unknown member: %v", err)
 	}

@@ -34,7 +34,7 @@ usage:
   decongestant demo [flags]                 start a capped local replica set, run YCSB-B under
                                             primary, secondary, decongestant and spillway, report,
                                             tear down
-  decongestant cluster up|down|status|stepdown|pause|resume|kill|restart|cap [flags]
+  decongestant cluster up|down|status|stepdown|pause|resume|slow|unslow|kill|restart|cap [flags]
                                             manage a local replica set
   decongestant bench ycsb --uri URI [flags] run YCSB under each policy, write results JSON
   decongestant bench tpcc --uri URI [flags] run TPC-C (standard or seed 000's read-write mix)

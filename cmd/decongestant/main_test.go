@@ -146,6 +146,12 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 		{"one member's memory cap below the minimum", []string{"cluster", "up", "--dir", filepath.Join(t.TempDir(), "rs"), "--memory", "600M,600M,100M"},
 			"member n3: memory 100M is below the 512M"},
 		{"memory cap without a cluster", []string{"cluster", "cap", "--dir", filepath.Join(t.TempDir(), "none"), "--member", "n1", "--memory", "800M"}, "no cluster in"},
+		{"slow delay not whole milliseconds", []string{"cluster", "slow", "--dir", filepath.Join(t.TempDir(), "none"), "--member", "n3", "--delay", "1500us"},
+			"cluster slow: --delay 1.5ms must be whole milliseconds from 1ms to 1h"},
+		{"slow delay zero", []string{"cluster", "slow", "--dir", filepath.Join(t.TempDir(), "none"), "--member", "n3", "--delay", "0s"}, "--delay 0s must be whole milliseconds"},
+		{"unslow delay", []string{"cluster", "unslow", "--dir", filepath.Join(t.TempDir(), "none"), "--member", "n3", "--delay", "1s"}, "flag provided but not defined: -delay"},
+		{"slow without a cluster", []string{"cluster", "slow", "--dir", filepath.Join(t.TempDir(), "none"), "--member", "n3"}, "no cluster in"},
+		{"slow phase with a bad delay", append(good, "--phases", "10s:slow=n3:fast"), `slow's delay "fast" must be whole milliseconds`},
 		{"cold kill", []string{"cluster", "kill", "--dir", filepath.Join(t.TempDir(), "none"), "--member", "n1", "--cold"}, "flag provided but not defined: -cold"},
 	}
 	for _, tt := range tests {
