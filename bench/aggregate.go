@@ -89,7 +89,18 @@ func jsonSize(v any) int64 {
 	return int64(len(b))
 }
 
-func p80MS(s *metrics.Snapshot) float64 { return metrics.Round3(metrics.MS(s.Quantile(0.8))) }
+func p80MS(s *metrics.Snapshot) float64 { return quantileMS(s, 0.8) }
+
+// quantileMS is s's q-quantile in ms, rounded to the microsecond.
+func quantileMS(s *metrics.Snapshot, q float64) float64 {
+	return metrics.Round3(metrics.MS(s.Quantile(q)))
+}
+
+// readLatencies sets a period's read latency quantiles from its reads.
+func readLatencies(per *results.Period, rd *metrics.Snapshot) {
+	per.ReadP50MS, per.ReadP80MS = quantileMS(rd, 0.5), quantileMS(rd, 0.8)
+	per.ReadP99MS, per.ReadP999MS = quantileMS(rd, 0.99), quantileMS(rd, 0.999)
+}
 
 // servedShare accumulates the counted share of reads served by secondaries
 // over periods, each weighted by the reads it counted.
@@ -188,7 +199,7 @@ func summarise(ps []results.Period, st *runState) results.Summary {
 	s.SecondaryPct = share.pct()
 	s.Probes = st.probes
 	s.ReadP80MS = p80MS(st.read)
-	s.ReadP99MS = metrics.Round3(metrics.MS(st.read.Quantile(0.99)))
+	s.ReadP99MS, s.ReadP999MS = quantileMS(st.read, 0.99), quantileMS(st.read, 0.999)
 	s.StalenessP80MS = metrics.Round3(metrics.MS(metrics.Quantile(st.staleness, 0.8)))
 	s.StalenessMaxMS = metrics.Round3(metrics.MS(metrics.Quantile(st.staleness, 1)))
 	s.MeasuredS = metrics.Round3(s.MeasuredS)

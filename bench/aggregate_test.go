@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"reflect"
 	"runtime"
 	"testing"
 	"time"
@@ -42,6 +43,46 @@ func TestSummariseExcludesWarmup(t *testing.T) {
 	}
 	if s.Probes != 2 || s.StalenessP80MS != 3000 || s.StalenessMaxMS != 3000 {
 		t.Errorf("probes %d, staleness p80 %v ms, max %v ms; want 2, 3000, 3000 (the warm-up's left out)", s.Probes, s.StalenessP80MS, s.StalenessMaxMS)
+	}
+}
+
+// tailSample is 1000 reads: 985 of 1 ms, 10 of 2^22 ns (4.194304 ms), 4 of
+// 2^25 ns (33.554432 ms) and one of 200 ms. Nearest rank: the P99 is the
+// 990th (2^22 ns), the P99.9 the 999th (2^25 ns), each reported as its
+// bucket's upper bound (a bucket is 1/32 of its power of two): 2^22+2^17-1
+// ns = 4.325 ms and 2^25+2^20-1 ns = 34.603 ms; the P50 and P80 are 1 ms's
+// bucket, [999424, 1015807] ns: 1.016 ms.
+func tailSample() *metrics.Snapshot {
+	var ds []time.Duration
+	for range 985 {
+		ds = append(ds, time.Millisecond)
+	}
+	for range 10 {
+		ds = append(ds, 1<<22)
+	}
+	for range 4 {
+		ds = append(ds, 1<<25)
+	}
+	return snapOf(append(ds, 200*time.Millisecond)...)
+}
+
+func TestReadLatencyQuantiles(t *testing.T) {
+	var per results.Period
+	readLatencies(&per, tailSample())
+	want := results.Period{ReadP50MS: 1.016, ReadP80MS: 1.016, ReadP99MS: 4.325, ReadP999MS: 34.603}
+	if !reflect.DeepEqual(per, want) {
+		t.Errorf("period latencies P50 %v, P80 %v, P99 %v, P99.9 %v ms; want 1.016, 1.016, 4.325, 34.603",
+			per.ReadP50MS, per.ReadP80MS, per.ReadP99MS, per.ReadP999MS)
+	}
+	// The summary's, over the periods after the warm-up: the warm-up's
+	// 900 ms read is left out.
+	st := newRunState(10 * time.Second)
+	st.add(0, snapOf(900*time.Millisecond), nil, 0)
+	st.add(10*time.Second, tailSample(), nil, 0)
+	st.add(20*time.Second, emptySnap(), nil, 0)
+	s := summarise([]results.Period{{TS: 10}, {TS: 20}, {TS: 30}}, &st)
+	if s.ReadP99MS != 4.325 || s.ReadP999MS != 34.603 {
+		t.Errorf("summary P99 %v, P99.9 %v ms; want 4.325, 34.603", s.ReadP99MS, s.ReadP999MS)
 	}
 }
 

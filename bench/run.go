@@ -313,11 +313,11 @@ func (r *policyRun) period(cur periodBase) (results.Period, *metrics.Snapshot) {
 		TS: metrics.Round3(cur.at.Seconds()), ReadOps: int64(rd.Count()), WriteOps: int64(wd.Count()),
 		ReadErrors: cur.readErr - r.prev.readErr, WriteErrors: cur.writeErr - r.prev.writeErr,
 		ReadTput: metrics.Round3(float64(rd.Count()) / length), WriteTput: metrics.Round3(float64(wd.Count()) / length),
-		ReadP50MS: ms(rd.Quantile(0.5)), ReadP80MS: ms(rd.Quantile(0.8)), ReadP99MS: ms(rd.Quantile(0.99)),
 		SecondaryPct: metrics.Round3(sd.SecondaryPct()), BalanceFraction: metrics.Round3(frac), Ratio: ratio,
 		MaxLagMS: ms(maxLag), Clients: r.clients, Mix: r.mix, ServedBy: sd.ByHost,
 		ConnsOpened: r.conns.take(), CheckoutP99MS: ms(cur.checkout.Sub(r.prev.checkout).Quantile(0.99)),
 	}
+	readLatencies(&per, rd)
 	rf := r.runtime.read()
 	per.HeapMB, per.HeapLiveMB, per.Goroutines = rf.heapMB, rf.heapLiveMB, rf.goroutines
 	w, perMember := r.rt.Weights()

@@ -26,6 +26,7 @@ var columns = []column{
 	{header: "write ops/s", get: func(s results.Summary) float64 { return s.WriteTput }},
 	{header: "read P80 ms", get: func(s results.Summary) float64 { return s.ReadP80MS }},
 	{header: "read P99 ms", get: func(s results.Summary) float64 { return s.ReadP99MS }},
+	{header: "read P99.9 ms", get: readP999},
 	{header: "secondary %", get: func(s results.Summary) float64 { return s.SecondaryPct }},
 	{header: "stale P80 ms", get: func(s results.Summary) float64 { return s.StalenessP80MS }},
 	{header: "stale max ms", get: func(s results.Summary) float64 { return s.StalenessMaxMS }},
@@ -37,9 +38,19 @@ var columns = []column{
 // Indices into columns used outside the table.
 const (
 	colReadTput    = 0
-	colStaleP80    = 5
+	colStaleP80    = 6
 	relativeHeader = "relative"
 )
+
+// readP999 is a summary's P99.9 read latency, or NaN (shown "-") in results
+// written before it was recorded: there it is 0 while the P99, which cannot
+// exceed it, is not.
+func readP999(s results.Summary) float64 {
+	if s.ReadP999MS == 0 && s.ReadP99MS > 0 {
+		return math.NaN()
+	}
+	return s.ReadP999MS
+}
 
 // stat is the mean and sample standard deviation of one metric over the
 // repetitions of a policy.
@@ -76,13 +87,14 @@ func (s stat) format(c column) string {
 	return m
 }
 
-// parts returns the formatted mean and "±sd" ("" for a single repetition).
+// parts returns the formatted mean and "±sd" ("" for a single repetition,
+// or a mean that is not a number).
 func (s stat) parts(c column) (mean, sd string) {
 	f := fmtNum
 	if c.count {
 		f = fmtCount
 	}
-	if s.n > 1 {
+	if s.n > 1 && finite(s.mean) {
 		return f(s.mean), "±" + fmtNum(s.sd)
 	}
 	return f(s.mean), ""

@@ -111,6 +111,7 @@ type Period struct {
 	ReadP50MS            float64  `json:"read_p50_ms"`
 	ReadP80MS            float64  `json:"read_p80_ms"`
 	ReadP99MS            float64  `json:"read_p99_ms"`
+	ReadP999MS           float64  `json:"read_p999_ms"` // P99.9; 0 in results written before it was recorded
 	SecondaryPct         float64  `json:"secondary_pct"`
 	BalanceFraction      float64  `json:"balance_fraction"`
 	Ratio                *float64 `json:"ratio"`
@@ -237,6 +238,7 @@ type Summary struct {
 	WriteTput       float64 `json:"write_tput"`
 	ReadP80MS       float64 `json:"read_p80_ms"`
 	ReadP99MS       float64 `json:"read_p99_ms"`
+	ReadP999MS      float64 `json:"read_p999_ms"` // P99.9; 0 in results written before it was recorded
 	SecondaryPct    float64 `json:"secondary_pct"`
 	StalenessP80MS  float64 `json:"staleness_p80_ms"`
 	StalenessMaxMS  float64 `json:"staleness_max_ms"`
