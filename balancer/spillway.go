@@ -18,20 +18,19 @@ type SpillwayConfig struct {
 	// Headroom is added to every lag before comparing it with the bound;
 	// AutoHeadroom (the default) adds each poll's Horizon, as Decongestant.
 	Headroom time.Duration
-	// Allowance is how congested the primary may be before reads spill:
-	// its operations' median server time may reach Allowance times the
-	// baseline (the least median server time of any member over
-	// BaselineWindow, i.e. an uncongested read) (4).
-	Allowance float64
-	// AllowanceFloor is the least the primary's target ever is (5 ms): a
-	// median server time under it is not congestion worth stale reads,
-	// whatever the ratio to the baseline (an idle member answers in 0.1 ms,
-	// and 4 clients on one 0.35-CPU primary already make it 0.6–2.8 ms, a
-	// time that spilling reads hardly shortens; 64 clients make it 20–50 ms).
-	AllowanceFloor time.Duration
-	// Gain is the controller's gain: a primary g times slower than its
-	// target keeps g^-Gain of its share after one period (0.25; at 0.5 the
-	// shares swung between periods on 0.35-CPU members).
+	// PrimaryFloor is the primary's time that is never congestion (5 ms):
+	// while its operations' median server time is under it, reads stay on
+	// it, the freshest member, whatever spilling would gain (an idle member
+	// answers in 0.1 ms, and 4 clients on one 0.35-CPU primary already make
+	// it 0.6-2.8 ms, a time that spilling hardly shortens; 64 clients make
+	// it 20-50 ms). 0: reads go wherever they cost least.
+	PrimaryFloor time.Duration
+	// Gain is the controller's starting gain: a primary whose marginal
+	// cost is g times the secondaries' keeps g^-Gain of its share after one
+	// period (0.25). Each share's gain then adapts to the effect of its own
+	// moves (see adapt): it halves when a move overshoots (the error changes
+	// sign) and grows back while the error keeps its sign, within
+	// [Gain/64, Gain].
 	Gain float64
 	// Deadband is the latency error a share does not answer: a primary
 	// within a factor 1+Deadband of its target keeps its share, and a
@@ -58,15 +57,13 @@ type SpillwayConfig struct {
 	// the least ping or read seen (30 s): a period holds about one ping per
 	// member, and a ping to a CPU-starved member queues like a read.
 	RTTWindow time.Duration
-	// BaselineWindow is how far back the baseline is taken (60 s).
-	BaselineWindow time.Duration
 }
 
 // DefaultSpillwayConfig returns Spillway's defaults with a 10 s bound.
 func DefaultSpillwayConfig() SpillwayConfig {
 	return SpillwayConfig{Interval: time.Second, Bound: Bound{Max: 10 * time.Second}, Headroom: AutoHeadroom,
-		Allowance: 4, AllowanceFloor: 5 * time.Millisecond, Gain: 0.25, Deadband: 0.3, ProbeShare: 0.01, Smoothing: 0.5, MinSamples: 10,
-		LatencyFloor: 20 * time.Microsecond, RTTWindow: 30 * time.Second, BaselineWindow: time.Minute}
+		PrimaryFloor: 5 * time.Millisecond, Gain: 0.25, Deadband: 0.3, ProbeShare: 0.01, Smoothing: 0.5, MinSamples: 10,
+		LatencyFloor: 20 * time.Microsecond, RTTWindow: 30 * time.Second}
 }
 
 // Validate checks the constants once.
@@ -74,10 +71,8 @@ func (c SpillwayConfig) Validate() error {
 	switch {
 	case c.Interval <= 0:
 		return invalid("Interval", "spillway interval %v must be positive", c.Interval)
-	case !(c.Allowance >= 1):
-		return invalid("Allowance", "allowance %v must be at least 1", c.Allowance)
-	case c.AllowanceFloor < 0:
-		return invalid("AllowanceFloor", "allowance floor %v must not be negative", c.AllowanceFloor)
+	case c.PrimaryFloor < 0:
+		return invalid("PrimaryFloor", "primary floor %v must not be negative", c.PrimaryFloor)
 	case !(c.Gain > 0 && c.Gain <= 2):
 		return invalid("Gain", "gain %v must be in (0, 2]", c.Gain)
 	case !(c.Deadband >= 0 && c.Deadband <= 1):
@@ -90,33 +85,32 @@ func (c SpillwayConfig) Validate() error {
 		return invalid("MinSamples", "min samples %d must be at least 1", c.MinSamples)
 	case c.LatencyFloor <= 0:
 		return invalid("LatencyFloor", "latency floor %v must be positive", c.LatencyFloor)
-	case c.RTTWindow < c.Interval || c.BaselineWindow < c.Interval:
-		return invalid("RTTWindow", "RTT window %v and baseline window %v must be at least the interval %v",
-			c.RTTWindow, c.BaselineWindow, c.Interval)
+	case c.RTTWindow < c.Interval:
+		return invalid("RTTWindow", "RTT window %v must be at least the interval %v", c.RTTWindow, c.Interval)
 	}
 	return Config{Interval: 1, Delta: 1, LowBal: 1, HighBal: 1, LowRatio: 1, HighRatio: 2, History: 1, MinSamples: 1,
 		LatencyFloor: 1, Bound: c.Bound, Headroom: c.Headroom}.Validate()
 }
 
-// Spillway is decongestant's own per-member policy. Reads stay on the
-// primary (the freshest data) while it is not congested: its operations'
-// median server time within Allowance times an uncongested read's, or
-// within AllowanceFloor. Past
-// that they spill to the fresh secondaries just far enough that the
-// primary's operations, writes included, are no slower than the
-// secondaries' reads; the secondaries share their part so that their
-// latencies equalise, which weights them by what they can serve. Every
-// step is proportional to the log of the latency error, so the shares
-// glide to their equilibrium instead of hunting between fixed steps. A
-// secondary is readable only while its last polled lag plus headroom is
-// within the bound; it drops out alone at the poll that says otherwise.
+// Spillway is decongestant's own per-member policy. It sends each read
+// where it adds least to the time of all operations: every period it
+// moves the shares toward equal marginal cost (see marginal) on the fresh
+// members, the primary's writes included in the primary's, each step
+// proportional to the log of the cost ratio with a gain that adapts to
+// whether its last move overshot. Reads stay on the primary (the freshest
+// data) while its operations take under PrimaryFloor. A secondary is
+// readable only while its last polled lag plus headroom is within the
+// bound; it drops out alone at the poll that says otherwise.
 type Spillway struct {
 	name    string // "spillway", or the spec that changed its settings
 	cfg     SpillwayConfig
 	lat     map[string]float64 // host -> moving average of the median server time (s)
+	rate    map[string]float64 // host -> moving average of its reads per second
+	gain    map[string]float64 // host ("" the primary's share) -> its adaptive gain
+	lastErr map[string]float64 // host -> the error it answered last period
 	write   float64            // moving average of the primary's write server time (s), 0 unknown
+	wrate   float64            // moving average of the primary's writes per second
 	rtt     *window            // host -> least round trip per period
-	base    *window            // "" -> least median server time of any member per period
 	primary string             // the primary's host in the latest poll
 	fresh   []string           // readable secondaries in the latest poll, in poll order
 	w       Weights
@@ -137,9 +131,8 @@ func NewSpillway(cfg SpillwayConfig) (*Spillway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Spillway{name: "spillway", cfg: cfg, lat: map[string]float64{}, seen: map[string]int{}, w: PrimaryOnly(),
-		rtt:  newWindow(int(cfg.RTTWindow / cfg.Interval)),
-		base: newWindow(int(cfg.BaselineWindow / cfg.Interval))}, nil
+	return &Spillway{name: "spillway", cfg: cfg, lat: map[string]float64{}, rate: map[string]float64{}, gain: map[string]float64{}, lastErr: map[string]float64{}, seen: map[string]int{},
+		w: PrimaryOnly(), rtt: newWindow(int(cfg.RTTWindow / cfg.Interval))}, nil
 }
 
 // Name returns "spillway", or the spec with the settings it changed
@@ -249,34 +242,41 @@ func normalise(w Weights) Weights {
 	return w
 }
 
-// EndPeriod updates the members' latencies and moves the shares: the
-// primary's toward the point where its operations are no slower than its
-// target (Allowance x the baseline, or the secondaries' reads when those
-// are slower), the secondaries' toward equal latencies.
+// EndPeriod updates the members' measurements and moves the shares toward
+// equal marginal cost (see marginal): the primary's toward the secondaries'
+// unless its own time is under PrimaryFloor, the secondaries' toward each
+// other's.
 func (s *Spillway) EndPeriod(p Period) Decision {
 	s.observe(p)
 	if len(s.fresh) == 0 {
 		s.w = PrimaryOnly()
 		return Decision{Fraction: 0, Ratio: nan(), Reason: "no-fresh-secondary"}
 	}
-	lp := s.primaryCost(p)
-	base := s.base.least("").Seconds()
-	if lp == 0 || base == 0 {
+	mp, tp := s.marginal(s.primary)
+	ms := s.spillMarginal()
+	if mp == 0 || ms == 0 {
 		return Decision{Fraction: s.Fraction(), Ratio: nan(), Reason: "too-few-samples"}
 	}
-	share := s.w.Primary
-	rel, ls := s.secondaryShares()
-	target := max(s.cfg.Allowance*base, s.cfg.AllowanceFloor.Seconds(), ls)
-	e := s.beyondDeadband(math.Log(lp / target))
-	reason := "primary"
-	if e > 0 {
-		share *= math.Exp(-s.cfg.Gain * e)
+	ratio := mp / ms
+	if floor := s.cfg.PrimaryFloor.Seconds(); floor > 0 {
+		ratio = min(ratio, tp/floor) // under the floor the primary keeps its reads
+	}
+	e := s.beyondDeadband(math.Log(ratio))
+	g := s.adapt("", e)
+	share, reason := s.w.Primary, "primary"
+	if e > 1e-12 { // not a rounding error of equal costs
+		share *= math.Exp(-g * e)
 		reason = "spill"
 	} else {
-		share = 1 - (1-share)*math.Exp(s.cfg.Gain*e)
+		share = 1 - (1-share)*math.Exp(g*e)
 	}
+	// the primary's share at most doubles in a period: from a small share its
+	// time is measured on few reads, and a step on the secondaries' part
+	// would hand it many times the reads it was measured with
+	share = min(share, max(2*s.w.Primary, leastReturn))
 	n := float64(len(s.fresh))
 	share = min(max(share, s.cfg.ProbeShare), max(1-n*s.cfg.ProbeShare, s.cfg.ProbeShare))
+	rel := s.secondaryShares(ms)
 	if share < 1 {
 		rel = floorShares(rel, s.cfg.ProbeShare/(1-share))
 	}
@@ -285,44 +285,66 @@ func (s *Spillway) EndPeriod(p Period) Decision {
 		w.Secondaries = append(w.Secondaries, HostWeight{Host: h, Weight: (1 - share) * rel[i]})
 	}
 	s.w = normalise(w)
-	return Decision{Fraction: s.Fraction(), Ratio: lp / target, Reason: reason, Detail: s.describe(lp, target, base)}
+	return Decision{Fraction: s.Fraction(), Ratio: ratio, Reason: reason, Detail: s.describe(mp, ms)}
 }
 
-// primaryCost is the primary's median server time over its operations:
-// its reads' and, when known, its writes', weighted by their counts in the
-// period; 0 when its reads are not measured.
-func (s *Spillway) primaryCost(p Period) float64 {
-	lp := s.lat[s.primary]
-	if lp == 0 || s.write == 0 {
-		return lp
+// leastReturn is the share a primary without one may take back in a period
+// (with ProbeShare 0 its share can fall to 0, and twice 0 is 0).
+const leastReturn = 0.01
+
+// adapt returns the gain for key's error e this period and remembers e: a
+// step in the direction of the last one grows the gain back (x1.25, up to
+// Gain); a reversal means the last step overshot, so the gain halves (down
+// to Gain/64). Errors inside the deadband (0) keep the gain.
+func (s *Spillway) adapt(key string, e float64) float64 {
+	g, ok := s.gain[key]
+	if !ok {
+		g = s.cfg.Gain
 	}
-	var reads int
-	for _, m := range p.Members {
-		if m.Host == s.primary {
-			reads = m.Count
-		}
+	prev := s.lastErr[key]
+	switch {
+	case e*prev < 0:
+		g = max(g/2, s.cfg.Gain/64)
+	case e*prev > 0:
+		g = min(g*1.25, s.cfg.Gain)
 	}
-	if reads+p.Writes.Count == 0 {
-		return lp
+	s.gain[key], s.lastErr[key] = g, e
+	return g
+}
+
+// marginal is host's marginal cost and its time per operation (s): what
+// one more read there adds to the summed time of all its operations. With
+// n operations in flight there (Little's law: rate x time), a member whose
+// time grows as 1/(1-utilisation) has marginal cost time x (1 + n). The
+// primary's writes count in its rate and time. 0 when host is not measured.
+func (s *Spillway) marginal(host string) (mc, t float64) {
+	t, r := s.lat[host], s.rate[host]
+	if t == 0 {
+		return 0, 0
 	}
-	return (float64(reads)*lp + float64(p.Writes.Count)*s.write) / float64(reads+p.Writes.Count)
+	n := r * t
+	if host == s.primary && s.write > 0 && s.wrate > 0 {
+		n += s.wrate * s.write
+		t = n / (r + s.wrate)
+	}
+	return t * (1 + n), t
 }
 
 // secondaryShares returns the fresh secondaries' next relative shares
-// (summing to 1), each moved toward equal latency, and the latency spilled
-// reads meet (spillLatency). A secondary not measured yet keeps its share.
-func (s *Spillway) secondaryShares() (rel []float64, mean float64) {
+// (summing to 1), each moved toward the spilled reads' marginal cost ms. A
+// secondary not measured yet keeps its share.
+func (s *Spillway) secondaryShares(ms float64) []float64 {
 	total := s.w.Secondary()
-	mean = s.spillLatency()
-	rel = make([]float64, len(s.fresh))
+	rel := make([]float64, len(s.fresh))
 	var relSum float64
 	for i, h := range s.fresh {
 		r := 1 / float64(len(s.fresh))
 		if total > 0 {
 			r = s.w.Of(h) / total
 		}
-		if l := s.lat[h]; l > 0 && mean > 0 {
-			r *= math.Exp(s.cfg.Gain * s.beyondDeadband(math.Log(mean/l)))
+		if m, _ := s.marginal(h); m > 0 {
+			e := s.beyondDeadband(math.Log(ms / m))
+			r *= math.Exp(min(s.adapt(h, e)*e, math.Ln2)) // at most doubles, as the primary's
 		}
 		rel[i] = r
 		relSum += r
@@ -330,7 +352,7 @@ func (s *Spillway) secondaryShares() (rel []float64, mean float64) {
 	for i := range rel {
 		rel[i] /= relSum
 	}
-	return rel, mean
+	return rel
 }
 
 // beyondDeadband is the part of the log latency error e beyond the
@@ -386,22 +408,22 @@ func floorShares(rel []float64, floor float64) []float64 {
 	}
 }
 
-// spillLatency is the latency of the secondaries where spilled reads go:
-// their median server times weighted by their shares beyond ProbeShare (a
-// member only probed takes no spilled reads), or the least of them when all
-// are only probed; 0 when none is measured.
-func (s *Spillway) spillLatency() float64 {
+// spillMarginal is the marginal cost of the secondaries where spilled
+// reads go: theirs weighted by their shares beyond ProbeShare (a member only
+// probed takes no spilled reads), or the least of them when all are only
+// probed; 0 when none is measured.
+func (s *Spillway) spillMarginal() float64 {
 	var weight, sum, least float64
 	for _, h := range s.fresh {
-		l := s.lat[h]
-		if l <= 0 {
+		m, _ := s.marginal(h)
+		if m <= 0 {
 			continue
 		}
-		if least == 0 || l < least {
-			least = l
+		if least == 0 || m < least {
+			least = m
 		}
 		if beyond := s.w.Of(h) - s.cfg.ProbeShare; beyond > 1e-9 {
-			sum += beyond * l
+			sum += beyond * m
 			weight += beyond
 		}
 	}
@@ -411,13 +433,20 @@ func (s *Spillway) spillLatency() float64 {
 	return least
 }
 
-// observe updates the members' smoothed server times, the primary's write
-// time and the baseline from a period, and forgets the members gone.
+// observe updates the members' smoothed server times and read rates and
+// the primary's write time and rate from a period, and forgets the members
+// gone. A member with state but no reads in the period has its rate smoothed
+// toward 0.
 func (s *Spillway) observe(p Period) {
 	s.periods++
 	s.rtt.advance()
-	s.base.advance()
+	length := p.Length
+	if length <= 0 {
+		length = s.cfg.Interval
+	}
+	counts := map[string]int{}
 	for _, m := range p.Members {
+		counts[m.Host] += m.Count
 		if m.Count > 0 || m.RTT > 0 || m.Min > 0 {
 			s.seen[m.Host] = s.periods
 		}
@@ -430,16 +459,15 @@ func (s *Spillway) observe(p Period) {
 			continue
 		}
 		server := s.server(m.P50, s.rtt.least(m.Host))
-		// Every measured member feeds the baseline, however few its reads:
-		// at low read rates the probed secondaries are the only uncongested
-		// reads there are (a TPC-C Stock-Level mix of 7 reads/s, measured,
-		// left the saturated primary as its own baseline and never spilled).
-		s.base.add("", seconds(server))
 		s.lat[m.Host] = smooth(s.lat[m.Host], server, s.sampleWeight(m.Count))
+	}
+	for h := range s.lat {
+		s.rate[h] = smooth(s.rate[h], float64(counts[h])/length.Seconds(), s.cfg.Smoothing)
 	}
 	if p.Writes.Count > 0 && p.Writes.P50 > 0 {
 		s.write = smooth(s.write, s.server(p.Writes.P50, s.rtt.least(s.primary)), s.sampleWeight(p.Writes.Count))
 	}
+	s.wrate = smooth(s.wrate, float64(p.Writes.Count)/length.Seconds(), s.cfg.Smoothing)
 	s.forget()
 }
 
@@ -458,6 +486,9 @@ func (s *Spillway) forget() {
 		if s.periods-last >= s.rtt.n {
 			delete(s.seen, h)
 			delete(s.lat, h)
+			delete(s.rate, h)
+			delete(s.gain, h)
+			delete(s.lastErr, h)
 			s.rtt.forget(h)
 		}
 	}
@@ -485,13 +516,13 @@ func smooth(old, v, alpha float64) float64 {
 func seconds(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
 
 // describe says what a decision saw.
-func (s *Spillway) describe(lp, target, base float64) string {
+func (s *Spillway) describe(mp, ms float64) string {
 	var b strings.Builder
-	ms := func(v float64) string { return fmt.Sprintf("%.2fms", v*1000) }
-	fmt.Fprintf(&b, "primary ops %s (reads %s, writes %s) vs target %s (baseline %s)",
-		ms(lp), ms(s.lat[s.primary]), ms(s.write), ms(target), ms(base))
+	f := func(v float64) string { return fmt.Sprintf("%.2fms", v*1000) }
+	fmt.Fprintf(&b, "primary marginal %s (reads %s, writes %s) vs secondaries' %s", f(mp), f(s.lat[s.primary]), f(s.write), f(ms))
 	for _, h := range s.fresh {
-		fmt.Fprintf(&b, ", %s %s", h, ms(s.lat[h]))
+		m, _ := s.marginal(h)
+		fmt.Fprintf(&b, ", %s %s (marginal %s)", h, f(s.lat[h]), f(m))
 	}
 	return b.String()
 }

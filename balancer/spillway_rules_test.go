@@ -99,11 +99,13 @@ func TestSpillwayWriteTime(t *testing.T) {
 }
 
 // TestSpillwayDefaultDeadband checks the default deadband (0.3): a primary
-// 1.25 x slower than its target keeps its share, one 1.35 x slower spills
-// by the part of the error beyond 1.3.
+// whose marginal cost is 1.24 x the secondaries' keeps its share, one 1.34 x
+// theirs spills by the part of the error beyond 1.3.
 func TestSpillwayDefaultDeadband(t *testing.T) {
-	// h2 and h3 answer in 20 ms: the baseline, so the target is
-	// max(4 x 20 ms, 5 ms, 20 ms) = 80 ms.
+	// h2 and h3 answer one read a second in 20 ms: marginal cost 20.4 ms.
+	// The primary's 100 reads a second of d cost d x (1 + 100 d), and its
+	// time is over the 5 ms floor.
+	ratio := func(d time.Duration) float64 { return d.Seconds() * (1 + 100*d.Seconds()) / 0.0204 }
 	tests := []struct {
 		name    string
 		primary time.Duration // its reads' median
@@ -111,17 +113,17 @@ func TestSpillwayDefaultDeadband(t *testing.T) {
 		share   float64 // the primary's after the period
 	}{
 		// within the band: the share stays, capped at 1 - 2 x ProbeShare
-		{"1.25 x the target", 100 * ms, "primary", 0.98},
-		// beyond: 1/1.02 (its share after the poll) x exp(-Gain x (ln 1.35 - ln 1.3))
-		{"1.35 x the target", 108 * ms, "spill", 1 / 1.02 * math.Pow(1.3/1.35, 0.25)},
+		{"1.24 x the secondaries' marginal cost", 11700 * time.Microsecond, "primary", 0.98},
+		// beyond: 1/1.02 (its share after the poll) x exp(-Gain x (ln 1.34 - ln 1.3))
+		{"1.34 x", 12300 * time.Microsecond, "spill", 1 / 1.02 * math.Pow(1.3/ratio(12300*time.Microsecond), 0.25)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newDefaultSpillway(t, nil)
 			s.ObserveLag(freshPoll) // h2 and h3 get ProbeShare: 1/1.02 and 2 x 0.01/1.02
 			dec := s.EndPeriod(Period{Members: []MemberStats{p50(h1, 100, tt.primary), p50(h2, 1, 20*ms), p50(h3, 1, 20*ms)}})
-			if dec.Reason != tt.reason || math.Abs(dec.Ratio-tt.primary.Seconds()/0.080) > 1e-9 {
-				t.Fatalf("decision %+v, want %s at ratio %v", dec, tt.reason, tt.primary.Seconds()/0.080)
+			if dec.Reason != tt.reason || math.Abs(dec.Ratio-ratio(tt.primary)) > 1e-9 {
+				t.Fatalf("decision %+v, want %s at ratio %v", dec, tt.reason, ratio(tt.primary))
 			}
 			w := s.Weights()
 			if err := checkWeights(w); err != nil {
@@ -138,5 +140,26 @@ func TestSpillwayDefaultDeadband(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSpillwaySecondaryShareAtMostDoubles: a secondary far cheaper than the
+// spilled reads' marginal cost takes at most twice its relative share in a
+// period. After an even spill, h2 at 0.1 ms (marginal 0.101 ms) and h3 at
+// 5 ms (7.5 ms) average 3.75 ms: h2's step, (3.75/0.101)^0.25 = 2.47, is
+// capped at 2; h3's is (3.75/7.5)^0.25.
+func TestSpillwaySecondaryShareAtMostDoubles(t *testing.T) {
+	s := newDefaultSpillway(t, func(c *SpillwayConfig) { c.Smoothing, c.PrimaryFloor, c.Deadband = 1, 0, 0 })
+	s.ObserveLag(freshPoll)
+	s.EndPeriod(secPeriod(p50(h1, 100, 20*ms), p50(h2, 100, 5*ms), p50(h3, 100, 5*ms)))
+	if w := s.Weights(); math.Abs(w.Of(h2)-w.Of(h3)) > 1e-12 {
+		t.Fatalf("after an even spill %v, want h2 and h3 equal", w)
+	}
+	s.EndPeriod(secPeriod(p50(h1, 100, 20*ms), p50(h2, 100, 100*time.Microsecond), p50(h3, 100, 5*ms)))
+	w := s.Weights()
+	m2, m3 := 0.0001*1.01, 0.005*1.5
+	r3 := 0.5 * math.Pow((m2+m3)/2/m3, 0.25)
+	if got, want := w.Of(h2)/w.Secondary(), 1/(1+r3); math.Abs(got-want) > 1e-9 {
+		t.Fatalf("h2's part of the secondaries' share %v, want %v (doubled, against h3's %v): %v", got, want, r3, w)
 	}
 }

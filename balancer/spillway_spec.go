@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // spillwayParams are the constants a "spillway:" spec may override, so one
@@ -14,7 +15,7 @@ import (
 var spillwayParams = map[string]func(*SpillwayConfig, float64){
 	"gain":        func(c *SpillwayConfig, v float64) { c.Gain = v },
 	"deadband":    func(c *SpillwayConfig, v float64) { c.Deadband = v },
-	"allowance":   func(c *SpillwayConfig, v float64) { c.Allowance = v },
+	"floor-ms":    func(c *SpillwayConfig, v float64) { c.PrimaryFloor = time.Duration(v * float64(time.Millisecond)) },
 	"probe-share": func(c *SpillwayConfig, v float64) { c.ProbeShare = v },
 	"smoothing":   func(c *SpillwayConfig, v float64) { c.Smoothing = v },
 }

@@ -11,13 +11,13 @@ import (
 	"time"
 )
 
-// newSpillway returns a Spillway with the defaults but a 1 ms allowance
+// newSpillway returns a Spillway with the defaults but a 1 ms primary
 // floor and no deadband, the values the tables below were worked out with,
 // changed by mutate.
 func newSpillway(t *testing.T, mutate func(*SpillwayConfig)) *Spillway {
 	t.Helper()
 	return newDefaultSpillway(t, func(cfg *SpillwayConfig) {
-		cfg.AllowanceFloor, cfg.Deadband = time.Millisecond, 0
+		cfg.PrimaryFloor, cfg.Deadband = time.Millisecond, 0
 		if mutate != nil {
 			mutate(cfg)
 		}
@@ -162,10 +162,10 @@ func runSteps(t *testing.T, s *Spillway, steps []spStep) {
 }
 
 func TestSpillway(t *testing.T) {
-	// The baseline: idle secondaries answer in 0.1 ms, the primary in 0.6.
+	// Idle: the secondaries answer in 0.1 ms, the primary in 0.6.
 	idle := secPeriod(med(h1, 200, 0.6), med(h2, 20, 0.1), med(h3, 20, 0.1))
-	// Light load: the primary 6 times the baseline (over Allowance x
-	// baseline, 0.4 ms) but under AllowanceFloor (1 ms).
+	// Light load: the primary 3 times slower than the secondaries but
+	// under the 1 ms PrimaryFloor.
 	light := secPeriod(med(h1, 200, 0.6), med(h2, 20, 0.2), med(h3, 20, 0.2))
 	// A congested primary: its reads take 20 ms, the secondaries' 5 ms.
 	congested := secPeriod(med(h1, 200, 20), med(h2, 200, 5), med(h3, 200, 5))
@@ -329,39 +329,23 @@ func TestSpillway(t *testing.T) {
 				}}),
 		},
 		{
-			name: "the baseline or the primary's latency unknown: weights stay as they are",
+			name: "the primary's or the secondaries' cost unknown: weights stay as they are",
 			steps: []spStep{
 				{lag: l(freshPoll)},
-				// the secondaries are measured from their few reads, but a
-				// period under MinSamples reads makes no baseline
+				// the secondaries are measured from their few reads, the
+				// primary not at all
 				{period: p(secPeriod(med(h2, 9, 5), med(h3, 9, 5))),
 					want: map[string]float64{"primary": p2, h2: q2, h3: q2}, reason: "too-few-samples", ratio: ratio(nan())},
-				// the baseline known, the primary still not measured
 				{period: p(secPeriod(med(h2, 400, 0.5), med(h3, 400, 0.5))),
 					want: map[string]float64{"primary": p2, h2: q2, h3: q2}, reason: "too-few-samples"},
 				{period: p(Period{Length: time.Second}),
 					want: map[string]float64{"primary": p2, h2: q2, h3: q2}, reason: "too-few-samples"},
-				// the primary measured at last, from a few reads: against the
-				// secondaries' 2.75 ms (5 then 0.5, smoothed), all only probed
-				{period: p(secPeriod(med(h1, 9, 20))), reason: "spill", ratio: ratio(20 / 2.75), check: primaryFalls(0.9)},
-			},
-		},
-		{
-			name:   "a baseline gone out of BaselineWindow is unknown: weights stay as they are",
-			mutate: func(c *SpillwayConfig) { c.BaselineWindow = 2 * time.Second },
-			steps: []spStep{
-				{lag: l(freshPoll)},
-				{period: p(idle)},
-				{period: p(congested), reason: "spill"},
-				// no reads measured: the latencies stay as they were, the
-				// baseline while it is in the window
-				{period: p(secPeriod()), reason: "primary"},
-				{period: p(secPeriod()), reason: "too-few-samples", ratio: ratio(nan()), check: func(before, w Weights) error {
-					if maxChange(before, w) != 0 {
-						return fmt.Errorf("weights %v -> %v", before, w)
-					}
-					return nil
-				}},
+				// the primary measured at last, from a few reads: 20 ms, 9
+				// reads/s, so 0.18 in flight; the secondaries (both only
+				// probed, so the least) 2.75 ms (5 then 0.5, smoothed by
+				// 0.9 x 0.5, then 0.5) at 51.125 reads/s (9, 400, 0, 0 smoothed)
+				{period: p(secPeriod(med(h1, 9, 20))), reason: "spill",
+					ratio: ratio(0.020 * 1.18 / (0.00275 * (1 + 51.125*0.00275))), check: primaryFalls(0.9)},
 			},
 		},
 		{
@@ -371,21 +355,25 @@ func TestSpillway(t *testing.T) {
 			},
 		},
 		{
-			name: "light load under the allowance floor stays on the primary, though over Allowance x baseline",
+			// the primary's 0.6 ms against the 1 ms floor: ratio 0.6, though
+			// its marginal cost is 6.7 times the secondaries'
+			name: "light load under the primary floor stays on the primary",
 			steps: append([]spStep{
 				{lag: l(freshPoll)},
-				{period: p(idle), reason: "primary", want: map[string]float64{"primary": 0.98, h2: 0.01, h3: 0.01}},
+				{period: p(idle), reason: "primary", ratio: ratio(0.6), want: map[string]float64{"primary": 0.98, h2: 0.01, h3: 0.01}},
 			}, repeat(10, spStep{period: p(light), reason: "primary", ratio: ratio(0.6),
 				want: map[string]float64{"primary": 0.98, h2: 0.01, h3: 0.01}})...),
 		},
 		{
 			name:   "without the floor the same light load spills",
-			mutate: func(c *SpillwayConfig) { c.AllowanceFloor = 0 },
+			mutate: func(c *SpillwayConfig) { c.PrimaryFloor = 0 },
 			steps: []spStep{
 				{lag: l(freshPoll)},
 				{period: p(idle)},
-				// target = Allowance x 0.1 ms: the primary at 0.6 ms is 1.5 times over
-				{period: p(light), reason: "spill", ratio: ratio(0.6 / 0.4), check: primaryFalls(0.97)},
+				// the primary 0.6 ms at 200 reads/s (0.12 in flight) against
+				// the least secondary (both only probed), 0.15 ms (0.1 then
+				// 0.2, smoothed) at 20 reads/s
+				{period: p(light), reason: "spill", ratio: ratio(0.0006 * 1.12 / (0.00015 * (1 + 20*0.00015))), check: primaryFalls(0.97)},
 			},
 		},
 		{
@@ -417,7 +405,8 @@ func TestSpillway(t *testing.T) {
 				}}),
 		},
 		{
-			name: "the same reads without the writes do not spill",
+			name:   "the same reads without the writes stay under a 2.5 ms floor",
+			mutate: func(c *SpillwayConfig) { c.PrimaryFloor = 2500 * time.Microsecond },
 			steps: append([]spStep{
 				{lag: l(freshPoll)},
 			}, repeat(5, spStep{period: p(secPeriod(med(h1, 100, 2), med(h2, 100, 0.5), med(h3, 100, 0.5))),
@@ -474,14 +463,16 @@ func TestSpillway(t *testing.T) {
 			name: "a slow secondary at its probe share does not keep the reads on a congested primary",
 			steps: append(append([]spStep{
 				{lag: l(freshPoll)},
-				// both secondaries only probed: the spill latency is the
-				// least of theirs, h2's 1 ms, under Allowance x baseline
-				// (4 ms), so the primary's 20 ms spills from the first period
-				{period: p(slowH3), reason: "spill", ratio: ratio(5), check: primaryFalls(p2*math.Pow(5, -0.25) + 1e-12)},
+				// both secondaries only probed: the spilled reads' marginal
+				// cost is the least of theirs, h2's 1.2 ms (1 ms, 0.2 in
+				// flight), h3's is 100 ms; the primary's 100 ms (20 ms, 4
+				// in flight) is 83 times it, but its time only 20 times the
+				// 1 ms floor: the ratio is 20
+				{period: p(slowH3), reason: "spill", ratio: ratio(20), check: primaryFalls(p2*math.Pow(20, -0.25) + 1e-12)},
 			}, repeat(10, spStep{period: p(slowH3), reason: "spill"})...),
 				spStep{period: p(slowH3), reason: "spill", check: func(before, w Weights) error {
-					if err := primaryFalls(0.5)(before, w); err != nil {
-						return err
+					if w.Primary > 0.5 {
+						return fmt.Errorf("primary %v, want the reads spilled", w.Primary)
 					}
 					if w.Of(h3) >= w.Of(h2)/10 {
 						return fmt.Errorf("slow h3 %v, h2 %v", w.Of(h3), w.Of(h2))
@@ -624,9 +615,13 @@ func TestSpillwayStaleShareGoesToTheFreshSecondaries(t *testing.T) {
 }
 
 // TestSpillwayDecision checks each branch of EndPeriod's arithmetic with
-// Smoothing 1 (a period's latencies are taken as they are).
+// Smoothing 1 (a period's latencies and rates are taken as they are) and no
+// primary floor unless a row sets one. A member's marginal cost is its time
+// t (s) x (1 + rate x t).
 func TestSpillwayDecision(t *testing.T) {
 	const gain = 0.25
+	mc := func(reads, ms float64) float64 { return ms / 1000 * (1 + reads*ms/1000) }
+	congested := secPeriod(med(h1, 100, 20), med(h2, 100, 5), med(h3, 100, 5)) // 0.06 s against 0.0075: 8
 	tests := []struct {
 		name    string
 		mutate  func(*SpillwayConfig)
@@ -638,109 +633,114 @@ func TestSpillwayDecision(t *testing.T) {
 		reason  string
 	}{
 		{
-			name: "spill: the share shrinks by ratio^-Gain (target: the secondaries' latency)",
-			// baseline 5 ms (the secondaries), Allowance 1: target 5 ms
-			mutate:  func(c *SpillwayConfig) { c.Allowance = 1 },
-			periods: []Period{secPeriod(med(h1, 100, 20), med(h2, 100, 5), med(h3, 100, 5))},
-			primary: func(b float64) float64 { return b * math.Pow(4, -gain) },
-			ratio:   4, reason: "spill",
+			name:    "spill: the share shrinks by ratio^-Gain",
+			periods: []Period{congested},
+			primary: func(b float64) float64 { return b * math.Pow(8, -gain) },
+			ratio:   8, reason: "spill",
 		},
 		{
-			name: "spill: target Allowance x baseline",
-			// baseline 1 ms from the first period: target 4 ms > 2 ms of the secondaries
-			periods: []Period{
-				secPeriod(med(h1, 100, 1), med(h2, 100, 1), med(h3, 100, 1)),
-				secPeriod(med(h1, 100, 8), med(h2, 100, 2), med(h3, 100, 2)),
-			},
-			primary: func(b float64) float64 { return b * math.Pow(2, -gain) },
-			ratio:   2, reason: "spill",
-		},
-		{
-			name: "spill: target AllowanceFloor",
-			// baseline 0.1 ms: 4 x 0.1 < 1 ms floor > 0.5 ms of the secondaries
-			periods: []Period{secPeriod(med(h1, 100, 0.1), med(h2, 100, 0.1), med(h3, 100, 0.1)),
-				secPeriod(med(h1, 100, 3), med(h2, 100, 0.5), med(h3, 100, 0.5))},
+			name: "the primary's time over the floor bounds the ratio",
+			// marginal costs 7.4 times apart, the primary's time 3 ms: 3 x the floor
+			mutate:  func(c *SpillwayConfig) { c.PrimaryFloor = time.Millisecond },
+			periods: []Period{secPeriod(med(h1, 100, 3), med(h2, 100, 0.5), med(h3, 100, 0.5))},
 			primary: func(b float64) float64 { return b * math.Pow(3, -gain) },
 			ratio:   3, reason: "spill",
 		},
 		{
-			name: "primary: the secondaries' share shrinks by ratio^Gain",
+			name: "primary: the secondaries' share shrinks by ratio^gain, the gain halved by the reversal",
 			// first spill, then the primary at 2 ms against the secondaries' 5 ms
-			mutate: func(c *SpillwayConfig) { c.Allowance = 1 },
-			periods: []Period{
-				secPeriod(med(h1, 100, 20), med(h2, 100, 5), med(h3, 100, 5)),
-				secPeriod(med(h1, 100, 2), med(h2, 100, 5), med(h3, 100, 5)),
-			},
-			primary: func(b float64) float64 { return 1 - (1-b)*math.Pow(0.4, gain) },
-			ratio:   0.4, reason: "primary",
+			periods: []Period{congested, secPeriod(med(h1, 100, 2), med(h2, 100, 5), med(h3, 100, 5))},
+			primary: func(b float64) float64 { return 1 - (1-b)*math.Pow(mc(100, 2)/mc(100, 5), gain/2) },
+			ratio:   mc(100, 2) / mc(100, 5), reason: "primary",
 		},
 		{
-			name: "primary at the target exactly: no change",
-			// target 4 x 1 ms (a power of two, so exactly 4 ms)
-			periods: []Period{
-				secPeriod(med(h1, 100, 20), med(h2, 100, 1), med(h3, 100, 1)),
-				secPeriod(med(h1, 100, 4), med(h2, 100, 1), med(h3, 100, 1)),
-			},
+			name:    "a second step the same way: the gain stays at Gain",
+			periods: []Period{congested, secPeriod(med(h1, 100, 10), med(h2, 100, 5), med(h3, 100, 5))},
+			primary: func(b float64) float64 { return b * math.Pow(mc(100, 10)/mc(100, 5), -gain) },
+			ratio:   mc(100, 10) / mc(100, 5), reason: "spill",
+		},
+		{
+			name: "after a reversal the gain grows back by 1.25 a step",
+			periods: []Period{congested, secPeriod(med(h1, 100, 2), med(h2, 100, 5), med(h3, 100, 5)),
+				secPeriod(med(h1, 100, 2), med(h2, 100, 5), med(h3, 100, 5))},
+			primary: func(b float64) float64 { return 1 - (1-b)*math.Pow(mc(100, 2)/mc(100, 5), gain/2*1.25) },
+			ratio:   mc(100, 2) / mc(100, 5), reason: "primary",
+		},
+		{
+			name:    "equal marginal costs: no change",
+			periods: []Period{congested, secPeriod(med(h1, 100, 5), med(h2, 100, 5), med(h3, 100, 5))},
 			primary: func(b float64) float64 { return b },
 			ratio:   1, reason: "primary",
 		},
 		{
-			name: "deadband: a primary within 1+Deadband of its target keeps its share",
-			// target 5 ms (the secondaries), primary 6 ms: 1.2 < 1.25
-			mutate:  func(c *SpillwayConfig) { c.Allowance = 1; c.Deadband = 0.25 },
-			periods: []Period{secPeriod(med(h1, 100, 6), med(h2, 100, 5), med(h3, 100, 5))},
+			name: "deadband: a primary within 1+Deadband of the others keeps its share",
+			// 5.5 ms at 100 reads/s against 5 ms: 1.137 < 1.25
+			mutate:  func(c *SpillwayConfig) { c.Deadband = 0.25 },
+			periods: []Period{secPeriod(med(h1, 100, 5.5), med(h2, 100, 5), med(h3, 100, 5))},
 			primary: func(b float64) float64 { return min(b, 0.98) }, // 1 - n x ProbeShare
-			ratio:   1.2, reason: "primary",
+			ratio:   mc(100, 5.5) / mc(100, 5), reason: "primary",
 		},
 		{
-			name: "deadband: a larger error moves the share by the part beyond it",
-			// ratio 4 less the band 1.25: the share shrinks by 3.2^-Gain
-			mutate:  func(c *SpillwayConfig) { c.Allowance = 1; c.Deadband = 0.25 },
-			periods: []Period{secPeriod(med(h1, 100, 20), med(h2, 100, 5), med(h3, 100, 5))},
-			primary: func(b float64) float64 { return b * math.Pow(4/1.25, -gain) },
-			ratio:   4, reason: "spill",
+			name:    "deadband: a larger error moves the share by the part beyond it",
+			mutate:  func(c *SpillwayConfig) { c.Deadband = 0.25 },
+			periods: []Period{congested},
+			primary: func(b float64) float64 { return b * math.Pow(8/1.25, -gain) },
+			ratio:   8, reason: "spill",
 		},
 		{
-			name: "deadband: below the target too",
-			// first spill, then the primary at 2 ms against 5 ms: 0.4 x 1.25 = 0.5
-			mutate: func(c *SpillwayConfig) { c.Allowance = 1; c.Deadband = 0.25 },
-			periods: []Period{
-				secPeriod(med(h1, 100, 20), med(h2, 100, 5), med(h3, 100, 5)),
-				secPeriod(med(h1, 100, 2), med(h2, 100, 5), med(h3, 100, 5)),
-			},
-			primary: func(b float64) float64 { return 1 - (1-b)*math.Pow(0.5, gain) },
-			ratio:   0.4, reason: "primary",
+			name:    "deadband: below the others too",
+			mutate:  func(c *SpillwayConfig) { c.Deadband = 0.25 },
+			periods: []Period{congested, secPeriod(med(h1, 100, 2), med(h2, 100, 5), med(h3, 100, 5))},
+			primary: func(b float64) float64 { return 1 - (1-b)*math.Pow(mc(100, 2)/mc(100, 5)*1.25, gain/2) },
+			ratio:   mc(100, 2) / mc(100, 5), reason: "primary",
 		},
 		{
 			name:    "clamped at ProbeShare",
 			mutate:  func(c *SpillwayConfig) { c.Gain = 2 },
 			periods: []Period{secPeriod(med(h1, 100, 1000), med(h2, 100, 0.1), med(h3, 100, 0.1))},
 			primary: func(float64) float64 { return 0.01 },
-			ratio:   1000, reason: "spill",
+			ratio:   mc(100, 1000) / mc(100, 0.1), reason: "spill",
 		},
 		{
-			name:   "clamped at 1 - n x ProbeShare",
-			mutate: func(c *SpillwayConfig) { c.Gain = 2; c.ProbeShare = 0.05 },
+			name: "the primary's share at most doubles in a period",
+			// the primary's 0.1 ms is a tenth of the 1 ms floor; the gain, 2,
+			// halves at the reversal: 1 - 0.95 x 0.1 = 0.905, but 2 x 0.05
+			mutate: func(c *SpillwayConfig) { c.Gain, c.ProbeShare, c.PrimaryFloor = 2, 0.05, time.Millisecond },
 			periods: []Period{
 				secPeriod(med(h1, 100, 1000), med(h2, 100, 0.1), med(h3, 100, 0.1)), // to the floor
 				secPeriod(med(h1, 100, 0.1), med(h2, 100, 0.1), med(h3, 100, 0.1)),
 			},
+			primary: func(float64) float64 { return 0.1 },
+			ratio:   0.1, reason: "primary",
+		},
+		{
+			name:   "clamped at 1 - n x ProbeShare",
+			mutate: func(c *SpillwayConfig) { c.Gain, c.ProbeShare, c.PrimaryFloor = 2, 0.05, time.Millisecond },
+			periods: append([]Period{secPeriod(med(h1, 100, 1000), med(h2, 100, 0.1), med(h3, 100, 0.1))}, // to the floor
+				slices.Repeat([]Period{secPeriod(med(h1, 100, 0.1), med(h2, 100, 0.1), med(h3, 100, 0.1))}, 5)...), // 0.1, 0.2, 0.4, 0.8, 0.9
 			primary: func(float64) float64 { return 0.9 },
 			ratio:   0.1, reason: "primary",
 		},
 		{
-			name: "the primary's writes count by their number",
-			// reads 2 ms x 300, writes 10 ms x 100: 4 ms against 1 ms
-			mutate:  func(c *SpillwayConfig) { c.Allowance = 1 },
+			name: "rates are per second of the period",
+			// a 2 s period of 200 reads of 20 ms: 100 a second, as congested
+			periods: []Period{{Length: 2 * time.Second, Members: []MemberStats{med(h1, 200, 20), med(h2, 200, 5), med(h3, 200, 5)}}},
+			primary: func(b float64) float64 { return b * math.Pow(8, -gain) },
+			ratio:   8, reason: "spill",
+		},
+		{
+			name: "the primary's writes count in its rate and time",
+			// 300 reads of 2 ms and 100 writes of 10 ms: 1.6 in flight, 4
+			// ms per operation, so 10.4 ms against the secondaries' 1.1
 			periods: []Period{withWrites(secPeriod(med(h1, 300, 2), med(h2, 100, 1), med(h3, 100, 1)), 100, 10)},
-			primary: func(b float64) float64 { return b * math.Pow(4, -gain) },
-			ratio:   4, reason: "spill",
+			primary: func(b float64) float64 { return b * math.Pow(0.004*2.6/mc(100, 1), -gain) },
+			ratio:   0.004 * 2.6 / mc(100, 1), reason: "spill",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSpillway(t, func(c *SpillwayConfig) {
-				c.Smoothing = 1
+				c.Smoothing, c.PrimaryFloor = 1, 0
 				if tt.mutate != nil {
 					tt.mutate(c)
 				}
@@ -767,208 +767,6 @@ func TestSpillwayDecision(t *testing.T) {
 			}
 			if dec.Fraction != w.Secondary() || dec.Detail == "" {
 				t.Errorf("decision %+v, weights %v", dec, w)
-			}
-		})
-	}
-}
-
-// TestSpillwayPrimaryCost checks the mix of the primary's reads and writes.
-func TestSpillwayPrimaryCost(t *testing.T) {
-	tests := []struct {
-		name        string
-		read, write float64 // smoothed server times (s)
-		period      Period
-		want        float64
-	}{
-		{"no read latency: 0, whatever the writes", 0, 0.01, withWrites(secPeriod(med(h1, 100, 1)), 100, 10), 0},
-		{"no write latency: the reads'", 0.002, 0, withWrites(secPeriod(med(h1, 100, 1)), 100, 10), 0.002},
-		{"count-weighted", 0.002, 0.010, withWrites(secPeriod(med(h1, 300, 1)), 100, 10), (300*0.002 + 100*0.010) / 400},
-		{"no writes this period: the reads'", 0.002, 0.010, secPeriod(med(h1, 300, 1)), 0.002},
-		{"no primary reads this period: the writes'", 0.002, 0.010, withWrites(secPeriod(med(h2, 300, 1)), 100, 10), 0.010},
-		{"no operations at all: the reads'", 0.002, 0.010, secPeriod(med(h2, 300, 1)), 0.002},
-		{"reads counted even under MinSamples", 0.002, 0.010, withWrites(secPeriod(med(h1, 5, 1)), 15, 10), (5*0.002 + 15*0.010) / 20},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newSpillway(t, nil)
-			s.primary = h1
-			s.lat[h1] = tt.read
-			s.write = tt.write
-			if got := s.primaryCost(tt.period); math.Abs(got-tt.want) > 1e-15 {
-				t.Fatalf("cost %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
-// TestSpillwaySecondaryShares checks the secondaries' relative shares,
-// unfloored, and the spill latency they are moved toward.
-func TestSpillwaySecondaryShares(t *testing.T) {
-	g := DefaultSpillwayConfig().Gain
-	norm := func(r ...float64) []float64 {
-		var sum float64
-		for _, v := range r {
-			sum += v
-		}
-		for i := range r {
-			r[i] /= sum
-		}
-		return r
-	}
-	tests := []struct {
-		name     string
-		w        Weights
-		lat      map[string]float64
-		wantRel  []float64 // h2, h3
-		wantMean float64
-	}{
-		{
-			name:     "equal latencies keep the shares",
-			w:        Weights{Primary: 0.5, Secondaries: []HostWeight{{h2, 0.3}, {h3, 0.2}}},
-			lat:      map[string]float64{h2: 0.002, h3: 0.002},
-			wantRel:  []float64{0.6, 0.4},
-			wantMean: 0.002,
-		},
-		{
-			name:     "each moves by (mean/latency)^Gain, the mean weighted by share beyond ProbeShare",
-			w:        Weights{Primary: 0.5, Secondaries: []HostWeight{{h2, 0.3}, {h3, 0.2}}},
-			lat:      map[string]float64{h2: 0.001, h3: 0.004},
-			wantMean: (0.29*0.001 + 0.19*0.004) / 0.48,
-			wantRel: norm(0.6*math.Pow((0.29*0.001+0.19*0.004)/0.48/0.001, g),
-				0.4*math.Pow((0.29*0.001+0.19*0.004)/0.48/0.004, g)),
-		},
-		{
-			name:     "an unmeasured secondary keeps its share and is left out of the mean",
-			w:        Weights{Primary: 0.6, Secondaries: []HostWeight{{h2, 0.3}, {h3, 0.1}}},
-			lat:      map[string]float64{h2: 0.003},
-			wantRel:  []float64{0.75, 0.25},
-			wantMean: 0.003,
-		},
-		{
-			name:     "none measured: shares kept, mean 0",
-			w:        Weights{Primary: 0.6, Secondaries: []HostWeight{{h2, 0.3}, {h3, 0.1}}},
-			wantRel:  []float64{0.75, 0.25},
-			wantMean: 0,
-		},
-		{
-			name: "no secondary share yet: from equal, each moved toward the least latency",
-			// none is beyond ProbeShare: the mean is the least latency
-			w:        Weights{Primary: 1, Secondaries: []HostWeight{{h2, 0}, {h3, 0}}},
-			lat:      map[string]float64{h2: 0.001, h3: 0.004},
-			wantRel:  norm(0.5, 0.5*math.Pow(0.25, g)),
-			wantMean: 0.001,
-		},
-		{
-			name: "not floored here: a slow member falls below ProbeShare (EndPeriod floors the shares)",
-			// h3 holds 1% of the secondaries' part, at its probe share of all
-			// reads, and is 16 times slower: the mean is h2's alone, h3 halves
-			w:        Weights{Primary: 0.5, Secondaries: []HostWeight{{h2, 0.495}, {h3, 0.005}}},
-			lat:      map[string]float64{h2: 0.001, h3: 0.016},
-			wantMean: 0.001,
-			wantRel:  norm(0.99, 0.01*math.Pow(1.0/16, g)),
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newSpillway(t, nil)
-			s.fresh = []string{h2, h3}
-			s.w = tt.w
-			for h, v := range tt.lat {
-				s.lat[h] = v
-			}
-			rel, mean := s.secondaryShares()
-			if math.Abs(mean-tt.wantMean) > 1e-15 {
-				t.Errorf("mean %v, want %v", mean, tt.wantMean)
-			}
-			if len(rel) != 2 || math.Abs(rel[0]-tt.wantRel[0]) > 1e-12 || math.Abs(rel[1]-tt.wantRel[1]) > 1e-12 {
-				t.Errorf("relative shares %v, want %v", rel, tt.wantRel)
-			}
-		})
-	}
-}
-
-// TestSpillwaySpillLatency checks the latency spilled reads are judged by:
-// the secondaries' weighted by their shares beyond ProbeShare, the least
-// when all are only probed, 0 when none is measured.
-func TestSpillwaySpillLatency(t *testing.T) {
-	tests := []struct {
-		name  string
-		probe float64
-		w     Weights
-		lat   map[string]float64 // s
-		want  float64            // s
-	}{
-		{
-			name: "weighted by the shares beyond ProbeShare",
-			w:    Weights{Primary: 0.5, Secondaries: []HostWeight{{h2, 0.3}, {h3, 0.2}}},
-			lat:  map[string]float64{h2: 0.001, h3: 0.004},
-			want: (0.29*0.001 + 0.19*0.004) / 0.48,
-		},
-		{
-			name: "a member only probed takes no part",
-			w:    Weights{Primary: 0.49, Secondaries: []HostWeight{{h2, 0.5}, {h3, 0.01}}},
-			lat:  map[string]float64{h2: 0.001, h3: 0.05},
-			want: 0.001,
-		},
-		{
-			name: "all only probed: the least of them",
-			w:    Weights{Primary: 0.98, Secondaries: []HostWeight{{h2, 0.01}, {h3, 0.01}}},
-			lat:  map[string]float64{h2: 0.003, h3: 0.002},
-			want: 0.002,
-		},
-		{
-			name: "all under their probe share (a fresh poll's): the least of them",
-			w:    Weights{Primary: p2, Secondaries: []HostWeight{{h2, q2}, {h3, q2}}},
-			lat:  map[string]float64{h2: 0.001, h3: 0.05},
-			want: 0.001,
-		},
-		{
-			name: "an unmeasured member takes no part, whatever its share",
-			w:    Weights{Primary: 0.4, Secondaries: []HostWeight{{h2, 0.5}, {h3, 0.1}}},
-			lat:  map[string]float64{h3: 0.004},
-			want: 0.004,
-		},
-		{
-			name: "the primary's latency takes no part",
-			w:    Weights{Primary: 0.98, Secondaries: []HostWeight{{h2, 0.01}, {h3, 0.01}}},
-			lat:  map[string]float64{h1: 0.0001, h2: 0.003, h3: 0.002},
-			want: 0.002,
-		},
-		{
-			name: "none measured: 0",
-			w:    Weights{Primary: 0.5, Secondaries: []HostWeight{{h2, 0.3}, {h3, 0.2}}},
-			want: 0,
-		},
-		{
-			name:  "ProbeShare 0: weighted by the whole shares",
-			probe: -1,
-			w:     Weights{Primary: 0.5, Secondaries: []HostWeight{{h2, 0.3}, {h3, 0.2}}},
-			lat:   map[string]float64{h2: 0.001, h3: 0.004},
-			want:  (0.3*0.001 + 0.2*0.004) / 0.5,
-		},
-		{
-			name:  "ProbeShare 0 and no share yet: the least",
-			probe: -1,
-			w:     Weights{Primary: 1, Secondaries: []HostWeight{{h2, 0}, {h3, 0}}},
-			lat:   map[string]float64{h2: 0.001, h3: 0.004},
-			want:  0.001,
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newSpillway(t, func(c *SpillwayConfig) {
-				if tt.probe < 0 {
-					c.ProbeShare = 0
-				}
-			})
-			s.fresh = []string{h2, h3}
-			s.primary = h1
-			s.w = tt.w
-			for h, v := range tt.lat {
-				s.lat[h] = v
-			}
-			if got := s.spillLatency(); math.Abs(got-tt.want) > 1e-15 {
-				t.Fatalf("spill latency %v, want %v", got, tt.want)
 			}
 		})
 	}
@@ -1001,58 +799,6 @@ func TestSpillwaySampleWeight(t *testing.T) {
 		if got := s.sampleWeight(tt.n); math.Abs(got-tt.want) > 1e-15 {
 			t.Errorf("MinSamples %d Smoothing %v: sampleWeight(%d) = %v, want %v", tt.minSamples, tt.smoothing, tt.n, got, tt.want)
 		}
-	}
-}
-
-// TestSpillwayWritesNewPrimary checks that the writes' estimate is the
-// primary's in the latest poll: a poll that names another primary resets
-// it, so the old primary's writes do not count against the new one.
-func TestSpillwayWritesNewPrimary(t *testing.T) {
-	elected := poll(time.Second, prim(h2), sec(h1, 0), sec(h3, 0))
-	type step struct {
-		lag    *Lag
-		period *Period
-		write  float64 // ms after the step
-	}
-	steps := []step{
-		{lag: l(freshPoll), write: 0},
-		{period: p(withWrites(secPeriod(med(h1, 100, 2), med(h2, 100, 1), med(h3, 100, 1)), 100, 8)), write: 8},
-		// the same primary: kept
-		{lag: l(freshPoll), write: 8},
-		// a failed poll names no primary: kept
-		{lag: l(Lag{}), write: 8},
-		{lag: l(freshPoll), write: 8},
-		// an election: reset
-		{lag: l(elected), write: 0},
-		// the new primary's first writes are taken as they are (with the old
-		// estimate kept they would average to 14 ms)
-		{period: p(withWrites(secPeriod(med(h2, 100, 3), med(h1, 100, 1), med(h3, 100, 1)), 100, 20)), write: 20},
-		{lag: l(elected), write: 20},
-		// and back
-		{lag: l(freshPoll), write: 0},
-	}
-	s := newSpillway(t, nil)
-	for i, st := range steps {
-		switch {
-		case st.lag != nil:
-			s.ObserveLag(*st.lag)
-		case st.period != nil:
-			s.EndPeriod(*st.period)
-		}
-		if got := s.write * 1000; math.Abs(got-st.write) > 1e-9 {
-			t.Fatalf("step %d: writes %vms, want %vms", i, got, st.write)
-		}
-	}
-
-	// Right after an election the new primary's cost is its reads' alone,
-	// though writes are counted in the period.
-	s = newSpillway(t, func(c *SpillwayConfig) { c.Smoothing = 1 })
-	s.ObserveLag(freshPoll)
-	s.EndPeriod(withWrites(secPeriod(med(h1, 100, 2), med(h2, 100, 1), med(h3, 100, 1)), 100, 500))
-	s.ObserveLag(elected)
-	s.lat[h2] = 0.003
-	if got := s.primaryCost(withWrites(secPeriod(med(h2, 100, 3)), 100, 0)); math.Abs(got-0.003) > 1e-15 {
-		t.Fatalf("new primary's cost %v, want its reads' 0.003 (the old primary's writes forgotten)", got)
 	}
 }
 
@@ -1109,210 +855,6 @@ func TestSpillwayPrimaryCap(t *testing.T) {
 						t.Fatalf("%s: weights %v, want each secondary at %v", ph.name, w, ph.want.each)
 					}
 				}
-			}
-		})
-	}
-}
-
-// TestSpillwayObserve checks the latencies a period leaves: median less
-// the least round trip, smoothed, and the baseline.
-func TestSpillwayObserve(t *testing.T) {
-	rtt := func(host string, count int, p50, ping, least float64) MemberStats {
-		return MemberStats{Host: host, Count: count, P50: dur(p50), RTT: dur(ping), Min: dur(least)}
-	}
-	tests := []struct {
-		name    string
-		mutate  func(*SpillwayConfig)
-		periods []Period
-		want    map[string]float64 // host -> Latency (ms), "writes" the primary's writes
-		base    float64            // the baseline (ms)
-	}{
-		{
-			name:    "no RTT known: the median is server time",
-			periods: []Period{secPeriod(med(h1, 10, 2))},
-			want:    map[string]float64{h1: 2},
-			base:    2,
-		},
-		{
-			name:    "the ping when it is below the fastest read",
-			periods: []Period{secPeriod(rtt(h1, 10, 3, 0.5, 0.8))},
-			want:    map[string]float64{h1: 2.5},
-			base:    2.5,
-		},
-		{
-			name:    "the fastest read when it is below the ping",
-			periods: []Period{secPeriod(rtt(h1, 10, 3, 0.8, 0.5))},
-			want:    map[string]float64{h1: 2.5},
-			base:    2.5,
-		},
-		{
-			name:    "the fastest read when no ping",
-			periods: []Period{secPeriod(rtt(h1, 10, 3, 0, 0.5))},
-			want:    map[string]float64{h1: 2.5},
-			base:    2.5,
-		},
-		{
-			name:    "the least round trip over the window",
-			periods: []Period{secPeriod(rtt(h1, 10, 3, 0.5, 0)), secPeriod(rtt(h1, 10, 3, 2, 0))},
-			want:    map[string]float64{h1: 2.5},
-			base:    2.5,
-		},
-		{
-			name:   "a round trip older than RTTWindow is forgotten",
-			mutate: func(c *SpillwayConfig) { c.RTTWindow = 2 * time.Second },
-			periods: []Period{secPeriod(rtt(h1, 10, 3, 0.5, 0)), secPeriod(rtt(h1, 10, 3, 1, 0)),
-				secPeriod(rtt(h1, 10, 3, 2, 0))},
-			// server time 2.5, 2.5, then 2 once the 0.5 ms ping has left the window
-			want: map[string]float64{h1: 2.25},
-			base: 2,
-		},
-		{
-			name:    "a round trip from a period without reads still counts",
-			periods: []Period{secPeriod(rtt(h1, 0, 0, 0.5, 0)), secPeriod(rtt(h1, 10, 3, 2, 0))},
-			want:    map[string]float64{h1: 2.5},
-			base:    2.5,
-		},
-		{
-			name: "a round trip from a period under MinSamples reads counts too",
-			// 1 ms (3 less 2), then 2.5 ms (3 less 0.5) with weight 0.45
-			periods: []Period{secPeriod(rtt(h1, 10, 3, 2, 0)), secPeriod(rtt(h1, 9, 3, 0.5, 0))},
-			want:    map[string]float64{h1: 1 + 0.45*1.5},
-			base:    1,
-		},
-		{
-			name:    "floored at LatencyFloor",
-			periods: []Period{secPeriod(rtt(h1, 10, 1, 3, 0))},
-			want:    map[string]float64{h1: 0.02},
-			base:    0.02,
-		},
-		{
-			name:    "smoothed with weight Smoothing",
-			periods: []Period{secPeriod(med(h1, 10, 2)), secPeriod(med(h1, 10, 4))},
-			want:    map[string]float64{h1: 3},
-			base:    2,
-		},
-		{
-			name:    "Smoothing 1 keeps only the latest",
-			mutate:  func(c *SpillwayConfig) { c.Smoothing = 1 },
-			periods: []Period{secPeriod(med(h1, 10, 2)), secPeriod(med(h1, 10, 4))},
-			want:    map[string]float64{h1: 4},
-			base:    2,
-		},
-		{
-			name:    "a first measurement from few reads is taken as it is, and makes the baseline too",
-			periods: []Period{secPeriod(med(h1, 10, 2), med(h2, 9, 1), med(h3, 1, 0.5))},
-			want:    map[string]float64{h1: 2, h2: 1, h3: 0.5},
-			base:    0.5,
-		},
-		{
-			name: "MinSamples reads or more move the average by Smoothing, fewer in proportion",
-			periods: []Period{secPeriod(med(h1, 10, 2), med(h2, 10, 2), med(h3, 500, 2)),
-				secPeriod(med(h1, 10, 4), med(h2, 9, 4), med(h3, 500, 4))},
-			want: map[string]float64{h1: 3, h2: 2 + 0.45*2, h3: 3},
-			base: 2,
-		},
-		{
-			name:    "a few reads move the latency in proportion and count toward the baseline",
-			periods: []Period{secPeriod(med(h1, 10, 2)), secPeriod(med(h1, 9, 0.5))},
-			want:    map[string]float64{h1: 2 - 0.45*1.5},
-			base:    0.5,
-		},
-		{
-			name:    "one read moves it by Smoothing / MinSamples",
-			periods: []Period{secPeriod(med(h1, 10, 2)), secPeriod(med(h1, 1, 0.5))},
-			want:    map[string]float64{h1: 2 - 0.05*1.5},
-			base:    0.5,
-		},
-		{
-			name:    "no reads leave the latency as it was",
-			periods: []Period{secPeriod(med(h1, 10, 2)), secPeriod(med(h1, 0, 0.5))},
-			want:    map[string]float64{h1: 2},
-			base:    2,
-		},
-		{
-			name:   "a custom MinSamples",
-			mutate: func(c *SpillwayConfig) { c.MinSamples = 100 },
-			periods: []Period{secPeriod(med(h1, 100, 2), med(h2, 100, 2), med(h3, 99, 1)),
-				secPeriod(med(h1, 100, 4), med(h2, 50, 4))},
-			want: map[string]float64{h1: 3, h2: 2.5, h3: 1},
-			base: 1,
-		},
-		{
-			name:    "no median: skipped",
-			periods: []Period{secPeriod(med(h1, 100, 0), MemberStats{Host: h2, Count: 100, P50: -ms})},
-			want:    map[string]float64{h1: 0, h2: 0},
-			base:    0,
-		},
-		{
-			name:    "the baseline is the least of any member",
-			periods: []Period{secPeriod(med(h1, 10, 2), med(h2, 10, 0.3), med(h3, 10, 0.7))},
-			want:    map[string]float64{h1: 2, h2: 0.3, h3: 0.7},
-			base:    0.3,
-		},
-		{
-			name:   "the baseline forgets periods older than BaselineWindow",
-			mutate: func(c *SpillwayConfig) { c.BaselineWindow = 2 * time.Second },
-			periods: []Period{secPeriod(med(h2, 10, 0.3)), secPeriod(med(h2, 10, 0.7)),
-				secPeriod(med(h2, 10, 0.9))},
-			want: map[string]float64{h2: 0.7}, // 0.3 -> 0.5 -> 0.7
-			base: 0.7,
-		},
-		{
-			name: "writes: their median less the primary's round trip",
-			periods: []Period{withWrites(secPeriod(rtt(h1, 10, 3, 0.5, 0)), 10, 8.5),
-				withWrites(secPeriod(rtt(h1, 10, 3, 0.5, 0)), 10, 4.5)},
-			want: map[string]float64{h1: 2.5, "writes": 6}, // 8 then 4, smoothed
-			base: 2.5,
-		},
-		{
-			name:    "a few writes move their latency in proportion",
-			periods: []Period{withWrites(secPeriod(), 10, 8), withWrites(secPeriod(), 9, 1)},
-			want:    map[string]float64{"writes": 8 - 0.45*7},
-			base:    0,
-		},
-		{
-			name:    "no writes leave their latency as it was",
-			periods: []Period{withWrites(secPeriod(), 10, 8), withWrites(secPeriod(), 0, 1)},
-			want:    map[string]float64{"writes": 8},
-			base:    0,
-		},
-		{
-			name:    "a first few writes are taken as they are",
-			periods: []Period{withWrites(secPeriod(), 1, 8)},
-			want:    map[string]float64{"writes": 8},
-			base:    0,
-		},
-		{
-			name:    "writes without a median are skipped",
-			periods: []Period{withWrites(secPeriod(), 10, 0)},
-			want:    map[string]float64{"writes": 0},
-			base:    0,
-		},
-		{
-			name:    "a member not in the latest poll is still measured",
-			periods: []Period{secPeriod(med("h9:1", 100, 1))},
-			want:    map[string]float64{"h9:1": 1},
-			base:    1,
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newSpillway(t, tt.mutate)
-			s.ObserveLag(freshPoll)
-			for _, per := range tt.periods {
-				s.EndPeriod(per)
-			}
-			for h, want := range tt.want {
-				got := s.Latency(h)
-				if h == "writes" {
-					got = seconds(s.write)
-				}
-				if math.Abs(got.Seconds()*1000-want) > 1e-6 {
-					t.Errorf("%s: %v, want %vms", h, got, want)
-				}
-			}
-			if got := s.base.least(""); math.Abs(got.Seconds()*1000-tt.base) > 1e-6 {
-				t.Errorf("baseline %v, want %vms", got, tt.base)
 			}
 		})
 	}
@@ -1385,27 +927,6 @@ func TestSmooth(t *testing.T) {
 	}
 }
 
-func TestSpillwayDescribe(t *testing.T) {
-	s := newSpillway(t, nil)
-	s.ObserveLag(freshPoll)
-	s.lat[h1], s.lat[h2] = 0.002, 0.0015
-	s.write = 0.003
-	want := "primary ops 2.50ms (reads 2.00ms, writes 3.00ms) vs target 4.00ms (baseline 1.00ms), " +
-		h2 + " 1.50ms, " + h3 + " 0.00ms"
-	if got := s.describe(0.0025, 0.004, 0.001); got != want {
-		t.Fatalf("describe:\n got %q\nwant %q", got, want)
-	}
-	// EndPeriod's Detail is describe's
-	s2 := newSpillway(t, func(c *SpillwayConfig) { c.Smoothing = 1 })
-	s2.ObserveLag(freshPoll)
-	dec := s2.EndPeriod(secPeriod(med(h1, 100, 8), med(h2, 100, 2), med(h3, 100, 2)))
-	want = "primary ops 8.00ms (reads 8.00ms, writes 0.00ms) vs target 8.00ms (baseline 2.00ms), " +
-		h2 + " 2.00ms, " + h3 + " 2.00ms"
-	if dec.Detail != want {
-		t.Fatalf("detail:\n got %q\nwant %q", dec.Detail, want)
-	}
-}
-
 func TestSpillwayConfigValidate(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -1414,9 +935,7 @@ func TestSpillwayConfigValidate(t *testing.T) {
 	}{
 		{"zero interval", func(c *SpillwayConfig) { c.Interval = 0 }, "interval"},
 		{"negative interval", func(c *SpillwayConfig) { c.Interval = -time.Second }, "interval"},
-		{"allowance under 1", func(c *SpillwayConfig) { c.Allowance = 0.99 }, "allowance 0.99"},
-		{"allowance NaN", func(c *SpillwayConfig) { c.Allowance = math.NaN() }, "allowance NaN"},
-		{"negative allowance floor", func(c *SpillwayConfig) { c.AllowanceFloor = -1 }, "allowance floor"},
+		{"negative primary floor", func(c *SpillwayConfig) { c.PrimaryFloor = -1 }, "primary floor"},
 		{"zero gain", func(c *SpillwayConfig) { c.Gain = 0 }, "gain"},
 		{"gain above 2", func(c *SpillwayConfig) { c.Gain = 2.01 }, "gain"},
 		{"gain NaN", func(c *SpillwayConfig) { c.Gain = math.NaN() }, "gain"},
@@ -1429,7 +948,6 @@ func TestSpillwayConfigValidate(t *testing.T) {
 		{"no samples", func(c *SpillwayConfig) { c.MinSamples = 0 }, "min samples"},
 		{"zero latency floor", func(c *SpillwayConfig) { c.LatencyFloor = 0 }, "latency floor"},
 		{"RTT window under the interval", func(c *SpillwayConfig) { c.RTTWindow = c.Interval - 1 }, "RTT window"},
-		{"baseline window under the interval", func(c *SpillwayConfig) { c.BaselineWindow = c.Interval / 2 }, "baseline window"},
 		{"negative bound", func(c *SpillwayConfig) { c.Bound = Bound{Max: -time.Second} }, "staleness bound"},
 		{"negative headroom", func(c *SpillwayConfig) { c.Headroom = -2 * time.Second }, "headroom"},
 		{"headroom at the bound", func(c *SpillwayConfig) { c.Bound, c.Headroom = Bound{Max: time.Second}, time.Second }, "headroom"},
@@ -1452,8 +970,8 @@ func TestSpillwayConfigValidate(t *testing.T) {
 		{"bound 0", func(c *SpillwayConfig) { c.Bound = Bound{} }},
 		{"unbounded", func(c *SpillwayConfig) { c.Bound = Bound{Unbounded: true} }},
 		{"lower extremes", func(c *SpillwayConfig) {
-			c.Allowance, c.AllowanceFloor, c.ProbeShare, c.MinSamples, c.Headroom = 1, 0, 0, 1, 0
-			c.RTTWindow, c.BaselineWindow = c.Interval, c.Interval
+			c.PrimaryFloor, c.ProbeShare, c.MinSamples, c.Headroom = 0, 0, 1, 0
+			c.RTTWindow = c.Interval
 		}},
 		{"upper extremes", func(c *SpillwayConfig) { c.Gain, c.ProbeShare, c.Smoothing = 2, 0.1, 1 }},
 	}
@@ -1619,6 +1137,10 @@ type psModel struct {
 	clients int
 	think   float64
 	rtt     time.Duration
+	// stall, when set, is a member's fixed response time (s) whatever its
+	// load: a gray failure, the member answering pings but holding every
+	// read (0: a processor-sharing queue as the others).
+	stall []float64
 }
 
 // solve returns the throughput (reads/s) and each member's response time.
@@ -1631,6 +1153,9 @@ func (m psModel) solve(w Weights) (float64, []float64) {
 		sum := m.think
 		for i := range v {
 			resp[i] = (1 + q[i]) / m.mu[i]
+			if i < len(m.stall) && m.stall[i] > 0 {
+				resp[i] = m.stall[i]
+			}
 			sum += v[i] * resp[i]
 		}
 		x = float64(n) / sum
@@ -1812,41 +1337,10 @@ const (
 //   - the best split: bestStatic, the least mean read latency of any fixed
 //     split on a 1% grid (freshness and ProbeShare ignored).
 //
-// Where today's policy meets the target (targetRatio, targetSettle) the row
-// asserts it. Where it does not, the row's comment says why and the row
-// asserts what holds today, the measured ratio plus 0.005 rounded up to the
-// hundredth and the measured settle period, so a regression fails; the
-// failure message says how far the run is from the target, and a row whose
-// bound is looser than the target fails once the run meets it, so that its
-// comment is revised. Meeting the target everywhere is the policy's to do;
-// these tests say where it stands.
-//
-// The reasons, read from the per-period weights, baseline and target of
-// each run, and confirmed by rerunning with one setting changed:
-//  1. The allowance. The primary's target is the largest of Allowance (4) x
-//     baseline, AllowanceFloor (1 ms in these tests) and the spilled reads'
-//     latency, so at equilibrium the primary's reads are up to 4 times
-//     slower than the secondaries': latency traded for freshness, which the
-//     best split (freshness ignored) does not make. With Allowance 1 and no
-//     floor the models of equal members reach 1.00 x.
-//  2. The baseline drift. The baseline is the least median of any member
-//     over BaselineWindow (60 periods); under sustained load no member is
-//     idle, so once the first periods' idle reads leave the window, at
-//     period 61, the baseline is a loaded secondary's median, Allowance x
-//     baseline overtakes the floor and the primary takes reads back. That
-//     move's transient leaves lower medians in the window, which expire one
-//     window later, so the weights step again near periods 122 and 183, by
-//     less each time: that is what settles late. With a BaselineWindow
-//     longer than the run every model settles within 22 periods.
-//  3. Equal latencies are not the least mean latency. The secondaries' split
-//     (and, with Allowance 1, the primary's) equalises latencies; the least
-//     mean latency equalises marginal costs, which gives a slower member
-//     more than the equal-latency split does. A member whose idle read is as
-//     slow as the others' loaded ones falls to its probe share.
-//
-// Not covered, because the weights do not settle there: every member 85%
-// busy or more (open(13000)), or a saturated closed loop (64 clients); the
-// primary's share then cycles between about 0.22 and 0.47.
+// Every row asserts the target: a mean latency within targetRatio of the
+// best split's and weights settled within targetSettle periods. The rows
+// run without the primary floor (PrimaryFloor 0), which trades latency for
+// freshness on purpose; the light-load row checks that trade instead.
 func TestSpillwayConverges(t *testing.T) {
 	const (
 		periods = 300
@@ -1855,66 +1349,41 @@ func TestSpillwayConverges(t *testing.T) {
 	)
 	writeSaturated := open(3000)
 	writeSaturated.writeUtil, writeSaturated.writes = 0.95, 200
+	writeLoaded := open(6000)
+	writeLoaded.writeUtil, writeLoaded.writes = 0.3, 1000
+	closed := func(clients int, mu ...float64) psModel {
+		if len(mu) == 0 {
+			mu = []float64{5000, 5000, 5000}
+		}
+		return psModel{hosts: modelHosts, mu: mu, clients: clients, think: 0.001, rtt: modelRT}
+	}
 	tests := []struct {
 		name  string
 		model loadModel
-		// ratio is the most Spillway's mean latency may be, over the best
-		// split's; settle the most periods it may take to settle. Both are
-		// the target where the policy meets it.
-		ratio  float64
-		settle int
-		check  func(w Weights, d Decision) error
+		floor time.Duration // PrimaryFloor
+		check func(w Weights, d Decision, deadband float64) error
 	}{
 		{
-			// Ratio not met, by design (reason 1): the primary's reads
-			// take 0.49 ms, under AllowanceFloor and 4 x the 0.2 ms
-			// baseline, so 98% of the reads stay on it from the first
-			// period; the best split spreads them evenly (0.25 ms).
-			name: "light load (primary 59% busy, 0.5 ms) stays on the primary", model: open(3000),
-			ratio: 1.93, settle: 0,
-			check: func(w Weights, d Decision) error {
-				if w.Primary < 0.98-1e-12 {
-					return fmt.Errorf("primary share %v under light load", w.Primary)
-				}
-				return nil
-			},
+			name: "moderate load (every member 40% busy at the best split)", model: open(6000),
+			check: atTarget(0.3, 0.4),
 		},
 		{
-			// Ratio not met (reason 1): the primary is held at the 1 ms
-			// floor, 4 times the secondaries' 0.25 ms (0.75 ms against
-			// 0.33). Its share falls to 0.12 in period 5 and comes back
-			// to 2/3 by period 15.
-			name: "moderate load spills to keep the primary at the allowance floor", model: open(6000),
-			ratio: 2.26, settle: targetSettle,
-			check: atTarget(0.5, 0.9),
-		},
-		{
-			// Neither met (reasons 1 and 2): until period 60 the primary
-			// is held at the 1 ms floor, twice the secondaries' 0.5 ms
-			// (0.70 ms, 1.16 x); from period 61 its target is 4 x the
-			// secondaries' loaded 0.42, later 0.45 ms, and its share goes
-			// from 0.40 to 0.44 (1.05 ms, 1.75 x), settled after period 75.
 			name: "heavy load", model: open(10000),
-			ratio: 1.66, settle: 75,
-			check: atTarget(0.3, 0.6),
+			check: atTarget(0.3, 0.4),
 		},
 		{
-			// Ratio met; settling not (reason 2): the primary's idle read
-			// (1 ms) is slower than the loaded secondaries', so its share
-			// is at the 0.01 clamp by period 5 (reason 3); from period 61
-			// its target is 4 x the baseline, now the loaded secondaries'
-			// least median (2.7 ms, later 3 ms), its share 0.08, and the
-			// baseline's step near period 122 moves it by 0.02.
+			name: "every member 87% busy", model: open(13000),
+			check: atTarget(0.3, 0.4),
+		},
+		{
+			// the primary's idle read (1 ms) is slower than the loaded
+			// secondaries': it keeps a little
 			name: "a primary 5 times slower", model: open(8000, 5*svc, svc, svc),
-			ratio: targetRatio, settle: 123,
-			check: atTarget(0.01, 0.2),
+			check: atTarget(0.03, 0.1),
 		},
 		{
-			// Met: the primary keeps its probe share (its reads 4.5 ms),
-			// where the best split gives it none.
 			name: "a primary saturated by writes keeps only its probe share", model: writeSaturated,
-			ratio: targetRatio, settle: targetSettle,
-			check: func(w Weights, d Decision) error {
+			check: func(w Weights, d Decision, deadband float64) error {
 				if s := w.Secondary(); math.Abs(s-0.99) > 1e-9 || d.Reason != "spill" {
 					return fmt.Errorf("secondaries' share %v (%s), want 1 - ProbeShare", s, d.Reason)
 				}
@@ -1922,80 +1391,122 @@ func TestSpillwayConverges(t *testing.T) {
 			},
 		},
 		{
-			// Neither met (reasons 2 and 3): from period 61 the primary
-			// is held at 4 x h2's 0.6 ms, 2.4 ms, with 0.57 of the reads
-			// (best split: 0.45); h3, whose idle read (0.6 ms) is as slow
-			// as h2's loaded one, falls to its probe share (best: 0.10).
-			// Before the drift (periods 20-60) 1.15 x.
+			name: "a primary 30% busy with writes takes fewer reads", model: writeLoaded,
+			check: atTarget(0.15, 0.25),
+		},
+		{
 			name: "a secondary 3 times slower gets less", model: open(8000, svc, svc, 3*svc),
-			ratio: 1.99, settle: 78,
-			check: func(w Weights, d Decision) error {
+			check: func(w Weights, d Decision, deadband float64) error {
 				if w.Of(h3) >= w.Of(h2)/2 {
 					return fmt.Errorf("slow h3 %v, h2 %v", w.Of(h3), w.Of(h2))
 				}
-				return atTarget(0.3, 0.7)(w, d)
+				return atTarget(0.4, 0.5)(w, d, deadband)
 			},
 		},
 		{
-			// Neither met (reasons 1 and 2): until period 60 the primary
-			// is held at the 1 ms floor (0.68 ms, 1.28 x), from period 61
-			// at 4 x the secondaries' 0.32 ms (0.85 ms, 1.60 x).
-			name:  "closed loop, 16 clients",
-			model: psModel{hosts: modelHosts, mu: []float64{5000, 5000, 5000}, clients: 16, think: 0.001, rtt: modelRT},
-			ratio: 1.57, settle: 65,
-			check: atTarget(0.4, 0.7),
+			name: "closed loop, 16 clients", model: closed(16),
+			check: atTarget(0.3, 0.4),
+		},
+		{
+			name: "closed loop, 64 clients: every member saturated", model: closed(64),
+			check: atTarget(0.3, 0.4),
+		},
+		{
+			name: "closed loop, 180 clients", model: closed(180),
+			check: atTarget(0.3, 0.4),
+		},
+		{
+			// members of 0.35, 0.7 and 0.2 cores: shares near the capacity
+			// split (0.28, 0.56, 0.16)
+			name: "closed loop, 64 clients, uneven members", model: closed(64, 3500, 7000, 2000),
+			check: func(w Weights, d Decision, deadband float64) error {
+				if !(w.Of(h2) > w.Primary && w.Primary > w.Of(h3)) {
+					return fmt.Errorf("want h2 > primary > h3: %v", w)
+				}
+				return atTarget(0.2, 0.35)(w, d, deadband)
+			},
+		},
+		{
+			name: "closed loop, 64 clients, a secondary 2.5 times slower", model: closed(64, 5000, 5000, 2000),
+			check: func(w Weights, d Decision, deadband float64) error {
+				if w.Of(h3) >= w.Of(h2)/2 {
+					return fmt.Errorf("slow h3 %v, h2 %v", w.Of(h3), w.Of(h2))
+				}
+				return atTarget(0.35, 0.45)(w, d, deadband)
+			},
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newSpillway(t, nil)
-			s.ObserveLag(freshPoll)
-			from := s.Weights()
-			ws, ds := simulate(s, tt.model, periods)
-			settled := settledAfter(from, ws)
-			flips, moving := reversals(from, ws, settled, eps), lastMove(ws, tail)
-			best, bestW := bestStatic(tt.model, modelHosts)
-			mean := meanLatencyOver(tt.model, from, ws, targetSettle+1)
-			ratio := mean / best
-			last, dec := ws[len(ws)-1], ds[len(ds)-1]
-			t.Logf("best split %v: %.4f ms; Spillway over periods %d-%d: %.4f ms, %.4f x; settled after %d periods, %d reversals after, last %d periods move <= %.2g: %v, ratio %.3f; %s",
-				bestW, best*1000, targetSettle+1, periods, mean*1000, ratio, settled, flips, tail, moving, last, dec.Ratio, dec.Detail)
-			if ratio > tt.ratio {
-				t.Errorf("mean latency over periods %d-%d %.4f ms is %.4f x the best split's %.4f ms (%v), want at most %.2f x (the %.2f x target: %s)",
-					targetSettle+1, periods, mean*1000, ratio, best*1000, bestW, tt.ratio, targetRatio, gap(ratio, targetRatio))
-			}
-			if settled > tt.settle {
-				t.Errorf("weights settled (every share within %v of its final value) after %d periods, want at most %d (the %d-period target: %s)",
-					settleBand, settled, tt.settle, targetSettle, gap(float64(settled), targetSettle))
-			}
-			if tt.ratio > targetRatio && ratio <= targetRatio {
-				t.Errorf("mean latency %.4f x the best split's meets the %.2f x target now: assert the target and revise the comment", ratio, targetRatio)
-			}
-			if tt.settle > targetSettle && settled <= targetSettle {
-				t.Errorf("settled after %d periods meets the %d-period target now: assert the target and revise the comment", settled, targetSettle)
-			}
-			if flips > 5 {
-				t.Errorf("the primary's share reversed by more than %v %d times after settling", eps, flips)
-			}
-			if moving > eps/10 {
-				t.Errorf("weights still moving by %.2g over the last %d periods", moving, tail)
-			}
-			if err := tt.check(last, dec); err != nil {
-				t.Error(err)
-			}
-		})
+		for _, deadband := range []float64{0, DefaultSpillwayConfig().Deadband} {
+			t.Run(fmt.Sprintf("%s, deadband %v", tt.name, deadband), func(t *testing.T) {
+				s := newSpillway(t, func(c *SpillwayConfig) { c.PrimaryFloor, c.Deadband = tt.floor, deadband })
+				s.ObserveLag(freshPoll)
+				from := s.Weights()
+				ws, ds := simulate(s, tt.model, periods)
+				settled := settledAfter(from, ws)
+				flips, moving := reversals(from, ws, settled, eps), lastMove(ws, tail)
+				best, bestW := bestStatic(tt.model, modelHosts)
+				mean := meanLatencyOver(tt.model, from, ws, targetSettle+1)
+				ratio := mean / best
+				last, dec := ws[len(ws)-1], ds[len(ds)-1]
+				t.Logf("best split %v: %.4f ms; Spillway over periods %d-%d: %.4f ms, %.4f x; settled after %d periods, %d reversals after, last %d periods move <= %.2g: %v, ratio %.3f; %s",
+					bestW, best*1000, targetSettle+1, periods, mean*1000, ratio, settled, flips, tail, moving, last, dec.Ratio, dec.Detail)
+				if ratio > targetRatio {
+					t.Errorf("mean latency over periods %d-%d %.4f ms is %.4f x the best split's %.4f ms (%v), want at most %.2f x",
+						targetSettle+1, periods, mean*1000, ratio, best*1000, bestW, targetRatio)
+				}
+				if settled > targetSettle {
+					t.Errorf("weights settled (every share within %v of its final value) after %d periods, want at most %d",
+						settleBand, settled, targetSettle)
+				}
+				if flips > 5 {
+					t.Errorf("the primary's share reversed by more than %v %d times after settling", eps, flips)
+				}
+				if moving > eps/10 {
+					t.Errorf("weights still moving by %.2g over the last %d periods", moving, tail)
+				}
+				if err := tt.check(last, dec, deadband); err != nil {
+					t.Error(err)
+				}
+			})
+		}
 	}
 }
 
-// atTarget checks that the primary's share is in [lo, hi] and its
-// operations within 2% of their target.
-func atTarget(lo, hi float64) func(Weights, Decision) error {
-	return func(w Weights, d Decision) error {
+// TestSpillwayFloorKeepsLightLoad: under light load (the primary 59% busy,
+// its reads 0.5 ms) the 1 ms primary floor keeps 98% of the reads on the
+// primary, the freshest member, where the best split spreads them evenly
+// (0.25 ms against 0.49: the latency the floor trades for freshness); with
+// no floor they spread.
+func TestSpillwayFloorKeepsLightLoad(t *testing.T) {
+	for _, tt := range []struct {
+		floor time.Duration
+		keeps bool
+	}{{time.Millisecond, true}, {0, false}} {
+		s := newSpillway(t, func(c *SpillwayConfig) { c.PrimaryFloor = tt.floor })
+		s.ObserveLag(freshPoll)
+		ws, _ := simulate(s, open(3000), 100)
+		for i, w := range ws {
+			if tt.keeps && w.Primary < 0.98-1e-12 {
+				t.Fatalf("floor %v: primary share %v after period %d, want 0.98 throughout", tt.floor, w.Primary, i+1)
+			}
+		}
+		if last := ws[len(ws)-1]; !tt.keeps && last.Primary > 0.4 {
+			t.Fatalf("no floor: primary share %v after 100 periods, want the reads spread (best split: a third each)", last.Primary)
+		}
+	}
+}
+
+// atTarget checks that the primary's share is in [lo, hi] and its marginal
+// cost within 2% of the secondaries' (beyond the deadband: the decision's
+// Ratio within [1/(1.02 band), 1.02 band]).
+func atTarget(lo, hi float64) func(Weights, Decision, float64) error {
+	return func(w Weights, d Decision, deadband float64) error {
 		if w.Primary < lo || w.Primary > hi {
 			return fmt.Errorf("primary share %v, want in [%v, %v]", w.Primary, lo, hi)
 		}
-		if math.Abs(d.Ratio-1) > 0.02 {
-			return fmt.Errorf("primary's cost / target %v, want 1", d.Ratio)
+		if band := 1.02 * (1 + deadband); d.Ratio > band || d.Ratio < 1/band {
+			return fmt.Errorf("primary's marginal cost / the secondaries' %v, want within %v of 1", d.Ratio, band)
 		}
 		return nil
 	}
@@ -2007,12 +1518,15 @@ func atTarget(lo, hi float64) func(Weights, Decision) error {
 func TestSpillwayFollowsShifts(t *testing.T) {
 	const (
 		before = 30
-		after  = 55   // within BaselineWindow of the first period
+		after  = 55
 		eps    = 1e-3 // reversals by more than eps are logged
 	)
 	light, heavy := open(3000), open(10000)
 	writes := open(3000)
 	writes.writeUtil, writes.writes = 0.95, 200
+	closed := psModel{hosts: modelHosts, mu: []float64{5000, 5000, 5000}, clients: 64, think: 0.001, rtt: modelRT}
+	stalled := closed
+	stalled.stall = []float64{0, 0, 0.2} // h3's reads held 200 ms
 	tests := []struct {
 		name          string
 		before, after loadModel
@@ -2024,7 +1538,7 @@ func TestSpillwayFollowsShifts(t *testing.T) {
 		{
 			name: "load rises", before: light, after: heavy,
 			moved: func(w Weights) bool { return w.Primary < 0.9 }, moveBy: 1, settleBy: 25,
-			check: atTarget(0.3, 0.6),
+			check: func(w Weights, d Decision) error { return atTarget(0.3, 0.6)(w, d, 0) },
 		},
 		{
 			name: "load falls", before: heavy, after: light,
@@ -2035,6 +1549,22 @@ func TestSpillwayFollowsShifts(t *testing.T) {
 			name: "writes saturate the primary", before: light, after: writes,
 			moved: func(w Weights) bool { return w.Secondary() >= 0.99-1e-12 }, moveBy: 10, settleBy: 10,
 			check: func(w Weights, _ Decision) error { return nil },
+		},
+		{
+			// a gray failure: h3 answers pings but holds every read 200 ms
+			name: "a secondary stalls: its share falls to ProbeShare", before: closed, after: stalled,
+			moved: func(w Weights) bool { return w.Of(h3) <= 0.01+1e-12 }, moveBy: 5, settleBy: 20,
+			check: func(w Weights, _ Decision) error {
+				if math.Abs(w.Of(h3)-0.01) > 1e-12 || math.Abs(w.Primary-w.Of(h2)) > 0.02 {
+					return fmt.Errorf("want h3 at ProbeShare and the rest split evenly: %v", w)
+				}
+				return nil
+			},
+		},
+		{
+			name: "the stall ends: it takes reads again", before: stalled, after: closed,
+			moved: func(w Weights) bool { return w.Of(h3) >= 0.2 }, moveBy: 10, settleBy: 30,
+			check: func(w Weights, d Decision) error { return atTarget(0.3, 0.4)(w, d, 0) },
 		},
 		{
 			name: "writes stop", before: writes, after: light,
@@ -2093,7 +1623,7 @@ func TestSpillwayDefaultFloorKeepsLightLoad(t *testing.T) {
 // TestSpillwaySpillsAtLowReadRates is the TPC-C read-write mix measured
 // live: 7 Stock-Levels a second, a primary saturated by writes answering in
 // 300 ms, the probed secondaries in 5 ms from 0–3 reads a period. The
-// secondaries' few reads set the baseline, so the reads spill.
+// secondaries' few reads measure them, so the reads spill.
 func TestSpillwaySpillsAtLowReadRates(t *testing.T) {
 	s, err := NewSpillway(DefaultSpillwayConfig())
 	if err != nil {

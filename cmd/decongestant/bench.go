@@ -45,10 +45,10 @@ type benchFlags struct {
 	pprof                                        bool
 	probeInterval                                time.Duration
 	// balancer constants
-	balPeriod, rpmPeriod, spillPeriod, allowanceFloor, rttInterval, lagInterval, connectTimeout time.Duration
-	delta, lowBal, highBal, lowRatio, highRatio                                                 float64
-	history, minSamples                                                                         int
-	rpmExploration, rpmThreshold, rttQuantile, allowance, probeShare, spillGain, deadband       float64
+	balPeriod, rpmPeriod, spillPeriod, primaryFloor, rttInterval, lagInterval, connectTimeout time.Duration
+	delta, lowBal, highBal, lowRatio, highRatio                                               float64
+	history, minSamples                                                                       int
+	rpmExploration, rpmThreshold, rttQuantile, probeShare, spillGain, deadband                float64
 }
 
 // benchDefaults are the runner's defaults that differ between workloads
@@ -107,11 +107,10 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.IntVar(&b.history, "history", d.Decongestant.History, "decongestant: equal recent fractions before exploring down")
 	fs.IntVar(&b.minSamples, "min-samples", d.Decongestant.MinSamples, "decongestant/rpm: reads per side needed for a decision")
 	fs.DurationVar(&b.spillPeriod, "spillway-period", d.Spillway.Interval, "spillway: control period")
-	fs.DurationVar(&b.allowanceFloor, "allowance-floor", d.Spillway.AllowanceFloor, "spillway: a primary median server time under this is never congestion")
-	fs.Float64Var(&b.allowance, "allowance", d.Spillway.Allowance, "spillway: how many times an uncongested read's server time the primary's operations may take before reads spill")
-	fs.Float64Var(&b.deadband, "deadband", d.Spillway.Deadband, "spillway: a latency within this factor of its target (1+deadband) moves no share")
+	fs.DurationVar(&b.primaryFloor, "primary-floor", d.Spillway.PrimaryFloor, "spillway: while the primary's operations take less than this (median server time), reads stay on it; 0 = reads go wherever they cost least")
+	fs.Float64Var(&b.deadband, "deadband", d.Spillway.Deadband, "spillway: a marginal cost within this factor of the others' (1+deadband) moves no share")
 	fs.Float64Var(&b.probeShare, "probe-share", d.Spillway.ProbeShare, "spillway: least share of every readable member, to keep it measured")
-	fs.Float64Var(&b.spillGain, "spillway-gain", d.Spillway.Gain, "spillway: controller gain (a primary g times slower than its target keeps g^-gain of its share per period)")
+	fs.Float64Var(&b.spillGain, "spillway-gain", d.Spillway.Gain, "spillway: starting controller gain (a primary whose marginal cost is g times the secondaries' keeps g^-gain of its share per period; it then adapts)")
 	fs.DurationVar(&b.rpmPeriod, "rpm-period", d.RPM.Interval, "rpm: decision period")
 	fs.Float64Var(&b.rpmExploration, "rpm-exploration", d.RPM.Exploration, "rpm: exploration fraction")
 	fs.Float64Var(&b.rpmThreshold, "rpm-threshold", d.RPM.Threshold, "rpm: decision threshold on P50 secondary/primary")
@@ -297,8 +296,8 @@ func (b *benchFlags) settings() (balancer.Settings, error) {
 	s.RPM = balancer.RPMConfig{Interval: b.rpmPeriod, Exploration: b.rpmExploration,
 		Threshold: b.rpmThreshold, MinSamples: b.minSamples}
 	sp := &s.Spillway
-	sp.AllowanceFloor, sp.Deadband = b.allowanceFloor, b.deadband
-	sp.Interval, sp.Allowance, sp.ProbeShare, sp.Gain, sp.Bound, sp.Headroom = b.spillPeriod, b.allowance, b.probeShare, b.spillGain, bound, headroom
+	sp.PrimaryFloor, sp.Deadband = b.primaryFloor, b.deadband
+	sp.Interval, sp.ProbeShare, sp.Gain, sp.Bound, sp.Headroom = b.spillPeriod, b.probeShare, b.spillGain, bound, headroom
 	if err := s.Decongestant.Validate(); err != nil {
 		return s, settingFlag(err, decongestantFlags)
 	}
@@ -319,8 +318,8 @@ var (
 	decongestantFlags = withBound(map[string]string{"Interval": "--balancer-period", "Delta": "--delta",
 		"LowBal": "--low-bal", "HighBal": "--high-bal", "LowRatio": "--low-ratio", "HighRatio": "--high-ratio",
 		"History": "--history", "MinSamples": "--min-samples"})
-	spillwayFlags = withBound(map[string]string{"Interval": "--spillway-period", "Allowance": "--allowance",
-		"AllowanceFloor": "--allowance-floor", "Gain": "--spillway-gain", "Deadband": "--deadband",
+	spillwayFlags = withBound(map[string]string{"Interval": "--spillway-period",
+		"PrimaryFloor": "--primary-floor", "Gain": "--spillway-gain", "Deadband": "--deadband",
 		"ProbeShare": "--probe-share"})
 	rpmFlags = map[string]string{"Interval": "--rpm-period", "Exploration": "--rpm-exploration",
 		"Threshold": "--rpm-threshold", "MinSamples": "--min-samples"}

@@ -59,7 +59,7 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 		{"weights not summing to 1", append(good, "--policies", "weights:primary=0.5,n2=0.4"), "shares sum to 0.9, not 1"},
 		{"weights without shares", append(good, "--policies", "weights:"), "is not member=share"},
 		{"weights naming a member twice", append(good, "--policies", "weights:n2=0.5,N2=0.5"), `member "N2" is given twice`},
-		{"bad spillway allowance", append(good, "--allowance", "0.5"), "--allowance: invalid policy: allowance 0.5 must be at least 1"},
+		{"bad spillway primary floor", append(good, "--primary-floor", "-1ms"), "--primary-floor: invalid policy: primary floor -1ms must not be negative"},
 		{"bad spillway gain", append(good, "--spillway-gain", "0"), "--spillway-gain: invalid policy: gain 0 must be in (0, 2]"},
 		{"bad spillway deadband", append(good, "--deadband", "1.5"), "--deadband: invalid policy: deadband 1.5"},
 		{"bad spillway probe share", append(good, "--probe-share", "0.5"), "--probe-share: invalid policy: probe share 0.5"},
