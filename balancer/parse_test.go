@@ -172,12 +172,12 @@ func TestParseBound(t *testing.T) {
 // TestParseSpillwaySettings checks that a spillway spec's keys reach the
 // policy's constants and leave the others as given.
 func TestParseSpillwaySettings(t *testing.T) {
-	p, err := Parse("spillway:deadband=0.3/gain=0.1/floor-ms=2.5/probe-share=0.02/smoothing=0.8", DefaultSettings())
+	p, err := Parse("spillway:deadband=0.3/gain=0.1/floor-ms=2.5/probe-share=0.02/probe-rate=5/smoothing=0.8", DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, want := p.(*Spillway).Config(), DefaultSpillwayConfig()
-	want.Deadband, want.Gain, want.PrimaryFloor, want.ProbeShare, want.Smoothing = 0.3, 0.1, 2500*time.Microsecond, 0.02, 0.8
+	want.Deadband, want.Gain, want.PrimaryFloor, want.ProbeShare, want.ProbeRate, want.Smoothing = 0.3, 0.1, 2500*time.Microsecond, 0.02, 5, 0.8
 	if got != want {
 		t.Fatalf("config %+v, want %+v", got, want)
 	}

@@ -32,6 +32,7 @@ func TestValidateNamesTheSetting(t *testing.T) {
 		{"primary floor", "PrimaryFloor", spill(func(c *SpillwayConfig) { c.PrimaryFloor = -1 })},
 		{"gain", "Gain", spill(func(c *SpillwayConfig) { c.Gain = 3 })},
 		{"deadband", "Deadband", spill(func(c *SpillwayConfig) { c.Deadband = -0.1 })},
+		{"probe rate", "ProbeRate", spill(func(c *SpillwayConfig) { c.ProbeRate = -1 })},
 		{"probe share", "ProbeShare", spill(func(c *SpillwayConfig) { c.ProbeShare = 0.2 })},
 		{"smoothing", "Smoothing", spill(func(c *SpillwayConfig) { c.Smoothing = 0 })},
 		{"spillway min samples", "MinSamples", spill(func(c *SpillwayConfig) { c.MinSamples = 0 })},

@@ -41,6 +41,12 @@ type SpillwayConfig struct {
 	// reads that change the latencies again: on 3 x 0.35-CPU members
 	// (YCSB-B, 64 clients) 0.3 gave 2596 reads/s against 2346 without.
 	Deadband float64
+	// ProbeRate caps the probe share in reads per second (2): a member gets
+	// at least ProbeShare or ProbeRate / the reads per second routed,
+	// whichever is less, so on a busy router a member left only a probe (a
+	// stalled one, say) takes 2 reads a second, not 1% of all reads, and
+	// the tail of the reads does not wait on it. 0: ProbeShare always.
+	ProbeRate float64
 	// ProbeShare is the least share every readable member gets, so its
 	// latency stays measured (0.01).
 	ProbeShare float64
@@ -49,7 +55,8 @@ type SpillwayConfig struct {
 	Smoothing float64
 	// MinSamples is the number of reads in a period from which its median
 	// moves a member's average by the full Smoothing (fewer move it in
-	// proportion) (10).
+	// proportion) (2: a member left only a probe gets about ProbeRate reads a
+	// period, and its average must follow them).
 	MinSamples int
 	// LatencyFloor bounds a member's server time from below (20 µs).
 	LatencyFloor time.Duration
@@ -62,7 +69,7 @@ type SpillwayConfig struct {
 // DefaultSpillwayConfig returns Spillway's defaults with a 10 s bound.
 func DefaultSpillwayConfig() SpillwayConfig {
 	return SpillwayConfig{Interval: time.Second, Bound: Bound{Max: 10 * time.Second}, Headroom: AutoHeadroom,
-		PrimaryFloor: 5 * time.Millisecond, Gain: 0.25, Deadband: 0.3, ProbeShare: 0.01, Smoothing: 0.5, MinSamples: 10,
+		PrimaryFloor: 5 * time.Millisecond, Gain: 0.25, Deadband: 0.3, ProbeShare: 0.01, ProbeRate: 2, Smoothing: 0.5, MinSamples: 2,
 		LatencyFloor: 20 * time.Microsecond, RTTWindow: 30 * time.Second}
 }
 
@@ -77,6 +84,8 @@ func (c SpillwayConfig) Validate() error {
 		return invalid("Gain", "gain %v must be in (0, 2]", c.Gain)
 	case !(c.Deadband >= 0 && c.Deadband <= 1):
 		return invalid("Deadband", "deadband %v must be in [0, 1]", c.Deadband)
+	case !(c.ProbeRate >= 0) || math.IsInf(c.ProbeRate, 1):
+		return invalid("ProbeRate", "probe rate %v must be a finite number of reads per second, at least 0", c.ProbeRate)
 	case !(c.ProbeShare >= 0 && c.ProbeShare <= 0.1):
 		return invalid("ProbeShare", "probe share %v must be in [0, 0.1]", c.ProbeShare)
 	case !(c.Smoothing > 0 && c.Smoothing <= 1):
@@ -106,6 +115,7 @@ type Spillway struct {
 	cfg     SpillwayConfig
 	lat     map[string]float64 // host -> moving average of the median server time (s)
 	rate    map[string]float64 // host -> moving average of its reads per second
+	probe   float64            // the least share in force: ProbeShare, or less on a busy router (ProbeRate)
 	gain    map[string]float64 // host ("" the primary's share) -> its adaptive gain
 	lastErr map[string]float64 // host -> the error it answered last period
 	write   float64            // moving average of the primary's write server time (s), 0 unknown
@@ -132,7 +142,7 @@ func NewSpillway(cfg SpillwayConfig) (*Spillway, error) {
 		return nil, err
 	}
 	return &Spillway{name: "spillway", cfg: cfg, lat: map[string]float64{}, rate: map[string]float64{}, gain: map[string]float64{}, lastErr: map[string]float64{}, seen: map[string]int{},
-		w: PrimaryOnly(), rtt: newWindow(int(cfg.RTTWindow / cfg.Interval))}, nil
+		w: PrimaryOnly(), rtt: newWindow(int(cfg.RTTWindow / cfg.Interval)), probe: cfg.ProbeShare}, nil
 }
 
 // Name returns "spillway", or the spec with the settings it changed
@@ -213,7 +223,7 @@ func (s *Spillway) admit(w Weights) Weights {
 	for _, h := range s.fresh {
 		share := w.Of(h)
 		if share == 0 {
-			share = s.cfg.ProbeShare
+			share = s.probe
 		} else {
 			kept += share
 		}
@@ -275,10 +285,10 @@ func (s *Spillway) EndPeriod(p Period) Decision {
 	// would hand it many times the reads it was measured with
 	share = min(share, max(2*s.w.Primary, leastReturn))
 	n := float64(len(s.fresh))
-	share = min(max(share, s.cfg.ProbeShare), max(1-n*s.cfg.ProbeShare, s.cfg.ProbeShare))
+	share = min(max(share, s.probe), max(1-n*s.probe, s.probe))
 	rel := s.secondaryShares(ms)
 	if share < 1 {
-		rel = floorShares(rel, s.cfg.ProbeShare/(1-share))
+		rel = floorShares(rel, s.probe/(1-share))
 	}
 	w := Weights{Primary: share}
 	for i, h := range s.fresh {
@@ -422,7 +432,7 @@ func (s *Spillway) spillMarginal() float64 {
 		if least == 0 || m < least {
 			least = m
 		}
-		if beyond := s.w.Of(h) - s.cfg.ProbeShare; beyond > 1e-9 {
+		if beyond := s.w.Of(h) - s.probe; beyond > 1e-9 {
 			sum += beyond * m
 			weight += beyond
 		}
@@ -462,13 +472,21 @@ func (s *Spillway) observe(p Period) {
 		s.lat[m.Host] = smooth(s.lat[m.Host], server, s.sampleWeight(m.Count))
 	}
 	for h := range s.lat {
-		s.rate[h] = smooth(s.rate[h], float64(counts[h])/length.Seconds(), s.cfg.Smoothing)
+		s.rate[h] = float64(counts[h]) / length.Seconds()
 	}
 	if p.Writes.Count > 0 && p.Writes.P50 > 0 {
 		s.write = smooth(s.write, s.server(p.Writes.P50, s.rtt.least(s.primary)), s.sampleWeight(p.Writes.Count))
 	}
-	s.wrate = smooth(s.wrate, float64(p.Writes.Count)/length.Seconds(), s.cfg.Smoothing)
+	s.wrate = float64(p.Writes.Count) / length.Seconds()
 	s.forget()
+	var total float64
+	for _, r := range s.rate {
+		total += r
+	}
+	s.probe = s.cfg.ProbeShare
+	if s.cfg.ProbeRate > 0 && total > 0 {
+		s.probe = min(s.cfg.ProbeShare, s.cfg.ProbeRate/total)
+	}
 }
 
 // forget drops the state of every member that no input has named for the

@@ -81,8 +81,8 @@ func TestSpillwayWriteTime(t *testing.T) {
 		{"a count without a median is no measurement", []Stats{{Count: 10}}, 0},
 		{"the first measurement is taken as it is", []Stats{{Count: 0, P50: 50 * ms}, {Count: 10, P50: ms}}, 0.001},
 		// then smoothed with weight Smoothing x min(1, count/MinSamples):
-		// 0.001 + 0.5 x 5/10 x (0.005 - 0.001)
-		{"then smoothed by its count", []Stats{{Count: 10, P50: ms}, {Count: 5, P50: 5 * ms}}, 0.002},
+		// 0.001 + 0.5 x 1/2 x (0.005 - 0.001)
+		{"then smoothed by its count", []Stats{{Count: 10, P50: ms}, {Count: 1, P50: 5 * ms}}, 0.002},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,5 +161,33 @@ func TestSpillwaySecondaryShareAtMostDoubles(t *testing.T) {
 	r3 := 0.5 * math.Pow((m2+m3)/2/m3, 0.25)
 	if got, want := w.Of(h2)/w.Secondary(), 1/(1+r3); math.Abs(got-want) > 1e-9 {
 		t.Fatalf("h2's part of the secondaries' share %v, want %v (doubled, against h3's %v): %v", got, want, r3, w)
+	}
+}
+
+// TestSpillwayProbeRate: the least share is ProbeShare (1%) or ProbeRate (2
+// reads a second) over the reads per second routed, whichever is less. A
+// secondary whose marginal cost is far over the others' falls to it.
+func TestSpillwayProbeRate(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		probeRate float64
+		reads     int // a second, on each member
+		want      float64
+	}{
+		{"a busy router: 2 of 3000 reads a second", 2, 1000, 2.0 / 3000},
+		{"a quiet one: ProbeShare", 2, 50, 0.01},
+		{"ProbeRate 0: ProbeShare", 0, 1000, 0.01},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newDefaultSpillway(t, func(c *SpillwayConfig) { c.ProbeRate, c.PrimaryFloor = tt.probeRate, 0 })
+			s.ObserveLag(freshPoll)
+			// h3 stalls: 200 ms a read against the others' 5 ms
+			for range 40 {
+				s.EndPeriod(secPeriod(p50(h1, tt.reads, 5*ms), p50(h2, tt.reads, 5*ms), p50(h3, tt.reads, 200*ms)))
+			}
+			if got := s.Weights().Of(h3); math.Abs(got-tt.want) > 1e-12 {
+				t.Fatalf("stalled h3's share %v, want %v (%v)", got, tt.want, s.Weights())
+			}
+		})
 	}
 }

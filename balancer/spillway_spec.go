@@ -17,6 +17,7 @@ var spillwayParams = map[string]func(*SpillwayConfig, float64){
 	"deadband":    func(c *SpillwayConfig, v float64) { c.Deadband = v },
 	"floor-ms":    func(c *SpillwayConfig, v float64) { c.PrimaryFloor = time.Duration(v * float64(time.Millisecond)) },
 	"probe-share": func(c *SpillwayConfig, v float64) { c.ProbeShare = v },
+	"probe-rate":  func(c *SpillwayConfig, v float64) { c.ProbeRate = v },
 	"smoothing":   func(c *SpillwayConfig, v float64) { c.Smoothing = v },
 }
 

@@ -48,7 +48,7 @@ type benchFlags struct {
 	balPeriod, rpmPeriod, spillPeriod, primaryFloor, rttInterval, lagInterval, connectTimeout time.Duration
 	delta, lowBal, highBal, lowRatio, highRatio                                               float64
 	history, minSamples                                                                       int
-	rpmExploration, rpmThreshold, rttQuantile, probeShare, spillGain, deadband                float64
+	rpmExploration, rpmThreshold, rttQuantile, probeShare, probeRate, spillGain, deadband     float64
 }
 
 // benchDefaults are the runner's defaults that differ between workloads
@@ -110,6 +110,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.DurationVar(&b.primaryFloor, "primary-floor", d.Spillway.PrimaryFloor, "spillway: while the primary's operations take less than this (median server time), reads stay on it; 0 = reads go wherever they cost least")
 	fs.Float64Var(&b.deadband, "deadband", d.Spillway.Deadband, "spillway: a marginal cost within this factor of the others' (1+deadband) moves no share")
 	fs.Float64Var(&b.probeShare, "probe-share", d.Spillway.ProbeShare, "spillway: least share of every readable member, to keep it measured")
+	fs.Float64Var(&b.probeRate, "probe-rate", d.Spillway.ProbeRate, "spillway: reads per second a probe share need not exceed (a busy router probes a member left out, a stalled one say, with this many reads a second, not --probe-share of all); 0 = --probe-share always")
 	fs.Float64Var(&b.spillGain, "spillway-gain", d.Spillway.Gain, "spillway: starting controller gain (a primary whose marginal cost is g times the secondaries' keeps g^-gain of its share per period; it then adapts)")
 	fs.DurationVar(&b.rpmPeriod, "rpm-period", d.RPM.Interval, "rpm: decision period")
 	fs.Float64Var(&b.rpmExploration, "rpm-exploration", d.RPM.Exploration, "rpm: exploration fraction")
@@ -296,7 +297,7 @@ func (b *benchFlags) settings() (balancer.Settings, error) {
 	s.RPM = balancer.RPMConfig{Interval: b.rpmPeriod, Exploration: b.rpmExploration,
 		Threshold: b.rpmThreshold, MinSamples: b.minSamples}
 	sp := &s.Spillway
-	sp.PrimaryFloor, sp.Deadband = b.primaryFloor, b.deadband
+	sp.PrimaryFloor, sp.Deadband, sp.ProbeRate = b.primaryFloor, b.deadband, b.probeRate
 	sp.Interval, sp.ProbeShare, sp.Gain, sp.Bound, sp.Headroom = b.spillPeriod, b.probeShare, b.spillGain, bound, headroom
 	if err := s.Decongestant.Validate(); err != nil {
 		return s, settingFlag(err, decongestantFlags)
@@ -320,7 +321,7 @@ var (
 		"History": "--history", "MinSamples": "--min-samples"})
 	spillwayFlags = withBound(map[string]string{"Interval": "--spillway-period",
 		"PrimaryFloor": "--primary-floor", "Gain": "--spillway-gain", "Deadband": "--deadband",
-		"ProbeShare": "--probe-share"})
+		"ProbeShare": "--probe-share", "ProbeRate": "--probe-rate"})
 	rpmFlags = map[string]string{"Interval": "--rpm-period", "Exploration": "--rpm-exploration",
 		"Threshold": "--rpm-threshold", "MinSamples": "--min-samples"}
 )
