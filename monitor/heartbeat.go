@@ -127,7 +127,7 @@ type beater struct {
 // then waits until the heartbeat is as old as when a poll reads it, so that
 // a first poll right after finds it on healthy secondaries.
 func (b *beater) probe(ctx context.Context, settle bool) error {
-	if err := b.write(ctx); err != nil || !settle {
+	if err := b.write(ctx, b.m.cfg.Timeout); err != nil || !settle {
 		return err
 	}
 	t := time.NewTimer(beatSkew(b.m.cfg.LagInterval))
@@ -142,7 +142,11 @@ func (b *beater) probe(ctx context.Context, settle bool) error {
 
 // schedule writes the heartbeat at at (now if it has passed) on a goroutine
 // of the monitor's, unless a write is already scheduled or under way: a
-// primary too busy to answer one is not sent more.
+// primary too busy to answer one is not sent more. The write is given two
+// intervals (at most the timeout): one sent to a member that has gone away
+// does not hold back the next, to the primary the next polls find, for the
+// whole timeout; one that a busy primary is slow to answer still lands there
+// (only its clock reading is lost, and the offset kept does for a while).
 func (b *beater) schedule(at time.Time) {
 	b.mu.Lock()
 	if b.pending {
@@ -166,7 +170,7 @@ func (b *beater) schedule(at time.Time) {
 			return
 		case <-t.C:
 		}
-		_ = b.write(b.m.run) // its error is kept for the poll that needs the clock
+		_ = b.write(b.m.run, min(b.m.cfg.Timeout, 2*b.m.cfg.LagInterval)) // its error is kept for the poll that needs the clock
 	})
 }
 
@@ -174,13 +178,13 @@ func (b *beater) schedule(at time.Time) {
 // lagging secondary cannot hold it up) and learns the primary's clock from
 // the answer. It goes over the direct connection to the member the latest
 // poll found primary (so the clock learned is known to be that member's),
-// else through the replica-set client.
-func (b *beater) write(ctx context.Context) error {
+// else through the replica-set client, within timeout.
+func (b *beater) write(ctx context.Context, timeout time.Duration) error {
 	m := b.m
 	host, client := m.primaryClient()
 	ns := m.cfg.Heartbeat
 	coll := client.Database(ns.DB).Collection(ns.Coll, options.Collection().SetWriteConcern(writeconcern.W1()))
-	cctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var doc struct {
 		TS time.Time `bson:"ts"`
