@@ -64,7 +64,8 @@ type LagSample struct {
 	// Horizon is how long the sample stands (see Horizon); 0 for samples
 	// that are not Known.
 	Horizon time.Duration
-	// Primary is the primary's host, "" when the poll failed.
+	// Primary is the primary's host, "" when the poll failed (or, for the
+	// heartbeat, which does not need it, when the primary did not answer).
 	Primary string
 	// Fallback says why the sources SourceAuto prefers to Source did not
 	// take this sample ("" when the first did, and for explicit sources).
