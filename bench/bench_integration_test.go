@@ -255,9 +255,11 @@ func checkBoundEnforced(t *testing.T, events []router.Event, bound time.Duration
 // pause, drop to fraction 0 at the first lag poll whose lag plus horizon is
 // over the bound, and the S probe must see no violation. Sub-second bounds
 // work because the lag poll interval scales with the bound (500 ms: every
-// 100 ms). The hello lag source, which a user without the clusterMonitor
-// role gets, keeps a 2 s bound too (its whole-second resolution leaves too
-// little of a 500 ms bound for secondary reads before the pause).
+// 100 ms). The heartbeat, which a user with readWrite only gets, keeps a
+// 500 ms bound (a healthy secondary reads as a quarter interval behind);
+// hello, which a user who may not write gets, a 2 s bound (its whole-second
+// resolution leaves too little of a 500 ms bound for secondary reads before
+// the pause).
 func TestPausedReplicationNoBoundViolations(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	for _, tt := range []struct {
@@ -267,6 +269,7 @@ func TestPausedReplicationNoBoundViolations(t *testing.T) {
 		{2 * time.Second, monitor.SourceAuto, monitor.SourceReplSetGetStatus},
 		{500 * time.Millisecond, monitor.SourceAuto, monitor.SourceReplSetGetStatus},
 		{2 * time.Second, monitor.SourceHello, monitor.SourceHello},
+		{500 * time.Millisecond, monitor.SourceHeartbeat, monitor.SourceHeartbeat},
 	} {
 		bound := tt.bound
 		t.Run(bound.String()+"/"+tt.asked.String(), func(t *testing.T) {
@@ -340,14 +343,25 @@ func TestPausedReplicationNoBoundViolations(t *testing.T) {
 // the test holds the rejoined member's replication for 3 s, so it is behind
 // the bound for several polls however fast it would catch up.
 //
+// It runs with each lag source: auto (replSetGetStatus on this set, a poll
+// it does not answer in time taken by the heartbeat), the heartbeat, and
+// hello (its whole seconds are within a 2 s bound).
+//
 // The run and the faults run on goroutines of their own; each returns its
 // error for the test's goroutine to report, and the first to fail stops the
 // other.
 func TestFailoverRejoinAndPauseKeepTheBound(t *testing.T) {
+	for _, src := range []monitor.LagSource{monitor.SourceAuto, monitor.SourceHeartbeat, monitor.SourceHello} {
+		t.Run(src.String(), func(t *testing.T) { testFailoverRejoinAndPause(t, src) })
+	}
+}
+
+func testFailoverRejoinAndPause(t *testing.T, src monitor.LagSource) {
 	rs := testutil.ReplicaSet(t)
 	const bound = 2 * time.Second
 	o := options(t, rs.URI(), "decongestant")
 	o.Duration = 45 * time.Second
+	o.Monitor.LagSource = src
 	withSettings(t, &o, func(s *balancer.Settings) {
 		s.Decongestant.Bound = balancer.Bound{Max: bound}
 		s.Decongestant.Interval = time.Second

@@ -158,6 +158,7 @@ func balancerConfig(o *Options) map[string]any {
 		"low_ratio": d.LowRatio, "high_ratio": d.HighRatio, "history": d.History,
 		"min_samples": d.MinSamples, "bound": d.Bound.String(), "headroom_s": headroom,
 		"lag_interval_s": o.Monitor.LagInterval.Seconds(), "lag_estimate": est.String(), "lag_source": src.String(),
+		"heartbeat_ns":   o.Monitor.Heartbeat.String(),
 		"rpm_interval_s": s.RPM.Interval.Seconds(), "rpm_exploration": s.RPM.Exploration,
 		"rpm_threshold": s.RPM.Threshold,
 	}

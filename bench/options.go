@@ -263,6 +263,13 @@ func (o *Options) defaults() {
 	if o.Monitor.LagInterval == 0 {
 		o.Monitor.LagInterval = balancer.LagIntervalFor(o.Settings.Decongestant.Bound)
 	}
+	if o.Monitor.Heartbeat.DB == "" {
+		// The workload's database: the one its user may write.
+		o.Monitor.Heartbeat.DB = o.Database
+	}
+	if o.Monitor.Heartbeat.Coll == "" {
+		o.Monitor.Heartbeat.Coll = monitor.DefaultHeartbeatColl
+	}
 }
 
 // maxPoolPerMember caps the connections the runner lets its clients open to

@@ -40,12 +40,24 @@ func (r helloReply) members() []string {
 	return append(append(append([]string(nil), r.Hosts...), r.Passives...), r.Arbiters...)
 }
 
+// applied is the optime timestamp of the member's last write, zero
+// without lastWrite.
+func (r helloReply) applied() bson.Timestamp {
+	if r.LastWrite == nil {
+		return bson.Timestamp{}
+	}
+	return r.LastWrite.OpTime.TS
+}
+
 // memberHello is one member's answer to a lag poll: Err when it did not
 // answer, or the reply did not decode.
 type memberHello struct {
 	Host  string
 	Reply helloReply
 	Err   error
+	// Beat is what a heartbeat poll read of a secondary's heartbeat
+	// document; nil in hello polls and for members that are not SECONDARY.
+	Beat *beatRead
 }
 
 // States a hello poll reports beside PRIMARY and SECONDARY.
@@ -80,7 +92,7 @@ func (m *Monitor) pollHello(ctx context.Context) LagSample {
 		}
 		m.helloHosts = r.members()
 	}
-	replies := helloAll(cctx, m.helloHosts, m.cfg.LagInterval/2, m.memberHello)
+	replies := helloAll(cctx, m.helloHosts, grace(cctx, m.cfg.LagInterval/2), true, m.memberHello)
 	s.RTT = time.Since(s.At)
 	s = helloLagFrom(s, replies, m.cfg.LagEstimate)
 	m.helloHosts = nil // without a primary, the next poll asks the set again
@@ -89,7 +101,7 @@ func (m *Monitor) pollHello(ctx context.Context) LagSample {
 			m.helloHosts = r.Reply.members()
 		}
 	}
-	return m.withHorizon(s)
+	return s
 }
 
 // memberHello asks host's hello over the monitor's direct connection to it
@@ -106,11 +118,22 @@ func (m *Monitor) memberHello(ctx context.Context, host string) memberHello {
 	return mh
 }
 
+// grace is how long a poll under ctx waits for a member once it has what
+// it needs: most, but at most three quarters of what is left before ctx's
+// deadline (a source polled in turn has a share of the horizon), so that
+// the members that did answer are not lost with the ones that did not.
+func grace(ctx context.Context, most time.Duration) time.Duration {
+	if d, ok := ctx.Deadline(); ok {
+		return min(most, time.Until(d)*3/4)
+	}
+	return most
+}
+
 // helloAll asks every host at once and returns the answers in hosts'
-// order. It waits for every answer, except that once grace has passed and
-// some member has answered as the writable primary it stops waiting: the
-// members still silent are returned with an error.
-func helloAll(ctx context.Context, hosts []string, grace time.Duration, ask func(context.Context, string) memberHello) []memberHello {
+// order. It waits for every answer, except that once grace has passed (and,
+// with needPrimary, some member has answered as the writable primary) it
+// stops waiting: the members still silent are returned with an error.
+func helloAll(ctx context.Context, hosts []string, grace time.Duration, needPrimary bool, ask func(context.Context, string) memberHello) []memberHello {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	answers := make(chan memberHello, len(hosts))
@@ -121,7 +144,7 @@ func helloAll(ctx context.Context, hosts []string, grace time.Duration, ask func
 	byHost := make(map[string]memberHello, len(hosts))
 	late := time.NewTimer(grace)
 	defer late.Stop()
-	graceOver, primary := false, false
+	graceOver, primary := false, !needPrimary
 	for len(byHost) < len(hosts) && !(graceOver && primary) {
 		select {
 		case a := <-answers:
@@ -137,7 +160,10 @@ func helloAll(ctx context.Context, hosts []string, grace time.Duration, ask func
 	for i, h := range hosts {
 		a, ok := byHost[h]
 		if !ok {
-			a = memberHello{Host: h, Err: fmt.Errorf("hello on %s: no answer within %v, when the primary had answered", h, grace)}
+			a = memberHello{Host: h, Err: fmt.Errorf("hello on %s: no answer within %v", h, grace)}
+			if needPrimary {
+				a.Err = fmt.Errorf("hello on %s: no answer within %v, when the primary had answered", h, grace)
+			}
 		}
 		out[i] = a
 	}

@@ -75,12 +75,40 @@ type memberStatus struct {
 	OptimeDate          time.Time `bson:"optimeDate"`
 }
 
-// poll takes a lag sample from the source in force.
+// poll takes a lag sample from the sources in use: the one asked for, or
+// SourceAuto's in turn (pollInTurn, within the slack the latest known
+// sample's horizon leaves).
 func (m *Monitor) poll(ctx context.Context) LagSample {
-	if m.source == SourceHello {
-		return m.pollHello(ctx)
+	if len(m.sources) == 1 {
+		s := m.sources[0].poll(ctx)
+		return m.afterPoll(s, s.RTT)
 	}
-	return m.pollStatus(ctx)
+	return m.afterPoll(pollInTurn(ctx, m.slack, m.sources))
+}
+
+// afterPoll sets an answered sample's horizon from the round trip own of
+// the source that took it (withHorizon) and, while the heartbeat is in use,
+// schedules its next write: when the heartbeat is the preferred source or
+// took this sample, a quarter interval before the next poll is due (the age
+// at which a healthy secondary will hold it: pt-heartbeat's skew); else
+// now, so that the preferred source's next poll finds it replicated (a
+// write racing that poll would make a caught-up secondary look one write
+// behind).
+func (m *Monitor) afterPoll(s LagSample, own time.Duration) LagSample {
+	if s.Err == nil {
+		s = m.withHorizon(s, own)
+	}
+	for i, src := range m.sources {
+		if src.src != SourceHeartbeat {
+			continue
+		}
+		at := time.Now()
+		if i == 0 || s.Source == SourceHeartbeat {
+			at = s.At.Add(m.cfg.LagInterval - beatSkew(m.cfg.LagInterval))
+		}
+		m.beat.schedule(at)
+	}
+	return s
 }
 
 // pollStatus asks the primary for replSetGetStatus and estimates each
@@ -95,7 +123,7 @@ func (m *Monitor) pollStatus(ctx context.Context) LagSample {
 	if err := res.Err(); err != nil {
 		hint := ""
 		if unauthorized(err) {
-			hint = "; the hello lag source needs no role"
+			hint = "; the heartbeat lag source needs only readWrite on its collection, the hello lag source no role"
 		}
 		s.Err = fmt.Errorf("monitor: replSetGetStatus on the primary of %s: %w%s", redact.URI(m.uri), explainAccess(err, m.who), hint)
 		return s
@@ -104,16 +132,20 @@ func (m *Monitor) pollStatus(ctx context.Context) LagSample {
 		s.Err = fmt.Errorf("monitor: decode replSetGetStatus: %w", err)
 		return s
 	}
-	return m.withHorizon(lagFrom(s, reply, m.cfg.LagEstimate))
+	return lagFrom(s, reply, m.cfg.LagEstimate)
 }
 
-// withHorizon records an answered poll's round trip and sets the sample's
-// horizon from it and the recent polls'. Only polls call it (they never
-// overlap).
-func (m *Monitor) withHorizon(s LagSample) LagSample {
-	m.rtts[m.nrtt%len(m.rtts)] = s.RTT
+// withHorizon records an answered poll's round trip rtt (the round trip of
+// the source that took it) and sets the sample's horizon from it and the
+// recent polls', and the slack it leaves the next poll. Only polls call it
+// (they never overlap).
+func (m *Monitor) withHorizon(s LagSample, rtt time.Duration) LagSample {
+	m.rtts[m.nrtt%len(m.rtts)] = rtt
 	m.nrtt++
-	s.Horizon = Horizon(m.cfg.LagInterval, s.RTT, slices.Max(m.rtts[:]))
+	s.Horizon = Horizon(m.cfg.LagInterval, rtt, slices.Max(m.rtts[:]))
+	if s.Known {
+		m.slack = s.Horizon - m.cfg.LagInterval
+	}
 	return s
 }
 

@@ -1,13 +1,16 @@
 // Package monitor is the I/O edge that feeds the balancer: it measures the
 // round-trip time to every replica-set member over direct connections, and
 // polls for lag (once per second by default; the router polls faster for
-// bounds under 5 s): the primary's replSetGetStatus, which needs the
-// clusterMonitor role, or, for a user without it, every member's hello at
-// once (LagSource; by default replSetGetStatus, and hello when it is not
-// authorized). From either it estimates each secondary's staleness as the
-// primary's clock sees it (the conservative view of seed 000 §2.3). Every
-// sample carries its horizon: if the next poll has not answered by then, an
-// unknown sample follows.
+// bounds under 5 s) from one of three sources (LagSource): the primary's
+// replSetGetStatus, which needs the clusterMonitor role; a heartbeat
+// document the monitor writes on the primary and reads on every secondary,
+// which needs readWrite on its one collection; or every member's hello,
+// which any user may run. By default (SourceAuto) each poll asks them in
+// that order, among those the user is authorized for, and takes the next
+// when one fails or is late. From each it estimates every secondary's
+// staleness as the primary's clock sees it (the conservative view of the
+// Decongestant paper, §2.3). Every sample carries its horizon: if the next
+// poll has not answered by then, an unknown sample follows.
 //
 //	m, err := monitor.Start(ctx, uri, monitor.Config{OnLag: func(s monitor.LagSample) { ... }})
 //	defer m.Close(context.Background())
@@ -55,13 +58,18 @@ type LagSample struct {
 	At time.Time
 	// Source is the lag source that took the sample.
 	Source LagSource
-	// RTT is how long the poll took to answer.
+	// RTT is how long the poll took to answer (under SourceAuto, from the
+	// preferred source's send to the answer of the one that took it).
 	RTT time.Duration
 	// Horizon is how long the sample stands (see Horizon); 0 for samples
 	// that are not Known.
 	Horizon time.Duration
-	// Primary is the primary's host, "" when the poll failed.
+	// Primary is the primary's host, "" when the poll failed (or, for the
+	// heartbeat, which does not need it, when the primary did not answer).
 	Primary string
+	// Fallback says why the sources SourceAuto prefers to Source did not
+	// take this sample ("" when the first did, and for explicit sources).
+	Fallback string
 	// Max is the largest lag over the SECONDARY members.
 	Max time.Duration
 	// Known is false when the poll failed or no member is SECONDARY.
@@ -84,6 +92,12 @@ type Config struct {
 	LagEstimate LagEstimate
 	// LagSource is where lag comes from (SourceAuto).
 	LagSource LagSource
+	// Heartbeat is the namespace of the heartbeat document (SourceHeartbeat,
+	// and SourceAuto's second choice): DB defaults to the URI's database,
+	// else DefaultHeartbeatDB; Coll to DefaultHeartbeatColl. Give the
+	// database the application's user may write (a router's callers know
+	// it: bench gives the workload's).
+	Heartbeat Namespace
 	// Timeout bounds each ping and poll (2 s).
 	Timeout time.Duration
 	// OnLag, when set, is called after every lag poll from the monitor's
@@ -94,7 +108,16 @@ type Config struct {
 	ClientOptions []*options.ClientOptions
 }
 
-func (c *Config) defaults() {
+func (c *Config) defaults(uri string) {
+	if c.Heartbeat.DB == "" {
+		c.Heartbeat.DB = DefaultHeartbeatDB
+		if cs, err := ParseURI(uri); err == nil && cs.Database != "" {
+			c.Heartbeat.DB = cs.Database
+		}
+	}
+	if c.Heartbeat.Coll == "" {
+		c.Heartbeat.Coll = DefaultHeartbeatColl
+	}
 	if c.RTTInterval <= 0 {
 		c.RTTInterval = time.Second
 	}
@@ -124,16 +147,23 @@ type Monitor struct {
 	run    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	// source is the lag source in force, decided by Start, and why.
-	source    LagSource
+	// sources are the lag sources in use, in order of preference (one
+	// unless SourceAuto), decided by Start, and why.
+	sources   []source
 	sourceWhy string
+	// beat writes the heartbeat while SourceHeartbeat is usable.
+	beat *beater
 
-	// rtts are the round trips of the last polls, helloHosts the members
-	// the primary named in the latest hello poll (only polls touch them;
-	// polls never overlap).
+	// rtts are the round trips of the last polls, slack how long the
+	// latest known sample's horizon leaves a poll beyond the interval,
+	// helloHosts and beatHosts the members the primary named in the
+	// latest hello and heartbeat polls (only polls touch them; polls never
+	// overlap, and the sources of one poll run in turn).
 	rtts       [10]time.Duration
 	nrtt       int
+	slack      time.Duration
 	helloHosts []string
+	beatHosts  []string
 
 	mu      sync.Mutex
 	pingers map[string]*pinger // by host
@@ -153,8 +183,8 @@ type pinger struct {
 // synchronously (so the caller's first routing decision rests on a real lag
 // measurement), and starts the background pollers.
 func Start(ctx context.Context, uri string, cfg Config) (*Monitor, error) {
-	cfg.defaults()
-	if cfg.LagSource > SourceHello {
+	cfg.defaults(uri)
+	if cfg.LagSource > SourceHeartbeat {
 		return nil, fmt.Errorf("monitor: invalid lag source %v", cfg.LagSource)
 	}
 	co := append([]*options.ClientOptions{options.Client().SetAppName("decongestant-monitor").
@@ -165,13 +195,17 @@ func Start(ctx context.Context, uri string, cfg Config) (*Monitor, error) {
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	m := &Monitor{cfg: cfg, uri: uri, who: identityOf(uri, cfg.ClientOptions), set: set, run: runCtx, cancel: cancel,
-		pingers: map[string]*pinger{}, rtt: map[string][]time.Duration{}, roles: map[string]balancer.Side{}}
+		slack: cfg.LagInterval / 2, pingers: map[string]*pinger{}, rtt: map[string][]time.Duration{}, roles: map[string]balancer.Side{}}
+	m.beat = &beater{m: m}
 	var first LagSample
-	m.source, first, m.sourceWhy = chooseSource(ctx, cfg.LagSource, m.pollStatus, m.pollHello)
+	var own time.Duration
+	m.sources, first, own, m.sourceWhy = startSources(ctx, cfg.LagSource, cfg.Heartbeat, m.slack,
+		m.pollStatus, m.pollHeartbeat, m.pollHello, m.beat.probe)
 	if first.Err != nil {
 		_ = m.Close(context.Background())
 		return nil, first.Err
 	}
+	first = m.afterPoll(first, own)
 	m.apply(first)
 	m.wg.Add(1)
 	go func() {
@@ -182,13 +216,27 @@ func Start(ctx context.Context, uri string, cfg Config) (*Monitor, error) {
 }
 
 // LagSource returns the lag source in force: the one asked for, or the one
-// SourceAuto chose.
-func (m *Monitor) LagSource() LagSource { return m.source }
+// SourceAuto prefers among those the user may use (a poll may still be
+// taken by the next: LagSample.Source).
+func (m *Monitor) LagSource() LagSource { return m.sources[0].src }
 
-// LagSourceReason says why the source in force is in force: "asked for",
-// or what SourceAuto found (replSetGetStatus authorized, or the
-// authorization error that made it turn to hello).
+// LagSources returns the lag sources in use in order of preference: the
+// one asked for, or those SourceAuto found the user may use.
+func (m *Monitor) LagSources() []LagSource {
+	out := make([]LagSource, len(m.sources))
+	for i, s := range m.sources {
+		out[i] = s.src
+	}
+	return out
+}
+
+// LagSourceReason says why the sources in use are: "asked for", or
+// SourceAuto's order and the authorization errors that ruled sources out.
 func (m *Monitor) LagSourceReason() string { return m.sourceWhy }
+
+// Heartbeat returns the heartbeat's namespace (Config.Heartbeat with its
+// defaults), used when LagSources holds SourceHeartbeat.
+func (m *Monitor) Heartbeat() Namespace { return m.cfg.Heartbeat }
 
 // Close stops every poller and disconnects every client.
 func (m *Monitor) Close(ctx context.Context) error {

@@ -3,13 +3,11 @@ package monitor
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/decongestant/decongestant/balancer"
 )
@@ -354,7 +352,7 @@ func TestHelloAllStopsWaitingForASilentMember(t *testing.T) {
 	}
 	hosts := []string{"p:1", "s:2", "silent:3"}
 	start := time.Now()
-	got := helloAll(context.Background(), hosts, grace, ask("p:1"))
+	got := helloAll(context.Background(), hosts, grace, true, ask("p:1"))
 	if took := time.Since(start); took < grace || took > 2*time.Second {
 		t.Fatalf("took %v, want about the grace %v", took, grace)
 	}
@@ -367,7 +365,7 @@ func TestHelloAllStopsWaitingForASilentMember(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start = time.Now()
-	got = helloAll(ctx, hosts, grace, ask("")) // no primary answers
+	got = helloAll(ctx, hosts, grace, true, ask("")) // no primary answers
 	if took := time.Since(start); took < 150*time.Millisecond {
 		t.Fatalf("returned after %v without a primary's answer, want the poll's timeout", took)
 	}
@@ -376,54 +374,8 @@ func TestHelloAllStopsWaitingForASilentMember(t *testing.T) {
 	}
 }
 
-func TestChooseSource(t *testing.T) {
-	wrap := func(err error) error {
-		return fmt.Errorf("monitor: replSetGetStatus on the primary of mongodb://h: %w", err)
-	}
-	denied := wrap(mongo.CommandError{Code: 13, Name: "Unauthorized", Message: "not authorized on admin to execute command { replSetGetStatus: 1 }"})
-	tests := []struct {
-		name      string
-		want      LagSource
-		statusErr error
-		source    LagSource
-		helloUsed bool
-		err       bool
-	}{
-		{"auto: replSetGetStatus answers", SourceAuto, nil, SourceReplSetGetStatus, false, false},
-		{"auto: Unauthorized turns to hello", SourceAuto, denied, SourceHello, true, false},
-		{"auto: the code name alone is enough", SourceAuto, wrap(mongo.CommandError{Name: "Unauthorized"}), SourceHello, true, false},
-		{"auto: an authentication failure is not a reason", SourceAuto, wrap(mongo.CommandError{Code: 18, Name: "AuthenticationFailed"}), SourceReplSetGetStatus, false, true},
-		{"auto: a timeout is not a reason", SourceAuto, wrap(context.DeadlineExceeded), SourceReplSetGetStatus, false, true},
-		{"replsetgetstatus asked for: Unauthorized fails", SourceReplSetGetStatus, denied, SourceReplSetGetStatus, false, true},
-		{"hello asked for: replSetGetStatus is never sent", SourceHello, denied, SourceHello, true, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var statusUsed, helloUsed bool
-			status := func(context.Context) LagSample {
-				statusUsed = true
-				return LagSample{Source: SourceReplSetGetStatus, Err: tt.statusErr, Known: tt.statusErr == nil}
-			}
-			hello := func(context.Context) LagSample {
-				helloUsed = true
-				return LagSample{Source: SourceHello, Known: true}
-			}
-			src, first, why := chooseSource(context.Background(), tt.want, status, hello)
-			if src != tt.source || first.Source != tt.source || helloUsed != tt.helloUsed || (first.Err != nil) != tt.err {
-				t.Fatalf("source %v, first %+v, hello asked %v; want %v, hello asked %v, error %v", src, first, helloUsed, tt.source, tt.helloUsed, tt.err)
-			}
-			if tt.want == SourceHello && statusUsed {
-				t.Fatal("replSetGetStatus was sent although hello was asked for")
-			}
-			if tt.want == SourceAuto && src == SourceHello && !strings.Contains(why, "not authorized") {
-				t.Fatalf("reason %q does not say why auto turned to hello", why)
-			}
-		})
-	}
-}
-
 func TestParseLagSource(t *testing.T) {
-	for _, s := range []LagSource{SourceAuto, SourceReplSetGetStatus, SourceHello} {
+	for _, s := range []LagSource{SourceAuto, SourceReplSetGetStatus, SourceHello, SourceHeartbeat} {
 		if got, err := ParseLagSource(s.String()); err != nil || got != s {
 			t.Errorf("round trip %v: %v %v", s, got, err)
 		}

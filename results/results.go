@@ -263,9 +263,11 @@ type Summary struct {
 	// primary because no secondary with a share was known to have applied
 	// it; nil when there were none.
 	ReadYourWrites *ReadYourWrites `json:"read_your_writes,omitempty"`
-	// LagSource is the lag source in force during the run ("replsetgetstatus"
-	// or "hello"; the config's balancer.lag_source is the one asked for,
-	// which may be "auto").
+	// LagSource is the lag source in force during the run
+	// ("replsetgetstatus", "heartbeat" or "hello": under "auto", the one
+	// preferred among those the user may use, though a poll it did not
+	// answer in time was taken by the next; the config's
+	// balancer.lag_source is the one asked for, which may be "auto").
 	LagSource string `json:"lag_source,omitempty"`
 	// Reconfigurations measure the reads around each reconfiguration of the
 	// run (a phase with fault actions, or a time given with

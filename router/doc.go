@@ -13,8 +13,9 @@
 // seed 000's client-observed latency with WithLatencySource) under its side
 // and under the member that actually served it, measures RTT and
 // replication lag through package monitor (polling often enough for the
-// policy's staleness bound: the primary's replSetGetStatus, or every
-// member's hello for a user without the clusterMonitor role), stops
+// policy's staleness bound: the primary's replSetGetStatus, else a
+// heartbeat document it writes on the primary and reads on every secondary
+// for a user with readWrite only, else every member's hello), stops
 // secondary reads the moment the
 // driver may read from a member no lag poll vouches for, and feeds the
 // policy every period and every lag poll. Writes go through Client() to the

@@ -43,10 +43,15 @@ func WithPolicy(p balancer.Policy) Option {
 }
 
 // WithMonitor sets the RTT and lag polling intervals, timeouts and the lag
-// source (by default replSetGetStatus, or hello on every member when the
-// user is not authorized to run it: monitor.LagSource). A zero LagInterval
-// is derived from the policy's staleness bound (balancer.LagIntervalFor: a
-// fifth of the bound, at most 1 s).
+// source: by default (monitor.SourceAuto) each poll asks replSetGetStatus,
+// else the heartbeat, else every member's hello, among those the user is
+// authorized for (monitor.LagSource). The heartbeat writes one small
+// document every poll in Heartbeat's namespace (default: the URI's
+// database, else "decongestant", collection "decongestant_heartbeat"): give
+// the database your application's user may write (readWrite on it is
+// enough), the one your collections are in. A zero LagInterval is derived
+// from the policy's staleness bound (balancer.LagIntervalFor: a fifth of the
+// bound, at most 1 s).
 func WithMonitor(m monitor.Config) Option {
 	return func(c *config) error { c.monitor = m; return nil }
 }

@@ -37,7 +37,8 @@ var (
 	// the driver's first connection fails so, not after the connect timeout.
 	ErrTLS = monitor.ErrTLS
 	// ErrNotAuthorized: the user lacks a role a command Connect needs (only
-	// with monitor.SourceReplSetGetStatus asked for: clusterMonitor).
+	// with monitor.SourceReplSetGetStatus asked for: clusterMonitor; with
+	// monitor.SourceHeartbeat: readWrite on the heartbeat's database).
 	ErrNotAuthorized = monitor.ErrNotAuthorized
 )
 
@@ -144,7 +145,8 @@ type Router struct {
 // Connect connects to the replica set at uri, checks that it is one, takes a
 // first lag measurement, and starts the monitor and the balancer. A user
 // with no role but readWrite on the database read can connect and route:
-// lag then comes from hello (monitor.SourceAuto).
+// lag then comes from the heartbeat when its namespace is in that database
+// (WithMonitor), else from hello (monitor.SourceAuto).
 func Connect(ctx context.Context, uri string, opts ...Option) (*Router, error) {
 	cfg, err := newConfig(uri, opts)
 	if err != nil {

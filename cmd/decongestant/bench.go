@@ -40,7 +40,7 @@ type benchFlags struct {
 	hints                                        string
 	viaProxy                                     string
 	readYourWrites                               string
-	lagSource                                    string
+	lagSource, heartbeatNS                       string
 	metricsAddr                                  string
 	pprof                                        bool
 	probeInterval                                time.Duration
@@ -127,7 +127,8 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.StringVar(&b.lagEstimate, "lag-estimate", "since-applied", "secondary staleness estimate: since-applied (primary's clock minus the last applied write's time when a write is missing) or applied-diff (seed 000: primary's minus secondary's lastAppliedWallTime)")
 	fs.StringVar(&b.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the run in progress (its router's Stats) at http://`host:port`/metrics, e.g. 127.0.0.1:9464; off by default")
 	fs.BoolVar(&b.pprof, "pprof", false, "with --metrics-addr, also serve the Go runtime's profiles at http://host:port/debug/pprof/ (heap, goroutine, allocs, profile, trace; not cmdline), e.g. for go tool pprof during a soak; off by default, as anyone who reaches the port could read the goroutines' stacks and load the process with profiles")
-	fs.StringVar(&b.lagSource, "lag-source", "auto", "where lag polls come from: replsetgetstatus (the primary's; needs the clusterMonitor role), hello (every member's lastWrite; any user; whole seconds, so up to 1 s staler) or auto (replsetgetstatus, and hello if the user is not authorized to run it)")
+	fs.StringVar(&b.lagSource, "lag-source", "auto", "where lag polls come from: replsetgetstatus (the primary's view; needs the clusterMonitor role), heartbeat (the primary's clock written into one document every poll and read on every secondary; needs readWrite on --heartbeat-ns; milliseconds), hello (every member's lastWrite; any user; whole seconds, so up to 1 s staler) or auto (those three in that order among the ones the user may use, each poll taking the next when one fails or is late)")
+	fs.StringVar(&b.heartbeatNS, "heartbeat-ns", "", "the heartbeat's `db.collection` (--lag-source heartbeat or auto): one small document written every lag poll (default: --db's decongestant_heartbeat)")
 }
 
 // options validates the runner's flags and the workload's, and builds the
@@ -359,6 +360,12 @@ func (b *benchFlags) monitorConfig(specs []balancer.Spec, bound balancer.Bound) 
 	if err != nil {
 		return monitor.Config{}, fmt.Errorf("--lag-source: %w", err)
 	}
+	beat := monitor.Namespace{DB: b.db, Coll: monitor.DefaultHeartbeatColl}
+	if b.heartbeatNS != "" {
+		if beat, err = monitor.ParseNamespace(b.heartbeatNS); err != nil {
+			return monitor.Config{}, fmt.Errorf("--heartbeat-ns: %w", err)
+		}
+	}
 	lagInterval := b.lagInterval
 	if lagInterval == 0 {
 		lagInterval = balancer.LagIntervalFor(bound)
@@ -370,7 +377,7 @@ func (b *benchFlags) monitorConfig(specs []balancer.Spec, bound balancer.Bound) 
 			}
 		}
 	}
-	return monitor.Config{RTTInterval: b.rttInterval, LagInterval: lagInterval, LagEstimate: estimate, LagSource: source}, nil
+	return monitor.Config{RTTInterval: b.rttInterval, LagInterval: lagInterval, LagEstimate: estimate, LagSource: source, Heartbeat: beat}, nil
 }
 
 // clientsFlag is --clients: one count, or several for a client-count sweep

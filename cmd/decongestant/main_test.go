@@ -100,6 +100,7 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 		{"ycsb readkeys beyond the records", append(good, "--readkeys", "200000"), "readkeys 200000 must be 0 (all keys) or below the record count 100000"},
 		{"cold start without a cluster", append(good, "--cold-start"), "--cold-start restarts members, which needs a cluster started by `decongestant cluster up`"},
 		{"bad lag source", append(good, "--lag-source", "serverstatus"), `--lag-source: unknown lag source "serverstatus"`},
+		{"bad heartbeat namespace", append(good, "--heartbeat-ns", "nodot"), `--heartbeat-ns: namespace "nodot": want db.collection`},
 		{"zero clients", append(good, "--clients", "0"), "clients 0 must be at least 1"},
 		{"empty sweep item", append(good, "--clients", "20,,60"), `invalid client counts: "20,,60": item 2 is empty`},
 		{"non-integer sweep item", append(good, "--clients", "20,many"), `"many" is not a whole number`},
@@ -224,23 +225,28 @@ func TestStandaloneIsNotAReplicaSet(t *testing.T) {
 	}
 }
 
-// TestLagSourceFlag: --lag-source reaches the monitor; auto by default.
+// TestLagSourceFlag: --lag-source reaches the monitor, auto by default;
+// --heartbeat-ns names the heartbeat's namespace, by default --db's
+// decongestant_heartbeat.
 func TestLagSourceFlag(t *testing.T) {
 	tests := []struct {
 		args []string
 		want monitor.LagSource
+		ns   monitor.Namespace
 	}{
-		{nil, monitor.SourceAuto},
-		{[]string{"--lag-source", "hello"}, monitor.SourceHello},
-		{[]string{"--lag-source", "replsetgetstatus"}, monitor.SourceReplSetGetStatus},
+		{nil, monitor.SourceAuto, monitor.Namespace{DB: "ycsb", Coll: "decongestant_heartbeat"}},
+		{[]string{"--lag-source", "hello"}, monitor.SourceHello, monitor.Namespace{DB: "ycsb", Coll: "decongestant_heartbeat"}},
+		{[]string{"--lag-source", "replsetgetstatus"}, monitor.SourceReplSetGetStatus, monitor.Namespace{DB: "ycsb", Coll: "decongestant_heartbeat"}},
+		{[]string{"--lag-source", "heartbeat", "--db", "app"}, monitor.SourceHeartbeat, monitor.Namespace{DB: "app", Coll: "decongestant_heartbeat"}},
+		{[]string{"--lag-source", "heartbeat", "--heartbeat-ns", "ops.beat.v1"}, monitor.SourceHeartbeat, monitor.Namespace{DB: "ops", Coll: "beat.v1"}},
 	}
 	for _, tt := range tests {
 		o, _, err := benchOptions(append([]string{"ycsb", "--uri", "mongodb://127.0.0.1:1/?replicaSet=rs0"}, tt.args...), io.Discard)
 		if err != nil {
 			t.Fatalf("%v: %v", tt.args, err)
 		}
-		if o.Monitor.LagSource != tt.want {
-			t.Errorf("%v: lag source %v, want %v", tt.args, o.Monitor.LagSource, tt.want)
+		if o.Monitor.LagSource != tt.want || o.Monitor.Heartbeat != tt.ns {
+			t.Errorf("%v: lag source %v, heartbeat %v; want %v, %v", tt.args, o.Monitor.LagSource, o.Monitor.Heartbeat, tt.want, tt.ns)
 		}
 	}
 }
