@@ -82,7 +82,7 @@ func matches(tags map[string]string, set TagSet) bool {
 // secondaries that pass ok: the others' shares are spread over those, the
 // primary included, in proportion. With none passing, the primary.
 func (tb *table) pickWhere(ok func(*target) bool) *target {
-	elig := []slot{{weight: tb.primaryShare, t: tb.primary}}
+	var elig []slot
 	sum := tb.primaryShare
 	for _, s := range tb.secs {
 		if ok(s.t) {
@@ -90,11 +90,15 @@ func (tb *table) pickWhere(ok func(*target) bool) *target {
 			sum += s.weight
 		}
 	}
-	if len(elig) == 1 || sum <= 0 {
+	if len(elig) == 0 || sum <= 0 {
 		return tb.primary
 	}
+	x := rand.Float64() * sum
+	if x < tb.primaryShare {
+		return tb.primary
+	}
+	x -= tb.primaryShare
 	draw := func() *slot {
-		x := rand.Float64() * sum
 		for i := range elig {
 			if x < elig[i].weight {
 				return &elig[i]
@@ -104,9 +108,10 @@ func (tb *table) pickWhere(ok func(*target) bool) *target {
 		return &elig[len(elig)-1]
 	}
 	a := draw()
-	if !tb.leastLoaded {
+	if !tb.leastLoaded || len(elig) == 1 {
 		return a.t
 	}
+	x = rand.Float64() * (sum - tb.primaryShare)
 	b := draw()
 	if float64(b.t.inflight.Load())*a.weight < float64(a.t.inflight.Load())*b.weight {
 		return b.t

@@ -62,16 +62,15 @@ func TestPickWhereLeastLoadedAmongQualifying(t *testing.T) {
 	tb, primary, s1, s2 := threeMembers(true)
 	s3 := &target{host: "s3"}
 	tb.secs = append(tb.secs[:1:1], slot{upTo: 0.5, weight: 0.3, t: s2}, slot{upTo: 1, weight: 0.3, t: s3})
-	// s2 stalls; s1 is excluded: of the primary (0.25 of what is left),
-	// s2 and s3 (0.375 each) a read goes to s2 only when drawn twice; the
-	// idle primary and s3 tie, so the first draw wins between them, and the
-	// primary wins every pair with s2: 0.25^2 + 3 x 0.25 x 0.375.
+	// s2 stalls; s1 is excluded: of s2 and s3 (equal shares) a read goes
+	// to s2 only when drawn twice.
 	s2.inflight.Store(10)
 	got := drawWhere(tb, func(t *target) bool { return t != s1 }, 200000)
-	if want := 0.375 * 0.375; math.Abs(got[s2]-want) > 0.01 {
+	secShare := 0.6 / 0.8
+	if want := secShare * 0.25; math.Abs(got[s2]-want) > 0.01 {
 		t.Errorf("stalled s2 drawn %.3f, want %.3f", got[s2], want)
 	}
-	if want := 0.25*0.25 + 3*0.25*0.375; math.Abs(got[primary]-want) > 0.01 {
+	if want := 0.2 / 0.8; math.Abs(got[primary]-want) > 0.01 {
 		t.Errorf("primary drawn %.3f, want %.3f", got[primary], want)
 	}
 }

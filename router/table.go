@@ -14,8 +14,8 @@ type table struct {
 	primaryShare float64
 	primary      *target
 	secs         []slot // cumulative over the secondaries' part, last upTo 1
-	// leastLoaded: of two members drawn by share, the primary among them, a
-	// read goes to the one with fewer reads in flight per unit of share.
+	// leastLoaded: of two secondaries drawn by share, a read goes to the
+	// one with fewer reads in flight per unit of share.
 	leastLoaded bool
 	weights     balancer.Weights // as applied: the shares that could be routed
 }
@@ -64,28 +64,20 @@ func buildTable(w balancer.Weights, primary *target, pool func(host string) *tar
 	return tb
 }
 
-// pick draws a target with the table's shares. With leastLoaded it draws
-// two, the primary among them, and takes the one with fewer reads in flight
-// per unit of share (ties: the first, so idle members keep their shares).
+// pick draws a target with the table's shares.
 func (tb *table) pick() *target {
-	a, wa := tb.drawAny()
-	if !tb.leastLoaded || len(tb.secs) == 0 {
-		return a
-	}
-	b, wb := tb.drawAny()
-	if float64(b.inflight.Load())*wa < float64(a.inflight.Load())*wb {
-		return b
-	}
-	return a
-}
-
-// drawAny draws a member by share, the primary included, and its share.
-func (tb *table) drawAny() (*target, float64) {
 	if len(tb.secs) == 0 || (tb.primaryShare > 0 && rand.Float64() < tb.primaryShare) {
-		return tb.primary, tb.primaryShare
+		return tb.primary
 	}
-	s := tb.draw()
-	return s.t, s.weight
+	a := tb.draw()
+	if !tb.leastLoaded || len(tb.secs) == 1 {
+		return a.t
+	}
+	b := tb.draw()
+	if float64(b.t.inflight.Load())*a.weight < float64(a.t.inflight.Load())*b.weight {
+		return b.t
+	}
+	return a.t
 }
 
 // draw draws a secondary by share.
