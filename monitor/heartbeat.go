@@ -249,12 +249,9 @@ func (m *Monitor) pollHeartbeat(ctx context.Context) LagSample {
 	cctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 	defer cancel()
 	if len(m.beatHosts) == 0 {
-		var r helloReply
-		if err := m.set.Database("admin").RunCommand(cctx, bson.D{{Key: "hello", Value: 1}}).Decode(&r); err != nil {
-			s.Err = fmt.Errorf("monitor: hello on the primary of %s: %w", redact.URI(m.uri), err)
+		if m.beatHosts, s.Err = m.setMembers(cctx); s.Err != nil {
 			return s
 		}
-		m.beatHosts = r.members()
 	}
 	replies := helloAll(cctx, m.beatHosts, grace(cctx, m.cfg.LagInterval/2), false, m.memberBeat)
 	s.RTT = time.Since(s.At)

@@ -85,12 +85,9 @@ func (m *Monitor) pollHello(ctx context.Context) LagSample {
 	cctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 	defer cancel()
 	if len(m.helloHosts) == 0 {
-		var r helloReply
-		if err := m.set.Database("admin").RunCommand(cctx, bson.D{{Key: "hello", Value: 1}}).Decode(&r); err != nil {
-			s.Err = fmt.Errorf("monitor: hello on the primary of %s: %w", redact.URI(m.uri), err)
+		if m.helloHosts, s.Err = m.setMembers(cctx); s.Err != nil {
 			return s
 		}
-		m.helloHosts = r.members()
 	}
 	replies := helloAll(cctx, m.helloHosts, grace(cctx, m.cfg.LagInterval/2), true, m.memberHello)
 	s.RTT = time.Since(s.At)
@@ -257,4 +254,14 @@ func helloErrors(replies []memberHello) string {
 		return fmt.Sprintf("%d answered, none as primary", len(replies))
 	}
 	return strings.Join(errs, "; ")
+}
+
+// setMembers asks the set's primary (through the replica-set client) for
+// the members its hello names.
+func (m *Monitor) setMembers(ctx context.Context) ([]string, error) {
+	var r helloReply
+	if err := m.set.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&r); err != nil {
+		return nil, fmt.Errorf("monitor: hello on the primary of %s: %w", redact.URI(m.uri), err)
+	}
+	return r.members(), nil
 }
