@@ -111,12 +111,10 @@ func (tb *table) pickWhere(ok func(*target) bool) *target {
 	if !tb.leastLoaded || len(elig) == 1 {
 		return a.t
 	}
-	x = rand.Float64() * (sum - tb.primaryShare)
-	b := draw()
-	if float64(b.t.inflight.Load())*a.weight < float64(a.t.inflight.Load())*b.weight {
-		return b.t
+	for i := range elig {
+		elig[i].rel = elig[i].weight / (sum - tb.primaryShare)
 	}
-	return a.t
+	return lessLoaded(a, drawOther(elig, a))
 }
 
 // appliedTimes are the latest optimes the members are known to have

@@ -62,13 +62,12 @@ func TestPickWhereLeastLoadedAmongQualifying(t *testing.T) {
 	tb, primary, s1, s2 := threeMembers(true)
 	s3 := &target{host: "s3"}
 	tb.secs = append(tb.secs[:1:1], slot{upTo: 0.5, weight: 0.3, t: s2}, slot{upTo: 1, weight: 0.3, t: s3})
-	// s2 stalls; s1 is excluded: of s2 and s3 (equal shares) a read goes
-	// to s2 only when drawn twice.
+	// s2 stalls; s1 is excluded: the two choices are s2 and s3, so every
+	// secondary read goes to s3 (s1, the excluded one, is never the second).
 	s2.inflight.Store(10)
 	got := drawWhere(tb, func(t *target) bool { return t != s1 }, 200000)
-	secShare := 0.6 / 0.8
-	if want := secShare * 0.25; math.Abs(got[s2]-want) > 0.01 {
-		t.Errorf("stalled s2 drawn %.3f, want %.3f", got[s2], want)
+	if got[s2] != 0 || got[s1] != 0 {
+		t.Errorf("stalled s2 drawn %.3f, excluded s1 %.3f, want both 0", got[s2], got[s1])
 	}
 	if want := 0.2 / 0.8; math.Abs(got[primary]-want) > 0.01 {
 		t.Errorf("primary drawn %.3f, want %.3f", got[primary], want)

@@ -14,8 +14,8 @@ type table struct {
 	primaryShare float64
 	primary      *target
 	secs         []slot // cumulative over the secondaries' part, last upTo 1
-	// leastLoaded: of two secondaries drawn by share, a read goes to the
-	// one with fewer reads in flight per unit of share.
+	// leastLoaded: of two different secondaries drawn by share, a read goes
+	// to the one with fewer reads in flight per unit of share.
 	leastLoaded bool
 	weights     balancer.Weights // as applied: the shares that could be routed
 }
@@ -23,6 +23,7 @@ type table struct {
 type slot struct {
 	upTo   float64 // cumulative share within the secondaries
 	weight float64 // the secondary's share of all reads
+	rel    float64 // its share within the secondaries drawn from (upTo less the previous)
 	t      *target
 }
 
@@ -56,8 +57,9 @@ func buildTable(w balancer.Weights, primary *target, pool func(host string) *tar
 	acc := 0.0
 	for i := range applied.Secondaries {
 		applied.Secondaries[i].Weight /= sum
-		acc += applied.Secondaries[i].Weight / secSum
-		tb.secs = append(tb.secs, slot{upTo: acc, weight: applied.Secondaries[i].Weight, t: secs[i]})
+		rel := applied.Secondaries[i].Weight / secSum
+		acc += rel
+		tb.secs = append(tb.secs, slot{upTo: acc, weight: applied.Secondaries[i].Weight, rel: rel, t: secs[i]})
 	}
 	tb.secs[len(tb.secs)-1].upTo = 1
 	tb.weights = applied
@@ -73,11 +75,38 @@ func (tb *table) pick() *target {
 	if !tb.leastLoaded || len(tb.secs) == 1 {
 		return a.t
 	}
-	b := tb.draw()
+	return lessLoaded(a, drawOther(tb.secs, a))
+}
+
+// lessLoaded returns a's target unless b's has fewer reads in flight per
+// unit of share (a tie keeps a, the first draw, so idle members keep their
+// shares).
+func lessLoaded(a, b *slot) *target {
 	if float64(b.t.inflight.Load())*a.weight < float64(a.t.inflight.Load())*b.weight {
 		return b.t
 	}
 	return a.t
+}
+
+// drawOther draws a slot of secs (at least two, rel summing to 1) other
+// than a, by share: the second of two different choices. Drawn with
+// replacement, two secondaries would be the same one half the time and
+// offer no choice; the driver's own selection draws two different servers.
+func drawOther(secs []slot, a *slot) *slot {
+	x := rand.Float64() * (1 - a.rel)
+	var last *slot
+	for i := range secs {
+		s := &secs[i]
+		if s == a {
+			continue
+		}
+		if x < s.rel {
+			return s
+		}
+		x -= s.rel
+		last = s
+	}
+	return last
 }
 
 // draw draws a secondary by share.

@@ -81,16 +81,16 @@ func TestTablePickLeastLoaded(t *testing.T) {
 	pools := map[string]*target{"s1": s1, "s2": s2}
 	w := balancer.Weights{Primary: 0.2, Secondaries: []balancer.HostWeight{{Host: "s1", Weight: 0.4}, {Host: "s2", Weight: 0.4}}}
 	tb := buildTable(w, primary, func(h string) *target { return pools[h] }, func(string) bool { return true }, true)
-	// s1 stalls with 10 reads in flight: secondary reads go to s2 unless
-	// both draws are s1 (a quarter of them), and the primary keeps its share.
+	// s1 stalls with 10 reads in flight: the two choices are always s1 and
+	// s2, so every secondary read goes to s2, and the primary keeps its share.
 	s1.inflight.Store(10)
 	const n = 200000
 	got := drawShares(tb, n)
 	if math.Abs(got[primary]-0.2) > 0.01 {
 		t.Errorf("primary drawn %.3f, want its share 0.2 whatever the secondaries' load", got[primary])
 	}
-	if want := 0.8 * 0.25; math.Abs(got[s1]-want) > 0.01 {
-		t.Errorf("stalled s1 drawn %.3f, want %.2f (only when drawn twice)", got[s1], want)
+	if got[s1] != 0 {
+		t.Errorf("stalled s1 drawn %.3f, want 0: the second choice must differ from the first", got[s1])
 	}
 	// Idle members tie: the first draw wins, so the shares hold.
 	w.Secondaries[1].Weight, w.Primary = 0.6, 0
@@ -99,5 +99,24 @@ func TestTablePickLeastLoaded(t *testing.T) {
 	got = drawShares(tb, n)
 	if math.Abs(got[s1]-0.4) > 0.01 {
 		t.Errorf("s1 drawn %.3f with both idle, want its share 0.4", got[s1])
+	}
+}
+
+// TestTablePickTwoDifferent: with three secondaries the second choice is
+// drawn by share among the other two, so a loaded member loses every pair
+// it is in, and the idle ones split its share by theirs.
+func TestTablePickTwoDifferent(t *testing.T) {
+	s1, s2, s3 := &target{host: "s1"}, &target{host: "s2"}, &target{host: "s3"}
+	pools := map[string]*target{"s1": s1, "s2": s2, "s3": s3}
+	w := balancer.Weights{Secondaries: []balancer.HostWeight{{Host: "s1", Weight: 0.5}, {Host: "s2", Weight: 0.2}, {Host: "s3", Weight: 0.3}}}
+	tb := buildTable(w, &target{}, func(h string) *target { return pools[h] }, func(string) bool { return true }, true)
+	s1.inflight.Store(3)
+	const n = 200000
+	got := drawShares(tb, n)
+	// s2 is first with 0.2, or second after s1 (0.5 x 0.2/0.5); s3 likewise.
+	for tg, want := range map[*target]float64{s1: 0, s2: 0.2 + 0.5*0.4, s3: 0.3 + 0.5*0.6} {
+		if tol := 5*math.Sqrt(want*(1-want)/n) + 1e-9; math.Abs(got[tg]-want) > tol {
+			t.Errorf("%q drawn %.4f, want %.2f±%.4f", tg.host, got[tg], want, tol)
+		}
 	}
 }
