@@ -280,10 +280,11 @@ func (s *Spillway) EndPeriod(p Period) Decision {
 	} else {
 		share = 1 - (1-share)*math.Exp(g*e)
 	}
-	// the primary's share at most doubles in a period: from a small share its
-	// time is measured on few reads, and a step on the secondaries' part
-	// would hand it many times the reads it was measured with
-	share = min(share, max(2*s.w.Primary, leastReturn))
+	// the primary's share at most doubles in a period (or grows by
+	// primaryStep): from a small share its time is measured on few reads,
+	// and a step on the secondaries' part would hand it many times the
+	// reads it was measured with
+	share = min(share, max(2*s.w.Primary, s.w.Primary+primaryStep))
 	n := float64(len(s.fresh))
 	share = min(max(share, s.probe), max(1-n*s.probe, s.probe))
 	rel := s.secondaryShares(ms)
@@ -298,9 +299,12 @@ func (s *Spillway) EndPeriod(p Period) Decision {
 	return Decision{Fraction: s.Fraction(), Ratio: ratio, Reason: reason, Detail: s.describe(mp, ms)}
 }
 
-// leastReturn is the share a primary without one may take back in a period
-// (with ProbeShare 0 its share can fall to 0, and twice 0 is 0).
-const leastReturn = 0.01
+// primaryStep is the share a primary may always take back in a period,
+// even where that is more than doubling its own. From its probe share (0.01,
+// or 0.001 on a busy router) doubling alone took seven to ten periods to give
+// it a fifth of the reads back, while a secondary that had fallen out of the
+// bound left its reads on the one secondary still fresh (S3 in the README).
+const primaryStep = 0.05
 
 // adapt returns the gain for key's error e this period and remembers e: a
 // step in the direction of the last one grows the gain back (x1.25, up to

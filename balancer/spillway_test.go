@@ -715,6 +715,17 @@ func TestSpillwayDecision(t *testing.T) {
 			ratio:   0.1, reason: "primary",
 		},
 		{
+			name: "from its probe share the primary takes back primaryStep in a period",
+			// 0.01, then 0.06 where doubling alone would give 0.02
+			mutate: func(c *SpillwayConfig) { c.Gain, c.PrimaryFloor = 2, time.Millisecond },
+			periods: []Period{
+				secPeriod(med(h1, 100, 1000), med(h2, 100, 0.1), med(h3, 100, 0.1)), // to the floor
+				secPeriod(med(h1, 100, 0.1), med(h2, 100, 0.1), med(h3, 100, 0.1)),
+			},
+			primary: func(b float64) float64 { return b + primaryStep },
+			ratio:   0.1, reason: "primary",
+		},
+		{
 			name:   "clamped at 1 - n x ProbeShare",
 			mutate: func(c *SpillwayConfig) { c.Gain, c.ProbeShare, c.PrimaryFloor = 2, 0.05, time.Millisecond },
 			periods: append([]Period{secPeriod(med(h1, 100, 1000), med(h2, 100, 0.1), med(h3, 100, 0.1))}, // to the floor
