@@ -394,16 +394,31 @@ func TestSpillway(t *testing.T) {
 				spStep{period: p(congested), reason: "spill", want: map[string]float64{"primary": 0.01, h2: 0.495, h3: 0.495}}),
 		},
 		{
-			name: "a primary saturated by writes gives the secondaries 1 - ProbeShare",
+			name: "a primary saturated by writes gives the secondaries every read (its writes are its probe)",
 			steps: append(append([]spStep{
 				{lag: l(freshPoll)},
 			}, repeat(20, spStep{period: p(writeSaturated), reason: "spill"})...),
 				spStep{period: p(writeSaturated), reason: "spill", check: func(_, w Weights) error {
-					if s := w.Secondary(); math.Abs(s-0.99) > 1e-12 {
-						return fmt.Errorf("secondaries' share %v, want 1 - ProbeShare", s)
+					if s := w.Secondary(); s < 1-1e-6 {
+						return fmt.Errorf("secondaries' share %v, want all but a vanishing share", s)
 					}
 					return nil
 				}}),
+		},
+		{
+			name: "a primary left no reads by its writes takes back primaryStep when they ease",
+			// no read reached it: its writes' 1 ms alone is under the 2.5 ms floor
+			mutate: func(c *SpillwayConfig) { c.PrimaryFloor, c.Smoothing = 2500*time.Microsecond, 1 },
+			steps: append(append([]spStep{
+				{lag: l(freshPoll)},
+			}, repeat(20, spStep{period: p(writeSaturated), reason: "spill"})...),
+				spStep{period: p(withWrites(secPeriod(med(h2, 150, 0.5), med(h3, 150, 0.5)), 100, 1)), reason: "primary",
+					check: func(before, w Weights) error {
+						if want := before.Primary + primaryStep; math.Abs(w.Primary-want) > 1e-9 {
+							return fmt.Errorf("primary share %v, want %v (primaryStep from %v)", w.Primary, want, before.Primary)
+						}
+						return nil
+					}}),
 		},
 		{
 			name:   "the same reads without the writes stay under a 2.5 ms floor",
@@ -1398,10 +1413,10 @@ func TestSpillwayConverges(t *testing.T) {
 		},
 		{
 			// its probe share: 2 of the 3000 reads a second
-			name: "a primary saturated by writes keeps only its probe share", model: writeSaturated,
+			name: "a primary saturated by writes keeps no read share", model: writeSaturated,
 			check: func(w Weights, d Decision, deadband float64) error {
-				if math.Abs(w.Primary-2.0/3000) > 1e-4 || d.Reason != "spill" {
-					return fmt.Errorf("primary's share %v (%s), want ProbeRate / 3000 reads a second", w.Primary, d.Reason)
+				if w.Primary > 1e-6 || d.Reason != "spill" {
+					return fmt.Errorf("primary's share %v (%s), want none: its writes measure it", w.Primary, d.Reason)
 				}
 				return nil
 			},
