@@ -48,7 +48,8 @@ type SpillwayConfig struct {
 	// the tail of the reads does not wait on it. 0: ProbeShare always.
 	ProbeRate float64
 	// ProbeShare is the least share every readable member gets, so its
-	// latency stays measured (0.01).
+	// latency stays measured (0.01); the primary needs none while its
+	// writes are timed (see primaryProbe).
 	ProbeShare float64
 	// Smoothing is the weight of a period's latency in each member's
 	// moving average (0.5).

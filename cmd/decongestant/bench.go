@@ -109,7 +109,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.DurationVar(&b.spillPeriod, "spillway-period", d.Spillway.Interval, "spillway: control period")
 	fs.DurationVar(&b.primaryFloor, "primary-floor", d.Spillway.PrimaryFloor, "spillway: while the primary's operations take less than this (median server time), reads stay on it; 0 = reads go wherever they cost least")
 	fs.Float64Var(&b.deadband, "deadband", d.Spillway.Deadband, "spillway: a marginal cost within this factor of the others' (1+deadband) moves no share")
-	fs.Float64Var(&b.probeShare, "probe-share", d.Spillway.ProbeShare, "spillway: least share of every readable member, to keep it measured")
+	fs.Float64Var(&b.probeShare, "probe-share", d.Spillway.ProbeShare, "spillway: least share of every readable member, to keep it measured (the primary needs none while its writes are timed: they measure it)")
 	fs.Float64Var(&b.probeRate, "probe-rate", d.Spillway.ProbeRate, "spillway: reads per second a probe share need not exceed (a busy router probes a member left out, a stalled one say, with this many reads a second, not --probe-share of all); 0 = --probe-share always")
 	fs.Float64Var(&b.spillGain, "spillway-gain", d.Spillway.Gain, "spillway: starting controller gain (a primary whose marginal cost is g times the secondaries' keeps g^-gain of its share per period; it then adapts)")
 	fs.DurationVar(&b.rpmPeriod, "rpm-period", d.RPM.Interval, "rpm: decision period")
