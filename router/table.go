@@ -78,11 +78,14 @@ func (tb *table) pick() *target {
 	return lessLoaded(a, drawOther(tb.secs, a))
 }
 
-// lessLoaded returns a's target unless b's has fewer reads in flight per
-// unit of share (a tie keeps a, the first draw, so idle members keep their
-// shares).
+// lessLoaded returns a's target unless b's, with this read added, would
+// have no more reads in flight per unit of share than a's has now. Between
+// equal shares that is the one with fewer in flight (a tie keeps a, the
+// first draw, so idle members keep their shares); a member on a probe share
+// (a stalled one, say) does not take a read just for being idle, as it
+// would if only the reads already in flight were compared.
 func lessLoaded(a, b *slot) *target {
-	if float64(b.t.inflight.Load())*a.weight < float64(a.t.inflight.Load())*b.weight {
+	if float64(b.t.inflight.Load()+1)*a.weight <= float64(a.t.inflight.Load())*b.weight {
 		return b.t
 	}
 	return a.t

@@ -120,3 +120,26 @@ func TestTablePickTwoDifferent(t *testing.T) {
 		}
 	}
 }
+
+// TestTablePickProbedMemberWaitsItsTurn: a secondary on a probe share gets
+// reads by its share, not whenever it is idle: with the read added it would
+// be far more loaded per unit of share than a busy member with a large one.
+func TestTablePickProbedMemberWaitsItsTurn(t *testing.T) {
+	s1, s2 := &target{host: "s1"}, &target{host: "s2"}
+	pools := map[string]*target{"s1": s1, "s2": s2}
+	w := balancer.Weights{Secondaries: []balancer.HostWeight{{Host: "s1", Weight: 0.999}, {Host: "s2", Weight: 0.001}}}
+	tb := buildTable(w, &target{}, func(h string) *target { return pools[h] }, func(string) bool { return true }, true)
+	s1.inflight.Store(40) // s1 busy, s2 (probed) idle
+	const n = 200000
+	if got := drawShares(tb, n)[s2]; got > 0.002 {
+		t.Errorf("probed s2 drawn %.4f while idle, want about its share 0.001", got)
+	}
+	// Equal shares: the one with fewer in flight, even by one.
+	w = balancer.Weights{Secondaries: []balancer.HostWeight{{Host: "s1", Weight: 0.5}, {Host: "s2", Weight: 0.5}}}
+	tb = buildTable(w, &target{}, func(h string) *target { return pools[h] }, func(string) bool { return true }, true)
+	s1.inflight.Store(3)
+	s2.inflight.Store(2)
+	if got := drawShares(tb, n)[s2]; got != 1 {
+		t.Errorf("s2 with 2 in flight against s1's 3 drawn %.4f, want 1", got)
+	}
+}
