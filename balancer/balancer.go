@@ -172,9 +172,10 @@ func (m Mode) String() string {
 type Selection struct {
 	Mode Mode
 	// LeastLoaded (PerMember): each read meant for a secondary goes to the
-	// less loaded of two secondaries drawn by their shares (fewer reads in
-	// flight per unit of share), which absorbs a member's stalls within
-	// milliseconds; without it, each read goes to the member drawn.
+	// less loaded of two different secondaries drawn by their shares (by
+	// reads in flight per unit of share, the read counted on the second),
+	// which absorbs a member's stalls within milliseconds; without it, each
+	// read goes to the member drawn.
 	LeastLoaded bool
 	// MaxStaleness is the driver's maxStalenessSeconds (Mode MaxStaleness).
 	MaxStaleness time.Duration

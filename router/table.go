@@ -15,7 +15,7 @@ type table struct {
 	primary      *target
 	secs         []slot // cumulative over the secondaries' part, last upTo 1
 	// leastLoaded: of two different secondaries drawn by share, a read goes
-	// to the one with fewer reads in flight per unit of share.
+	// to the less loaded per unit of share (see lessLoaded).
 	leastLoaded bool
 	weights     balancer.Weights // as applied: the shares that could be routed
 }
