@@ -335,3 +335,29 @@ func judge(c seed003Claim, e estimate) (string, verdictClass) {
 	}
 	return fmt.Sprintf("same direction, %s× larger", fmtNum(r)), classPartial
 }
+
+// MatrixFinding is one of the consistency thesis' findings beside this
+// machine's counterpart, with the verdict the matrix page shows.
+type MatrixFinding struct {
+	Where   string // the thesis' section
+	Text    string // the finding
+	Thesis  string // as published
+	Ours    string // our measure, with its unit
+	Verdict string // "agrees", "agrees in direction: ...", "disagrees: ..." or "not measured"
+	Class   string // agree, partial, disagree or none
+}
+
+// MatrixFindings compares the thesis' findings with m, as the matrix page
+// does.
+func MatrixFindings(m *results.Matrix) []MatrixFinding {
+	var out []MatrixFinding
+	for _, r := range compareSeed003(m) {
+		ours := "-"
+		if r.est.n > 0 {
+			ours = fmtNum(r.est.v) + " " + r.claim.unit
+		}
+		out = append(out, MatrixFinding{Where: r.claim.where, Text: r.claim.text, Thesis: r.claim.thesis,
+			Ours: ours, Verdict: r.verdict, Class: string(r.class)})
+	}
+	return out
+}

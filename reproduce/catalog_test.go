@@ -1,0 +1,242 @@
+package reproduce
+
+import (
+	"bufio"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// seedsDir is where the papers' plain-text copies are: ../shared/seeds
+// beside the repository, or $DECONGESTANT_SEEDS.
+func seedsDir(t *testing.T) string {
+	if d := os.Getenv("DECONGESTANT_SEEDS"); d != "" {
+		return d
+	}
+	d, err := filepath.Abs(filepath.Join("..", "..", "shared", "seeds"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(d); err != nil {
+		t.Skipf("the papers' texts are not beside the repository (%v); set DECONGESTANT_SEEDS", err)
+	}
+	return d
+}
+
+func readLines(t *testing.T, path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+// TestSourcesQuoteThePapers checks every transcribed caption and number
+// against the line of the paper it names.
+func TestSourcesQuoteThePapers(t *testing.T) {
+	dir := seedsDir(t)
+	texts := map[*Paper][]string{}
+	for _, p := range Papers {
+		texts[p] = readLines(t, filepath.Join(dir, p.File))
+	}
+	check := func(where string, p *Paper, s Source) {
+		t.Helper()
+		lines := texts[p]
+		if s.Line < 1 || s.Line > len(lines) {
+			t.Errorf("%s: line %d is outside %s (%d lines)", where, s.Line, p.File, len(lines))
+			return
+		}
+		if s.Quote == "" || !strings.Contains(lines[s.Line-1], s.Quote) {
+			t.Errorf("%s: line %d of %s does not contain %q", where, s.Line, p.File, s.Quote)
+		}
+	}
+	n := 0
+	for _, f := range Figures() {
+		check(f.Name()+" caption", f.Paper, f.Source)
+		for _, c := range f.Claims {
+			check(f.Name()+" "+c.Text, f.Paper, c.Source)
+			n++
+		}
+	}
+	if n < 40 {
+		t.Errorf("only %d claims checked; the catalogue lost some", n)
+	}
+}
+
+// TestPaperNumbersMatchTheirLines checks that each number the paper
+// prints (a claim whose words hold a digit) is on the claim's source line,
+// and, for a ratio or a difference, that the two numbers it comes from
+// are.
+func TestPaperNumbersMatchTheirLines(t *testing.T) {
+	n := 0
+	for _, f := range Figures() {
+		for _, c := range f.Claims {
+			if c.Kind != Approx || !strings.ContainsAny(c.PaperText, "0123456789") {
+				continue
+			}
+			n++
+			num := strconv.FormatFloat(c.Paper, 'g', -1, 64)
+			switch c.Unit {
+			case "×": // a ratio: the paper's two numbers, or its own "2.5 times"
+				if strings.Contains(c.Source.Quote, num) || strings.Contains(c.PaperText, num) {
+					continue
+				}
+				if pct, ok := percentChange(c.Source.Quote); ok && math.Abs(pct-c.Paper) < 1e-9 {
+					continue
+				}
+				a, b, ok := twoNumbers(c.PaperText)
+				if !ok || math.Abs(a/b-c.Paper) > 1e-9 || !strings.Contains(c.Source.Quote, strconv.FormatFloat(a, 'g', -1, 64)) {
+					t.Errorf("%s %q: ratio %v is not the paper's %q on its line %q", f.Name(), c.Text, c.Paper, c.PaperText, c.Source.Quote)
+				}
+			case "points": // a difference of two printed percentages
+				a, b, ok := twoNumbers(c.PaperText)
+				if !ok || math.Abs(a-b-c.Paper) > 1e-9 || !strings.Contains(c.Source.Quote, strconv.FormatFloat(a, 'g', -1, 64)) {
+					t.Errorf("%s %q: difference %v is not the paper's %q on its line %q", f.Name(), c.Text, c.Paper, c.PaperText, c.Source.Quote)
+				}
+			default:
+				if !strings.Contains(c.Source.Quote, num+"%") && !strings.Contains(c.Source.Quote, num+" ") {
+					t.Errorf("%s %q: %s is not printed in %q", f.Name(), c.Text, num, c.Source.Quote)
+				}
+			}
+		}
+	}
+	if n < 15 {
+		t.Errorf("only %d printed numbers checked", n)
+	}
+}
+
+// twoNumbers are the first two numbers in s.
+func twoNumbers(s string) (a, b float64, ok bool) {
+	var nums []float64
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return !(r >= '0' && r <= '9' || r == '.') }) {
+		if v, err := strconv.ParseFloat(strings.Trim(f, "."), 64); err == nil {
+			nums = append(nums, v)
+		}
+	}
+	if len(nums) < 2 {
+		return 0, 0, false
+	}
+	return nums[0], nums[1], true
+}
+
+func TestCatalogue(t *testing.T) {
+	seenExp := map[string]*Experiment{}
+	for _, f := range Figures() {
+		if f.Paper == nil || f.ID == "" || f.Caption == "" {
+			t.Errorf("%+v: paper, id and caption are required", f)
+		}
+		switch f.Status {
+		case Runs, Scaled:
+			if f.Experiment == nil {
+				t.Errorf("%s: status %v without an experiment", f.Name(), f.Status)
+			}
+			if len(f.Claims) == 0 && f.Findings == nil {
+				t.Errorf("%s: runs but compares nothing with the paper", f.Name())
+			}
+		case CannotRun, Diagram:
+			if f.Experiment != nil {
+				t.Errorf("%s: status %v with an experiment", f.Name(), f.Status)
+			}
+			if f.Status == CannotRun && f.Note == "" {
+				t.Errorf("%s: cannot run without saying what it would take", f.Name())
+			}
+		}
+		if f.Status == Scaled && f.Note == "" {
+			t.Errorf("%s: scaled without saying how", f.Name())
+		}
+		if e := f.Experiment; e != nil {
+			if other, ok := seenExp[e.Name]; ok && other != e {
+				t.Errorf("two experiments named %s", e.Name)
+			}
+			seenExp[e.Name] = e
+			for _, quick := range []bool{true, false} {
+				steps := e.Steps(quick)
+				if len(steps) == 0 {
+					t.Errorf("%s: no steps (quick %v)", e.Name, quick)
+				}
+				outputs := map[string]bool{}
+				for _, s := range steps {
+					if s.Output != "" {
+						outputs[s.Output] = true
+					}
+					for _, a := range s.Args {
+						if a == "" {
+							t.Errorf("%s: empty argument in %s", e.Name, s.Command())
+						}
+					}
+				}
+				if len(outputs) == 0 {
+					t.Errorf("%s: no step writes an output to judge", e.Name)
+				}
+			}
+		}
+		for _, c := range f.Claims {
+			if c.Measure == nil || c.Kind == 0 || c.PaperText == "" {
+				t.Errorf("%s %q: measure, kind and the paper's words are required", f.Name(), c.Text)
+			}
+		}
+	}
+	// The list: these must be reproducible here.
+	for _, name := range []string{"decongestant fig2", "decongestant fig5", "decongestant fig11", "decongestant table1",
+		"rpm fig2", "rpm fig5", "tpcc fig1", "tpcc fig2", "tpcc fig3", "consistency matrix",
+		"read-hints fig7", "read-hints fig8", "read-hints fig10", "read-hints fig15", "read-hints table1"} {
+		p, id, _ := strings.Cut(name, " ")
+		f, err := Find(p, id)
+		if err != nil {
+			t.Errorf("Find(%s): %v", name, err)
+			continue
+		}
+		if !f.Runnable() {
+			t.Errorf("%s does not run", name)
+		}
+	}
+}
+
+func TestFind(t *testing.T) {
+	f, err := Find("decongestant", "5")
+	if err != nil || f.ID != "fig5" {
+		t.Fatalf("Find(decongestant, 5) = %v, %v; want fig5", f, err)
+	}
+	if _, err := Find("seed000", "fig5"); err == nil || !strings.Contains(err.Error(), "decongestant, rpm, tpcc, consistency, read-hints") {
+		t.Errorf("unknown paper: %v; want the valid ones listed", err)
+	}
+	if _, err := Find("rpm", "fig9"); err == nil || !strings.Contains(err.Error(), "fig2, fig3, fig4, fig5") {
+		t.Errorf("unknown figure: %v; want the paper's figures listed", err)
+	}
+}
+
+// percentChange reads "N% higher" as 1+N/100 and "N% less" as 1-N/100.
+func percentChange(s string) (float64, bool) {
+	for _, dir := range []struct {
+		word string
+		sign float64
+	}{{"% higher", 1}, {"% less", -1}} {
+		i := strings.Index(s, dir.word)
+		if i < 0 {
+			continue
+		}
+		j := i
+		for j > 0 && (s[j-1] >= '0' && s[j-1] <= '9' || s[j-1] == '.') {
+			j--
+		}
+		v, err := strconv.ParseFloat(s[j:i], 64)
+		if err != nil {
+			return 0, false
+		}
+		return 1 + dir.sign*v/100, true
+	}
+	return 0, false
+}

@@ -1,0 +1,71 @@
+package reproduce
+
+// Row is one claim of a figure beside our measure and the verdict.
+type Row struct {
+	Figure  string `json:"figure"`
+	Claim   string `json:"claim"`
+	Paper   string `json:"paper"`
+	Source  int    `json:"source_line,omitempty"`
+	Ours    string `json:"ours"`
+	Unit    string `json:"unit,omitempty"`
+	Verdict string `json:"verdict"`
+	// Detail says why a claim was not measured, or the finding's own
+	// verdict text.
+	Detail   string    `json:"detail,omitempty"`
+	Estimate *Estimate `json:"estimate,omitempty"`
+}
+
+// Evaluate measures every claim of f on o and judges it.
+func Evaluate(f *Figure, o Outputs) []Row {
+	var rows []Row
+	for _, c := range f.Claims {
+		r := Row{Figure: f.Name(), Claim: c.Text, Paper: c.PaperText, Source: c.Source.Line, Unit: c.Unit}
+		e, err := c.Measure(o)
+		if err != nil {
+			r.Ours, r.Verdict, r.Detail = "-", NotMeasured, err.Error()
+		} else {
+			r.Verdict = Judge(c, e)
+			r.Ours = e.String()
+			if e.Measured() {
+				r.Estimate = &e
+			}
+		}
+		rows = append(rows, r)
+	}
+	if f.Findings != nil {
+		more, err := f.Findings(o)
+		if err != nil {
+			rows = append(rows, Row{Figure: f.Name(), Claim: "the findings of " + f.Paper.Short, Ours: "-", Verdict: NotMeasured, Detail: err.Error()})
+		}
+		for _, r := range more {
+			r.Figure = f.Name()
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// Tally counts rows by verdict.
+func Tally(rows []Row) map[string]int {
+	t := map[string]int{}
+	for _, r := range rows {
+		t[r.Verdict]++
+	}
+	return t
+}
+
+// Summary is a figure's overall verdict over its measured claims:
+// disagrees if any does, else same direction if any is, else agrees; not
+// measured when none was.
+func Summary(rows []Row) string {
+	t := Tally(rows)
+	switch {
+	case t[Disagrees] > 0:
+		return Disagrees
+	case t[SameDirection] > 0:
+		return SameDirection
+	case t[Agrees] > 0:
+		return Agrees
+	}
+	return NotMeasured
+}

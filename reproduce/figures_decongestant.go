@@ -1,0 +1,317 @@
+package reproduce
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/decongestant/decongestant/results"
+)
+
+// The Decongestant paper's experiments (§4), scaled to three members
+// capped at 0.35 CPU on one machine: its three r4.2xlarge members become
+// CPU-capped processes, its 10 s periods 5 s (2 s quick), its phases a
+// third as long, its three runs per point two (one quick).
+
+// members is the local set every experiment of the paper runs on.
+func members(bool) *Cluster { return &Cluster{Args: flags("cpu", "0.35")} }
+
+// ycsbRun is `bench ycsb` with the paper's settings: the S probe on, a
+// 10 s staleness bound (§4.1.2), balancing every period.
+func ycsbRun(quick bool, out string, extra ...string) Step {
+	period := scale(quick, "2s", "5s")
+	return Step{Args: join([]string{"bench", "ycsb"},
+		flags("uri", PhURI, "cluster-dir", PhDir, "records", scale(quick, "20000", "50000"),
+			"period", period, "balancer-period", period, "max-staleness", "10s"),
+		[]string{"--sprobe"}, extra, flags("out", PhOut+"/"+out+".json")),
+		Output: out, Report: true}
+}
+
+// tpccRun is `bench tpcc` with the paper's read-write mix (Table 1).
+func tpccRun(quick bool, out string, extra ...string) Step {
+	period := scale(quick, "2s", "5s")
+	size := scale(quick, flags("scale", "small"), flags("warehouses", "4"))
+	probe := []string{"--sprobe"} // the paper ran the S probe beside every run but fig. 11's
+	for _, a := range extra {
+		if strings.HasPrefix(a, "--sprobe=") {
+			probe = nil
+		}
+	}
+	return Step{Args: join([]string{"bench", "tpcc"},
+		flags("uri", PhURI, "cluster-dir", PhDir, "mix", "readwrite", "period", period, "balancer-period", period),
+		size, probe, extra, flags("out", PhOut+"/"+out+".json")),
+		Output: out, Report: true}
+}
+
+const threePolicies = "primary,secondary,decongestant"
+
+// shiftAt is the time of fig. 2's and 3's workload switch.
+func shiftAt(quick bool) int { return scale(quick, 40, 200) }
+
+var dcFig2 = &Experiment{Name: "decongestant-fig2", Cluster: members, Quick: 8 * time.Minute, Full: 25 * time.Minute,
+	Steps: func(q bool) []Step {
+		t := shiftAt(q)
+		return []Step{ycsbRun(q, "fig2", flags("workload", "a", "clients", "180", "phases", secs(t)+":workload=b",
+			"duration", secs(2*t), "warmup", "0s", "policies", threePolicies)...)}
+	}}
+
+var dcFig3 = &Experiment{Name: "decongestant-fig3", Cluster: members, Quick: 8 * time.Minute, Full: 25 * time.Minute,
+	Steps: func(q bool) []Step {
+		t := shiftAt(q)
+		return []Step{ycsbRun(q, "fig3", flags("workload", "b", "clients", "180", "phases", secs(t)+":workload=a,clients=20",
+			"duration", secs(2*t), "warmup", "0s", "policies", threePolicies)...)}
+	}}
+
+// burstAt is when fig. 4's burst starts (it ends at twice that).
+func burstAt(quick bool) int { return scale(quick, 40, 120) }
+
+var dcFig4 = &Experiment{Name: "decongestant-fig4", Cluster: members, Quick: 10 * time.Minute, Full: 30 * time.Minute,
+	Steps: func(q bool) []Step {
+		t := burstAt(q)
+		return []Step{tpccRun(q, "fig4", flags("clients", "20", "max-staleness", "10s",
+			"phases", fmt.Sprintf("%s:clients=200;%s:clients=20", secs(t), secs(2*t)),
+			"duration", secs(3*t), "warmup", "0s", "policies", threePolicies)...)}
+	}}
+
+var dcFig5 = &Experiment{Name: "decongestant-fig5", Cluster: members, Quick: 12 * time.Minute, Full: 60 * time.Minute,
+	Steps: func(q bool) []Step {
+		return []Step{ycsbRun(q, "fig5", flags("workload", "b", "clients", scale(q, "20,100,180", "20,60,100,140,180"),
+			"repeat", scale(q, "1", "2"), "duration", scale(q, "40s", "100s"), "warmup", scale(q, "10s", "30s"),
+			"policies", threePolicies)...)}
+	}}
+
+var dcFig6 = &Experiment{Name: "decongestant-fig6", Cluster: members, Quick: 8 * time.Minute, Full: 40 * time.Minute,
+	Steps: func(q bool) []Step {
+		return []Step{ycsbRun(q, "fig6", flags("workload", "a", "clients", scale(q, "20,180", "20,100,180"),
+			"repeat", scale(q, "1", "2"), "duration", scale(q, "40s", "100s"), "warmup", scale(q, "10s", "30s"),
+			"policies", threePolicies)...)}
+	}}
+
+var dcFig7 = &Experiment{Name: "decongestant-fig7", Cluster: members, Quick: 8 * time.Minute, Full: 45 * time.Minute,
+	Steps: func(q bool) []Step {
+		return []Step{tpccRun(q, "fig7", flags("clients", scale(q, "20,100", "20,60,100,200"),
+			"max-staleness", "10s", "repeat", scale(q, "1", "2"), "duration", scale(q, "40s", "100s"),
+			"warmup", scale(q, "10s", "30s"), "policies", threePolicies)...)}
+	}}
+
+var dcFig8 = &Experiment{Name: "decongestant-fig8", Cluster: members, Quick: 3 * time.Minute, Full: 8 * time.Minute,
+	Steps: func(q bool) []Step {
+		return []Step{ycsbRun(q, "fig8", flags("workload", "a", "clients", "100", "duration", scale(q, "60s", "300s"),
+			"warmup", "0s", "policies", "decongestant")...)}
+	}}
+
+var dcFig9 = &Experiment{Name: "decongestant-fig9-10", Cluster: members, Quick: 6 * time.Minute, Full: 16 * time.Minute,
+	Steps: func(q bool) []Step {
+		d := scale(q, "60s", "300s")
+		return []Step{
+			tpccRun(q, "fig9", flags("clients", "60", "max-staleness", "10s", "duration", d,
+				"warmup", "0s", "policies", "decongestant")...),
+			tpccRun(q, "fig10", join(flags("clients", "200", "max-staleness", "3s", "duration", d,
+				"warmup", "0s", "policies", "decongestant"), []string{"--skip-load"})...),
+		}
+	}}
+
+// sprobeRounds are fig. 11's alternations of a run without and one with
+// the S probe.
+func sprobeRounds(quick bool) int { return scale(quick, 1, 3) }
+
+var dcFig11 = &Experiment{Name: "decongestant-fig11", Cluster: members, Quick: 5 * time.Minute, Full: 20 * time.Minute,
+	Steps: func(q bool) []Step {
+		var steps []Step
+		for i := 1; i <= sprobeRounds(q); i++ {
+			for _, on := range []bool{false, true} {
+				name := fmt.Sprintf("fig11-%s-%d", onOff(on), i)
+				extra := flags("clients", scale(q, "40", "100"), "duration", scale(q, "40s", "120s"), "warmup", scale(q, "10s", "30s"), "policies", "primary")
+				extra = append(extra, "--sprobe="+strconv.FormatBool(on))
+				if len(steps) > 0 {
+					extra = append(extra, "--skip-load")
+				}
+				steps = append(steps, tpccRun(q, name, extra...))
+			}
+		}
+		return steps
+	}}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// fig11Tput is the mean Stock-Level throughput of fig. 11's runs with or
+// without the S probe, over the rounds.
+func fig11Tput(on bool) func(Outputs) (Estimate, error) {
+	return func(o Outputs) (Estimate, error) {
+		var vs []float64
+		for i := 1; ; i++ {
+			r, err := o.Results(fmt.Sprintf("fig11-%s-%d", onOff(on), i))
+			if err != nil {
+				if i == 1 {
+					return Estimate{}, err
+				}
+				break
+			}
+			for _, run := range r.Runs {
+				vs = append(vs, run.Summary.ReadTput)
+			}
+		}
+		return estimate(vs), nil
+	}
+}
+
+// fig11Share is an operation's share of fig. 11's runs without the probe
+// (Table 1's mix as run).
+func fig11Share(op string) func(Outputs) (Estimate, error) {
+	return func(o Outputs) (Estimate, error) {
+		return perRun(o, "fig11-off-1", sel{}, opShare(op))
+	}
+}
+
+// lagCovers is the percentage of periods with S probes to secondaries in
+// which the router's lag estimate (plus the paper's one-second
+// granularity) was at least the staleness the probe saw (fig. 8).
+func lagCovers(_ *results.Results, r *results.Run) float64 {
+	n, ok := 0, 0
+	for _, p := range r.Periods {
+		if p.SProbeSecondaryProbes == 0 {
+			continue
+		}
+		n++
+		if p.MaxLagMS+1000 >= p.SProbeStalenessMaxMS {
+			ok++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return 100 * float64(ok) / float64(n)
+}
+
+func decongestantFigures() []*Figure {
+	p := Papers[0]
+	const shift = "phases a third as long (switch at 200 s, 40 s quick) and 5 s periods; members capped at 0.35 CPU"
+	// Windows of fig. 2 and 3: the second half of each phase, after the
+	// balancer settled.
+	t2 := float64(shiftAt(false))
+	tq := func(o Outputs) float64 { // the switch time of the run in o
+		for _, n := range []string{"fig2", "fig3"} {
+			if r, err := o.Results(n); err == nil {
+				for _, ph := range r.Config.Phases {
+					if ph.AtS > 0 {
+						return ph.AtS
+					}
+				}
+			}
+		}
+		return t2
+	}
+	phase := func(name string, s sel, second bool, f func(results.Period) float64) func(Outputs) (Estimate, error) {
+		return func(o Outputs) (Estimate, error) {
+			t := tq(o)
+			from, to := t/2, t
+			if second {
+				from, to = t+t/2, 2*t
+			}
+			return inWindow(name, s, from, to, f)(o)
+		}
+	}
+	dec, pri, sec := sel{policy: "decongestant"}, sel{policy: "primary"}, sel{policy: "secondary"}
+	burst := func(s sel, which int, f func(results.Period) float64) func(Outputs) (Estimate, error) {
+		return func(o Outputs) (Estimate, error) {
+			r, err := o.Results("fig4")
+			if err != nil {
+				return Estimate{}, err
+			}
+			t := float64(burstAt(false))
+			for _, ph := range r.Config.Phases {
+				if ph.AtS > 0 {
+					t = ph.AtS
+					break
+				}
+			}
+			from, to := float64(which)*t+t/3, float64(which+1)*t
+			return inWindow("fig4", s, from, to, f)(o)
+		}
+	}
+	tput, p80, share, stale := sumTput, sumP80, sumShare, sumStale
+
+	return []*Figure{
+		{Paper: p, ID: "fig1", Caption: "architecture of Decongestant", Source: Source{96, "Figure 1: A simplified architecture of Decongestant"}, Status: Diagram},
+		{Paper: p, ID: "table1", Caption: "read-write TPC-C mix", Source: Source{233, "Table 1: Percentage of transactions"}, Status: Runs,
+			Note: "the mix as run, counted in fig. 11's run without the S probe", Experiment: dcFig11,
+			Claims: []Claim{
+				{Text: "Stock-Level share of transactions", PaperText: "50%", Source: Source{236, "Stock Level	4%	50%"}, Kind: Approx, Paper: 50, Tol: 3, Abs: true, Unit: "%", Measure: fig11Share("STOCK_LEVEL")},
+				{Text: "New-Order share", PaperText: "22%", Source: Source{240, "New Order	45%	22%"}, Kind: Approx, Paper: 22, Tol: 3, Abs: true, Unit: "%", Measure: fig11Share("NEW_ORDER")},
+				{Text: "Payment share", PaperText: "20%", Source: Source{239, "Payment	43%	20%"}, Kind: Approx, Paper: 20, Tol: 3, Abs: true, Unit: "%", Measure: fig11Share("PAYMENT")},
+				{Text: "Order-Status share", PaperText: "4%", Source: Source{238, "Order Status	4%	4%"}, Kind: Approx, Paper: 4, Tol: 2, Abs: true, Unit: "%", Measure: fig11Share("ORDER_STATUS")},
+				{Text: "Delivery share", PaperText: "4%", Source: Source{237, "Delivery	4%	4%"}, Kind: Approx, Paper: 4, Tol: 2, Abs: true, Unit: "%", Measure: fig11Share("DELIVERY")},
+			}},
+		{Paper: p, ID: "fig2", Caption: "YCSB-A to B at 180 clients: read throughput, P80, share on secondaries", Source: Source{296, "Figure 2: Decongestant's ability to respond to sudden increase"},
+			Status: Scaled, Note: shift, Experiment: dcFig2,
+			Claims: []Claim{
+				{Text: "share of reads on secondaries under YCSB-A (second half of the phase)", PaperText: "stabilises at 90%", Source: Source{274, "stabilises at 90%"}, Kind: Approx, Paper: 90, Tol: 10, Abs: true, Unit: "%", Measure: phase("fig2", dec, false, secondaryPct)},
+				{Text: "share on secondaries after the switch to YCSB-B", PaperText: "stables at 70%", Source: Source{274, "stables at 70% under this workload"}, Kind: Approx, Paper: 70, Tol: 10, Abs: true, Unit: "%", Measure: phase("fig2", dec, true, secondaryPct)},
+				{Text: "YCSB-B read throughput, decongestant over primary", PaperText: "higher than either baseline", Source: Source{274, "throughput (Figure 2 (a)) of the read operations is higher than either baseline"}, Kind: Above, Ref: 1, Unit: "×", Measure: ratioOf(phase("fig2", dec, true, readTput), phase("fig2", pri, true, readTput))},
+				{Text: "YCSB-B read throughput, decongestant over secondary", PaperText: "higher than either baseline", Source: Source{274, "throughput (Figure 2 (a)) of the read operations is higher than either baseline"}, Kind: Above, Ref: 1, Unit: "×", Measure: ratioOf(phase("fig2", dec, true, readTput), phase("fig2", sec, true, readTput))},
+			}},
+		{Paper: p, ID: "fig3", Caption: "YCSB-B at 180 clients to YCSB-A at 20: read throughput, P80, share on secondaries", Source: Source{302, "Figure 3: Decongestant's ability to respond to sudden decrease"},
+			Status: Scaled, Note: shift, Experiment: dcFig3,
+			Claims: []Claim{
+				{Text: "share on secondaries under YCSB-B, 180 clients", PaperText: "an optimised state at 70%", Source: Source{278, "The percentage soon reaches an optimised state at 70%"}, Kind: Approx, Paper: 70, Tol: 10, Abs: true, Unit: "%", Measure: phase("fig3", dec, false, secondaryPct)},
+				{Text: "share on secondaries under YCSB-A, 20 clients", PaperText: "the minimum we allow (10%)", Source: Source{280, "allow (10%)"}, Kind: Approx, Paper: 10, Tol: 10, Abs: true, Ref: 70, Unit: "%", Measure: phase("fig3", dec, true, secondaryPct)},
+				{Text: "YCSB-B read throughput, decongestant over primary", PaperText: "higher", Source: Source{278, "The percentage soon reaches an optimised state at 70%"}, Kind: Above, Ref: 1, Unit: "×", Measure: ratioOf(phase("fig3", dec, false, readTput), phase("fig3", pri, false, readTput))},
+				{Text: "YCSB-B read throughput, decongestant over secondary", PaperText: "higher", Source: Source{278, "The percentage soon reaches an optimised state at 70%"}, Kind: Above, Ref: 1, Unit: "×", Measure: ratioOf(phase("fig3", dec, false, readTput), phase("fig3", sec, false, readTput))},
+			}},
+		{Paper: p, ID: "fig4", Caption: "read-write TPC-C, 20 → 200 → 20 clients: Stock-Level throughput, P80, share on secondaries", Source: Source{308, "Figure 4: Decongestant's response to variations of client number in read-write TPC-C"},
+			Status: Scaled, Note: "phases of 120 s (40 s quick) instead of 5 min, 4 warehouses (a small database quick) instead of the paper's", Experiment: dcFig4,
+			Claims: []Claim{
+				{Text: "share on secondaries in the burst minus before it", PaperText: "quickly pushes up the percentage", Source: Source{282, "quickly pushes up the percentage of secondary Stock Level transactions"}, Kind: Above, Ref: 0, Unit: "points", Measure: diffOf(burst(dec, 1, secondaryPct), burst(dec, 0, secondaryPct))},
+				{Text: "Stock-Level throughput in the burst, decongestant over secondary", PaperText: "a level similar to Secondary", Source: Source{282, "to a level similar to the situation where the Read Preference is"}, Kind: Similar, Ref: 1, Tol: 0.15, Unit: "×", Measure: ratioOf(burst(dec, 1, readTput), burst(sec, 1, readTput))},
+				{Text: "share on secondaries after the burst minus in it", PaperText: "brings back most of the Stock Level transactions", Source: Source{282, "Read Balancer gradually brings back most of the Stock Level"}, Kind: Below, Ref: 0, Unit: "points", Measure: diffOf(burst(dec, 2, secondaryPct), burst(dec, 1, secondaryPct))},
+			}},
+		{Paper: p, ID: "fig5", Caption: "YCSB-B, clients swept: read throughput, P80, share on secondaries", Source: Source{324, "Figure 5: Performance trends with increasing client count"},
+			Status: Scaled, Note: "clients 20-180 (20, 100, 180 quick), two runs per point (one quick) instead of three, 100 s runs", Experiment: dcFig5,
+			Claims: []Claim{
+				{Text: "share on secondaries at the most clients", PaperText: "roughly stable at around 70%", Source: Source{288, "roughly stable at around 70%"}, Kind: Approx, Paper: 70, Tol: 10, Abs: true, Unit: "%", Measure: sweepMax("fig5", dec, share)},
+				{Text: "read throughput at the most clients, decongestant over secondary", PaperText: "around 30% higher", Source: Source{310, "around 30% higher than only routing"}, Kind: Approx, Paper: 1.3, Ref: 1, Tol: 0.1, Unit: "×", Measure: ratioOf(sweepMax("fig5", dec, tput), sweepMax("fig5", sec, tput))},
+				{Text: "read throughput at the most clients, decongestant over primary", PaperText: "around 2.5 times", Source: Source{310, "around 2.5 times than only sending"}, Kind: Approx, Paper: 2.5, Ref: 1, Tol: 0.2, Unit: "×", Measure: ratioOf(sweepMax("fig5", dec, tput), sweepMax("fig5", pri, tput))},
+				{Text: "read P80 at the most clients, decongestant over secondary", PaperText: "lower than the two hard-coded systems when the load is high", Source: Source{310, "80-percentile latency for Decongestant is lower that the two hard-coded systems when the load is high"}, Kind: Below, Ref: 1, Unit: "×", Measure: ratioOf(sweepMax("fig5", dec, p80), sweepMax("fig5", sec, p80))},
+				{Text: "share on secondaries at the fewest clients minus at the most", PaperText: "most read requests to the primary at low load", Source: Source{288, "roughly stable at around 70%"}, Kind: Below, Ref: 0, Unit: "points", Measure: diffOf(sweepMin("fig5", dec, share), sweepMax("fig5", dec, share))},
+			}},
+		{Paper: p, ID: "fig6", Caption: "YCSB-A: read throughput and P80 against P80 staleness at 20, 100, 180 clients", Source: Source{328, "Figure 6: Performance and 80-percentile data staleness trade-off in YCSB-A"},
+			Status: Scaled, Note: "100 s runs, two per point (20 and 180 clients once each quick)", Experiment: dcFig6,
+			Claims: []Claim{
+				{Text: "read throughput at the most clients, decongestant over primary", PaperText: "close to the desired zone (primary: low throughput)", Source: Source{332, "Decongestant is able to push the data point close to the desired zone"}, Kind: Above, Ref: 1, Unit: "×", Measure: ratioOf(sweepMax("fig6", dec, tput), sweepMax("fig6", pri, tput))},
+				{Text: "P80 staleness at the most clients, decongestant minus secondary", PaperText: "secondary seeing high staleness", Source: Source{332, "Decongestant is able to push the data point close to the desired zone"}, Kind: AtMost, Paper: 0, Unit: "ms", Measure: diffOf(sweepMax("fig6", dec, stale), sweepMax("fig6", sec, stale))},
+			}},
+		{Paper: p, ID: "fig7", Caption: "read-write TPC-C: Stock-Level throughput and P80 against P80 staleness", Source: Source{351, "Figure 7: Performance and 80-percentile data staleness trade-off for Stock Level"},
+			Status: Scaled, Note: "4 warehouses (small database quick), clients 20-200", Experiment: dcFig7,
+			Claims: []Claim{
+				{Text: "Stock-Level throughput at the most clients, decongestant over primary", PaperText: "push the data points toward the desired zone", Source: Source{336, "Decongestant is able to push the data points toward the desired zone"}, Kind: Above, Ref: 1, Unit: "×", Measure: ratioOf(sweepMax("fig7", dec, tput), sweepMax("fig7", pri, tput))},
+				{Text: "P80 staleness at the most clients, decongestant minus secondary", PaperText: "small data staleness", Source: Source{336, "Decongestant is able to push the data points toward the desired zone"}, Kind: AtMost, Paper: 0, Unit: "ms", Measure: diffOf(sweepMax("fig7", dec, stale), sweepMax("fig7", sec, stale))},
+			}},
+		{Paper: p, ID: "fig8", Caption: "estimated maximum staleness against the S probe's, YCSB-A, 100 clients", Source: Source{360, "Figure 8: The maximum data staleness of the secondaries estimated by the Decongestant"},
+			Status: Scaled, Note: "a 300 s run (60 s quick)", Experiment: dcFig8,
+			Claims: []Claim{
+				{Text: "periods whose lag estimate (+1 s, the paper's granularity) is not below the probe's staleness", PaperText: "not smaller than the one seen by the clients", Source: Source{360, "not smaller than the one seen by the clients"}, Kind: Approx, Paper: 100, Tol: 10, Abs: true, Unit: "%", Measure: func(o Outputs) (Estimate, error) { return perRun(o, "fig8", dec, lagCovers) }},
+			}},
+		{Paper: p, ID: "fig9", Caption: "S-probe staleness against the bound of 10 s, read-write TPC-C, 60 clients", Source: Source{363, "Figure 9: Data staleness measured by S workload versus the max data staleness"},
+			Status: Scaled, Note: "a 300 s run (60 s quick), 4 warehouses", Experiment: dcFig9,
+			Claims: []Claim{
+				{Text: "S-probe reads past the 10 s bound", PaperText: "all green circles are below their data staleness limit", Source: Source{355, "all green circles are below their data staleness limit"}, Kind: AtMost, Paper: 0, Unit: "reads", Measure: summary("fig9", dec, func(s results.Summary) float64 { return float64(s.BoundViolations) })},
+			}},
+		{Paper: p, ID: "fig10", Caption: "S-probe staleness with a 3 s bound, read-write TPC-C, 200 clients", Source: Source{372, "Figure 10: Data staleness measured by S workload in Decongestant with the data staleness limit set to be 3 seconds"},
+			Status: Scaled, Note: "a 300 s run (60 s quick), 4 warehouses", Experiment: dcFig9,
+			Claims: []Claim{
+				{Text: "largest S-probe staleness", PaperText: "two data points have staleness value 4 seconds", Source: Source{377, "two data points have staleness value 4 seconds"}, Kind: AtMost, Paper: 4000, Unit: "ms", Measure: summary("fig10", dec, func(s results.Summary) float64 { return s.StalenessMaxMS })},
+			}},
+		{Paper: p, ID: "fig11", Caption: "Stock-Level throughput with and without the S probe (primary)", Source: Source{375, "Figure 11: Throughput of Stock Level transactions when running the read-write TPC-C workload"},
+			Status: Runs, Note: "runs without and with the probe alternate, three of each (one quick)", Experiment: dcFig11,
+			Claims: []Claim{
+				{Text: "Stock-Level throughput with the probe over without", PaperText: "remains at a similar level", Source: Source{381, "remains at a similar level when running with or without the S workload"}, Kind: Similar, Ref: 1, Tol: 0.05, Unit: "×", Measure: ratioOf(fig11Tput(true), fig11Tput(false))},
+			}},
+	}
+}

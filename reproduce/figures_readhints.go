@@ -1,0 +1,254 @@
+package reproduce
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/decongestant/decongestant/results"
+)
+
+// The read-hints paper's experiments (§4), scaled: its 50 M records on
+// 8-core servers with 10 GB caches and SSDs become 1.5 M records (300 000
+// quick) on members capped at 0.35 CPU and 1.2 GiB of memory with a
+// 0.75 GB WiredTiger cache (600 MiB and 0.25 GB quick), so that the data is
+// larger than what a member keeps in memory, as in the paper. The read-
+// serving member moves from the primary n1 to n2 mid-run (`reads=n2`, the
+// paper's workload migration) after the secondaries were restarted with
+// empty caches, without and with hints, in one invocation.
+
+// hintsSet is the memory-capped set of the paper's experiments.
+func hintsSet(quick bool) *Cluster {
+	return &Cluster{Args: join(flags("cpu", "0.35"), scale(quick,
+		flags("cache-gb", "0.25", "memory", "600M"), flags("cache-gb", "0.75", "memory", "1.2G")))}
+}
+
+// migrateAt is the time of the move; runs last twice that.
+func migrateAt(quick bool) int { return scale(quick, 40, 120) }
+
+// hintsRun is a YCSB run with a migration to n2, hints off and on.
+func hintsRun(quick bool, out string, extra ...string) Step {
+	t := migrateAt(quick)
+	return Step{Args: join([]string{"bench", "ycsb"},
+		flags("uri", PhURI, "cluster-dir", PhDir, "records", scale(quick, "300000", "1500000"),
+			"readkeys", scale(quick, "200000", "500000"), "clients", "16", "period", "2s", "warmup", "0s",
+			"duration", secs(2*t), "policies", "weights:primary=1", "phases", secs(t)+":reads=n2", "hints", "off,on"),
+		[]string{"--cold-start"}, extra, flags("out", PhOut+"/"+out+".json")),
+		Output: out, Report: true}
+}
+
+var rhUniform = &Experiment{Name: "read-hints-fig6-8", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 25 * time.Minute,
+	Steps: func(q bool) []Step {
+		return []Step{hintsRun(q, "rh-uniform", flags("workload", "c", "distribution", "uniform")...)}
+	}}
+
+var rhZipf = &Experiment{Name: "read-hints-fig11-12", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 25 * time.Minute,
+	Steps: func(q bool) []Step {
+		return []Step{hintsRun(q, "rh-zipf", flags("workload", "c", "distribution", "zipfian")...)}
+	}}
+
+var rhReadWrite = &Experiment{Name: "read-hints-fig13-14", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 25 * time.Minute,
+	Steps: func(q bool) []Step {
+		return []Step{hintsRun(q, "rh-rw", flags("workload", "a", "readproportion", "0.8", "distribution", "uniform")...)}
+	}}
+
+// applyVariants are Table 1's fractions of the hints applied.
+var applyVariants = []string{"hints:apply=0.1", "hints:apply=0.2", "hints:apply=0.33", "hints:apply=0.5", "hints"}
+
+var rhApply = &Experiment{Name: "read-hints-table1", Cluster: hintsSet, Quick: 12 * time.Minute, Full: 45 * time.Minute,
+	Steps: func(q bool) []Step {
+		variants := strings.Join(applyVariants, ",")
+		if q {
+			variants = applyVariants[0] + "," + applyVariants[len(applyVariants)-1]
+		}
+		return []Step{hintsRun(q, "rh-apply", flags("workload", "c", "distribution", "uniform", "hints", variants)...)}
+	}}
+
+var rhBack = &Experiment{Name: "read-hints-fig15", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 25 * time.Minute,
+	Steps: func(q bool) []Step {
+		t := migrateAt(q)
+		s := hintsRun(q, "rh-back", flags("workload", "c", "distribution", "uniform", "hints", "off")...)
+		for i, a := range s.Args {
+			switch a {
+			case secs(t) + ":reads=n2":
+				s.Args[i] = fmt.Sprintf("%s:reads=n2;%s:reads=n1", secs(t*2/3), secs(t*4/3))
+			}
+		}
+		return []Step{s}
+	}}
+
+// cacheSizes are fig. 10's WiredTiger cache sizes (GB) and member caps.
+func cacheSizes(quick bool) [][2]string {
+	return scale(quick, [][2]string{{"0.25", "600M"}, {"0.5", "900M"}},
+		[][2]string{{"0.25", "600M"}, {"0.5", "900M"}, {"1", "1.5G"}})
+}
+
+var rhCache = &Experiment{Name: "read-hints-fig10", Cluster: hintsSet, Quick: 15 * time.Minute, Full: 50 * time.Minute,
+	Steps: func(q bool) []Step {
+		var steps []Step
+		for i, c := range cacheSizes(q) {
+			s := hintsRun(q, fmt.Sprintf("rh-cache-%d", i+1), flags("workload", "c", "distribution", "uniform", "hints", "off",
+				"records", scale(q, "600000", "2000000"), "readkeys", "0")...)
+			s.Cluster = &Cluster{Args: flags("cpu", "0.35", "cache-gb", c[0], "memory", c[1])}
+			steps = append(steps, s)
+		}
+		return steps
+	}}
+
+var rhTPCC = &Experiment{Name: "read-hints-tpcc", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 20 * time.Minute,
+	Steps: func(q bool) []Step {
+		t := migrateAt(q)
+		size := scale(q, flags("scale", "small"), flags("warehouses", "4"))
+		return []Step{{Args: join([]string{"bench", "tpcc"},
+			flags("uri", PhURI, "cluster-dir", PhDir, "mix", "standard", "clients", "16", "period", "2s", "warmup", "0s",
+				"duration", secs(2*t), "policies", "primary", "phases", secs(t)+":stepdown", "hints", "off,on"),
+			size, []string{"--cold-start"}, flags("out", PhOut+"/rh-tpcc.json")), Output: "rh-tpcc", Report: true}}
+	}}
+
+// memberGrowth is how much a member's memory (its cgroup's, RSS when
+// uncapped) grew from the first reconfiguration to the end of the run.
+func memberGrowth(member string) func(*results.Results, *results.Run) float64 {
+	return func(_ *results.Results, r *results.Run) float64 {
+		if len(r.Summary.Reconfigurations) == 0 {
+			return math.NaN()
+		}
+		at := r.Summary.Reconfigurations[0].AtS
+		mem := func(p results.Period) float64 {
+			for _, m := range p.Members {
+				if m.Name == member {
+					if m.MemCgroupMB != nil {
+						return *m.MemCgroupMB
+					}
+					return orNaN(m.RSSMB)
+				}
+			}
+			return math.NaN()
+		}
+		before, after := math.NaN(), math.NaN()
+		for _, p := range r.Periods {
+			if p.TS <= at {
+				before = mem(p)
+			}
+			after = mem(p)
+		}
+		return after - before
+	}
+}
+
+// secondaryCPU is the mean CPU of the secondaries before the first
+// reconfiguration (the replays' cost).
+func secondaryCPU(_ *results.Results, r *results.Run) float64 {
+	at := math.Inf(1)
+	if len(r.Summary.Reconfigurations) > 0 {
+		at = r.Summary.Reconfigurations[0].AtS
+	}
+	sum, n := 0.0, 0
+	for _, p := range r.Periods {
+		if p.TS > at {
+			break
+		}
+		for _, m := range p.Members {
+			if m.Role == "secondary" && m.CPUPct != nil {
+				sum += *m.CPUPct
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+func readHintsFigures() []*Figure {
+	p := Papers[4]
+	off, on := sel{hints: 1}, sel{hints: 2}
+	drop := func(name string, s sel) func(Outputs) (Estimate, error) { return reconfig(name, s, dropPct) }
+	miss := func(name string, s sel) func(Outputs) (Estimate, error) { return reconfig(name, s, servingMiss) }
+	recovery := func(i int) func(Outputs) (Estimate, error) {
+		return reconfig(fmt.Sprintf("rh-cache-%d", i), off, func(rc results.Reconfiguration) float64 { return orNaN(rc.RecoveryS) })
+	}
+	const note = "1.5 M records (300 000 quick) on members capped at 0.35 CPU and 1.2 GiB (600 MiB quick) instead of 50 M on 8-core servers with 10 GB caches; the move at 120 s of 240 s (40 s of 80 s quick)"
+	return []*Figure{
+		{Paper: p, ID: "fig1", Caption: "reconfiguration and cold caches", Source: Source{56, "Fig. 1. Performance impact"}, Status: Diagram},
+		{Paper: p, ID: "fig2", Caption: "the read-hints module", Source: Source{79, "Fig. 2. The Read-Hints Module"}, Status: Diagram},
+		{Paper: p, ID: "fig3", Caption: "reads reordered relative to writes", Source: Source{114, "Fig. 3. Reads may be re-ordered"}, Status: Diagram},
+		{Paper: p, ID: "fig4", Caption: "throughput across a migration, read-only, HDD", Source: Source{136, "Fig. 4. Throughput under read-only workload, HDD"}, Status: CannotRun,
+			Note: "needs members on spinning disks (HDD); this machine has one SSD-class volume. Fig. 7 is the same experiment on SSD"},
+		{Paper: p, ID: "fig5", Caption: "cache miss rate across a migration, read-only, HDD", Source: Source{166, "Fig. 5. Cache miss rate under read-only workload, HDD"}, Status: CannotRun,
+			Note: "needs members on spinning disks (HDD); fig. 8 is the same on SSD"},
+		{Paper: p, ID: "fig6", Caption: "memory use of each member across a migration", Source: Source{175, "Fig. 6. Monitoring memory use."}, Status: Scaled, Note: note, Experiment: rhUniform,
+			Claims: []Claim{
+				{Text: "n2's memory growth after the move, hints off, MB", PaperText: "almost 20 minutes to bring data in memory", Source: Source{172, "it takes almost 20 minutes to bring data in memory"}, Kind: Above, Ref: 0, Unit: "MB", Measure: func(o Outputs) (Estimate, error) { return perRun(o, "rh-uniform", off, memberGrowth("n2")) }},
+			}},
+		{Paper: p, ID: "fig7", Caption: "throughput across a migration, read-only, uniform", Source: Source{182, "Fig. 7. Throughput under read-only workload, SSD"}, Status: Scaled, Note: note, Experiment: rhUniform,
+			Claims: []Claim{
+				{Text: "throughput drop at the move, hints off", PaperText: "a 33.1% reduction", Source: Source{177, "a 33.1% reduction"}, Kind: Approx, Paper: 33.1, Tol: 15, Abs: true, Unit: "%", Measure: drop("rh-uniform", off)},
+				{Text: "throughput drop at the move, hints on", PaperText: "throughput stable during the whole run", Source: Source{177, "maintain throughput stable during the whole run"}, Kind: AtMost, Paper: 15, Unit: "%", Measure: drop("rh-uniform", on)},
+			}},
+		{Paper: p, ID: "fig8", Caption: "cache miss rate across a migration, read-only, uniform", Source: Source{185, "Fig. 8. Cache miss rate under read-only workload, SSD"}, Status: Scaled, Note: note, Experiment: rhUniform,
+			Claims: []Claim{
+				{Text: "new member's worst cache miss rate, hints off", PaperText: "87% (steady state 31%)", Source: Source{177, "87% miss rate right after reconfiguration"}, Kind: Approx, Paper: 87, Ref: 31, Tol: 20, Abs: true, Unit: "%", Measure: miss("rh-uniform", off)},
+				{Text: "new member's worst miss rate, hints on over off", PaperText: "not affected by the move", Source: Source{177, "the MongoDB cache-miss rate is not affected"}, Kind: Below, Ref: 1, Unit: "×", Measure: ratioOf(miss("rh-uniform", on), miss("rh-uniform", off))},
+			}},
+		{Paper: p, ID: "fig9", Caption: "aggregate throughput of a sharded cluster on EC2", Source: Source{196, "Fig. 9. Aggregate throughput"}, Status: CannotRun,
+			Note: "needs a sharded cluster: the mongod wheel has no mongos, and through a mongos the per-member choice is the mongos' (DESIGN.md, \"Reproducing the papers\")"},
+		{Paper: p, ID: "fig10", Caption: "time to restore throughput against cache size", Source: Source{212, "Fig. 10. Time to restore"}, Status: Scaled,
+			Note: "WiredTiger caches of 0.25, 0.5 and 1 GB (0.25 and 0.5 quick) instead of 1-10 GB, hints off, one set per size", Experiment: rhCache,
+			Claims: []Claim{
+				{Text: "recovery time, largest cache minus smallest", PaperText: "a direct relationship between recovery time and cache size", Source: Source{206, "there is a direct relationship between recovery time"}, Kind: Above, Ref: 0, Unit: "s",
+					Measure: func(o Outputs) (Estimate, error) {
+						n := 1
+						for ; ; n++ {
+							if _, err := o.Results(fmt.Sprintf("rh-cache-%d", n+1)); err != nil {
+								break
+							}
+						}
+						return diffOf(recovery(n), recovery(1))(o)
+					}},
+			}},
+		{Paper: p, ID: "fig11", Caption: "throughput across a migration, read-only, zipfian", Source: Source{223, "Fig. 11. Throughput under read-only workload, Zipf"}, Status: Scaled, Note: note, Experiment: rhZipf,
+			Claims: []Claim{
+				{Text: "throughput drop at the move, hints off", PaperText: "drops by 39%", Source: Source{220, "drops by 39%"}, Kind: Approx, Paper: 39, Tol: 15, Abs: true, Unit: "%", Measure: drop("rh-zipf", off)},
+				{Text: "throughput drop at the move, hints on", PaperText: "a smooth transition", Source: Source{228, "the cache miss rate increases to 80%"}, Kind: AtMost, Paper: 15, Unit: "%", Measure: drop("rh-zipf", on)},
+			}},
+		{Paper: p, ID: "fig12", Caption: "cache miss rate across a migration, read-only, zipfian", Source: Source{226, "Fig. 12. Cache miss rate under read-only workload, Zipf"}, Status: Scaled, Note: note, Experiment: rhZipf,
+			Claims: []Claim{
+				{Text: "new member's worst cache miss rate, hints off", PaperText: "increases to 80% (steady 18%)", Source: Source{228, "the cache miss rate increases to 80%"}, Kind: Approx, Paper: 80, Ref: 18, Tol: 20, Abs: true, Unit: "%", Measure: miss("rh-zipf", off)},
+			}},
+		{Paper: p, ID: "fig13", Caption: "read throughput across a migration, 80 % reads on other keys than the updates", Source: Source{237, "Fig. 13. Throughput under read-write"}, Status: Scaled, Note: note, Experiment: rhReadWrite,
+			Claims: []Claim{
+				{Text: "read throughput drop at the move, hints off", PaperText: "up to 58%", Source: Source{234, "up to 58% during reconfiguration"}, Kind: Approx, Paper: 58, Tol: 15, Abs: true, Unit: "%", Measure: drop("rh-rw", off)},
+			}},
+		{Paper: p, ID: "fig14", Caption: "cache miss rate across a migration, 80/20", Source: Source{244, "Fig. 14. Cache miss rate under read-write"}, Status: Scaled, Note: note, Experiment: rhReadWrite,
+			Claims: []Claim{
+				{Text: "new member's worst cache miss rate, hints off", PaperText: "89%", Source: Source{234, "high cache miss rate (89%)"}, Kind: Approx, Paper: 89, Ref: 31, Tol: 20, Abs: true, Unit: "%", Measure: miss("rh-rw", off)},
+			}},
+		{Paper: p, ID: "fig15", Caption: "reads move to n2 and back to n1, same working set, hints off", Source: Source{247, "Fig. 15. Node 1 serves as primary again at 600 sec"}, Status: Scaled,
+			Note: note + "; the reads move to n2 at a third of the run and back to n1 at two thirds", Experiment: rhBack,
+			Claims: []Claim{
+				{Text: "throughput drop at the move back to n1", PaperText: "remains unaffected during the second reconfiguration", Source: Source{241, "The throughput remains unaffected during the second reconfiguration"}, Kind: AtMost, Paper: 15, Unit: "%", Measure: reconfigN("rh-back", off, 1, dropPct)},
+			}},
+		{Paper: p, ID: "fig16", Caption: "reads move back to n1 after the working set changed", Source: Source{260, "Fig. 16. Node 1 serves as primary again at 580 sec"}, Status: CannotRun,
+			Note: "not automated yet: needs two YCSB client groups on different key sets in one run (a second `bench ycsb` with another --readkeys range, started by hand)"},
+		{Paper: p, ID: "fig17", Caption: "TPC-H Q1 migrated to a cold secondary", Source: Source{328, "Fig. 17. Cache miss rate after migration"}, Status: CannotRun,
+			Note: "not automated yet: needs the TPC-H LINEITEM workload"},
+		{Paper: p, ID: "table1", Caption: "fraction of hints applied: miss rate after the move and the replays' CPU", Source: Source{268, "TABLE 1"}, Status: Scaled, Note: note, Experiment: rhApply,
+			Claims: []Claim{
+				{Text: "new member's worst miss rate, 10 % of hints applied minus all", PaperText: "39% against 30%", Source: Source{273, "10%	39%	5.2%"}, Kind: Approx, Paper: 9, Ref: 0, Tol: 8, Abs: true, Unit: "points",
+					Measure: diffOf(miss("rh-apply", sel{variant: "hints:apply=0.1"}), miss("rh-apply", sel{variant: "hints"}))},
+				{Text: "secondaries' CPU before the move, all hints applied minus 10 %", PaperText: "24.7% against 5.2%", Source: Source{277, "100%	30%	24.7%"}, Kind: Above, Ref: 0, Unit: "points",
+					Measure: diffOf(func(o Outputs) (Estimate, error) {
+						return perRun(o, "rh-apply", sel{variant: "hints"}, secondaryCPU)
+					}, func(o Outputs) (Estimate, error) {
+						return perRun(o, "rh-apply", sel{variant: "hints:apply=0.1"}, secondaryCPU)
+					})},
+			}},
+		{Paper: p, ID: "tpcc", Caption: "TPC-C across a primary switch (§4.11.1)", Source: Source{315, "switching the primary yields minimal impact on performance"}, Status: Scaled,
+			Note: "4 warehouses (a small database quick) instead of 500, the primary steps down mid-run, hints off and on", Experiment: rhTPCC,
+			Claims: []Claim{
+				{Text: "throughput drop at the stepdown, hints off", PaperText: "minimal impact on performance", Source: Source{315, "switching the primary yields minimal impact on performance"}, Kind: AtMost, Paper: 20, Unit: "%", Measure: drop("rh-tpcc", off)},
+			}},
+	}
+}

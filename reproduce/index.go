@@ -1,0 +1,137 @@
+package reproduce
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// Entry is one figure in an index of reproductions.
+type Entry struct {
+	Figure  string   `json:"figure"` // "decongestant fig5"
+	Paper   string   `json:"paper"`  // the paper's title and venue
+	Caption string   `json:"caption"`
+	Status  string   `json:"status"`
+	Note    string   `json:"note,omitempty"`
+	Verdict string   `json:"verdict"` // Summary of Rows; "" when not run
+	Rows    []Row    `json:"claims,omitempty"`
+	Report  string   `json:"report,omitempty"` // the runs' report, relative to the index
+	Ran     []string `json:"commands,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// Index is what `decongestant reproduce` writes: every figure it was asked
+// for, the paper's numbers beside ours, and the verdicts.
+type Index struct {
+	Quick   bool    `json:"quick"`
+	Started string  `json:"started_at"`
+	Machine string  `json:"machine,omitempty"`
+	Entries []Entry `json:"figures"`
+}
+
+// NewEntry is f's entry before anything ran.
+func NewEntry(f *Figure) Entry {
+	return Entry{Figure: f.Name(), Paper: f.Paper.Title + " (" + f.Paper.Venue + ")", Caption: f.Caption,
+		Status: f.Status.String(), Note: f.Note}
+}
+
+// WriteText prints the index as a table: figure, status, verdict, then
+// every claim with the paper's number beside ours.
+func (ix *Index) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "figure\tstatus\tverdict\tclaim\tpaper\tours")
+	for _, e := range ix.Entries {
+		verdict := e.Verdict
+		if e.Error != "" {
+			verdict = "failed: " + e.Error
+		}
+		if verdict == "" {
+			verdict = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\t\t\n", e.Figure, e.Status, verdict)
+		for _, r := range e.Rows {
+			ours := r.Ours
+			if r.Unit != "" && ours != "-" {
+				ours += " " + r.Unit
+			}
+			fmt.Fprintf(tw, "\t\t  %s\t%s\t%s\t%s\n", r.Verdict, r.Claim, r.Paper, ours)
+		}
+	}
+	return tw.Flush()
+}
+
+// WriteHTML writes the index as one page: per paper, its figures with
+// their status, verdict, claims and a link to the runs' report.
+func (ix *Index) WriteHTML(w io.Writer) error {
+	type paper struct {
+		Title   string
+		Entries []Entry
+	}
+	var papers []paper
+	for _, e := range ix.Entries {
+		if len(papers) == 0 || papers[len(papers)-1].Title != e.Paper {
+			papers = append(papers, paper{Title: e.Paper})
+		}
+		papers[len(papers)-1].Entries = append(papers[len(papers)-1].Entries, e)
+	}
+	tally := map[string]int{}
+	for _, e := range ix.Entries {
+		if e.Verdict != "" {
+			tally[e.Verdict]++
+		}
+	}
+	return indexPage.Execute(w, map[string]any{"Ix": ix, "Papers": papers, "Tally": tally,
+		"Order": []string{Agrees, SameDirection, Disagrees, NotMeasured}})
+}
+
+func verdictClass(v string) string {
+	switch v {
+	case Agrees:
+		return "agree"
+	case SameDirection:
+		return "partial"
+	case Disagrees:
+		return "disagree"
+	}
+	return "none"
+}
+
+var indexPage = template.Must(template.New("index").Funcs(template.FuncMap{
+	"class": verdictClass,
+	"unit": func(r Row) string {
+		if r.Unit == "" || r.Ours == "-" {
+			return r.Ours
+		}
+		return r.Ours + " " + r.Unit
+	},
+	"lower": strings.ToLower,
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>decongestant: the papers reproduced</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px;color:#222}
+table{border-collapse:collapse;width:100%;margin:0.5em 0 1.5em}
+th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top;font-size:14px}
+th{background:#f4f4f4}
+.agree{background:#d9f2d9}.partial{background:#fff2c2}.disagree{background:#f8d4d4}.none{background:#eee}
+.v{font-weight:600;white-space:nowrap}.note{color:#555;font-size:13px}.claims td{font-size:13px}
+code{font-size:12px}
+</style></head><body>
+<h1>The papers, reproduced</h1>
+<p>{{if .Ix.Quick}}Quick runs (minutes each: a smoke test, not the faithful shape).{{else}}Runs at the faithful shape that fits this machine.{{end}}
+Started {{.Ix.Started}}{{with .Ix.Machine}} on {{.}}{{end}}.
+Verdicts are computed from our data and its spread: <em>agrees</em> (within the claim's tolerance), <em>same direction</em>
+(the effect has the paper's sign but another size), <em>disagrees</em>, <em>not measured</em>.</p>
+<p>{{range $v := .Order}}{{with index $.Tally $v}}<span class="v {{class $v}}">{{$v}}: {{.}}</span> &nbsp; {{end}}{{end}}</p>
+{{range .Papers}}<h2>{{.Title}}</h2>
+<table><tr><th>figure</th><th>what it shows</th><th>status</th><th>verdict</th><th>claims: paper beside ours</th></tr>
+{{range .Entries}}<tr><td><b>{{.Figure}}</b>{{with .Report}}<br><a href="{{.}}">report</a>{{end}}</td>
+<td>{{.Caption}}{{with .Note}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Status}}</td>
+<td class="v {{class .Verdict}}">{{if .Error}}failed{{else if .Verdict}}{{.Verdict}}{{else}}-{{end}}{{with .Error}}<div class="note">{{.}}</div>{{end}}</td>
+<td>{{if .Rows}}<table class="claims"><tr><th>claim</th><th>paper</th><th>ours</th><th>verdict</th></tr>
+{{range .Rows}}<tr><td>{{.Claim}}{{with .Detail}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Paper}}</td><td>{{unit .}}</td><td class="v {{class .Verdict}}">{{.Verdict}}</td></tr>
+{{end}}</table>{{end}}</td></tr>
+{{end}}</table>
+{{end}}</body></html>
+`))

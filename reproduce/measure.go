@@ -1,0 +1,299 @@
+package reproduce
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/decongestant/decongestant/results"
+)
+
+// Outputs are the files an experiment's steps wrote, by Step.Output name.
+type Outputs interface {
+	Results(name string) (*results.Results, error)
+	Matrix(name string) (*results.Matrix, error)
+	// JSON decodes any other output into v.
+	JSON(name string, v any) error
+}
+
+// estimate is the mean of vs and half their range; NaNs are skipped.
+func estimate(vs []float64) Estimate {
+	var e Estimate
+	lo, hi := math.Inf(1), math.Inf(-1)
+	sum := 0.0
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		sum += v
+		lo, hi = min(lo, v), max(hi, v)
+		e.N++
+	}
+	if e.N == 0 {
+		return Estimate{V: math.NaN()}
+	}
+	e.V = sum / float64(e.N)
+	e.Spread = (hi - lo) / 2
+	return e
+}
+
+// ratio is a/b, its spread the sum of the relative spreads.
+func ratio(a, b Estimate) Estimate {
+	if !a.Measured() || !b.Measured() || b.V == 0 {
+		return Estimate{V: math.NaN()}
+	}
+	v := a.V / b.V
+	s := math.Abs(v) * (a.Spread/math.Abs(a.V) + b.Spread/math.Abs(b.V))
+	if a.V == 0 {
+		s = a.Spread / math.Abs(b.V)
+	}
+	return Estimate{V: v, Spread: s, N: min(a.N, b.N)}
+}
+
+// diff is a-b, its spread the sum of the spreads.
+func diff(a, b Estimate) Estimate {
+	if !a.Measured() || !b.Measured() {
+		return Estimate{V: math.NaN()}
+	}
+	return Estimate{V: a.V - b.V, Spread: a.Spread + b.Spread, N: min(a.N, b.N)}
+}
+
+// sel chooses runs of a results file.
+type sel struct {
+	policy  string // exact policy name; "" any
+	hints   int    // 0 any, 1 without hints, 2 with
+	clients int    // 0 any
+	variant string // the hints variant the run had ("hints:apply=0.1"); "" any
+}
+
+func (s sel) match(r *results.Run) bool {
+	base, withHints := r.Policy, false
+	if i := strings.Index(r.Policy, "+hints"); i >= 0 {
+		base, withHints = r.Policy[:i], true
+	}
+	switch {
+	case s.policy != "" && base != s.policy,
+		s.hints == 1 && withHints, s.hints == 2 && !withHints,
+		s.clients != 0 && r.Clients != s.clients,
+		s.variant != "" && !strings.HasSuffix(r.Policy, "+"+s.variant):
+		return false
+	}
+	return true
+}
+
+// perRun measures f on every run s selects in the named results.
+func perRun(o Outputs, name string, s sel, f func(*results.Results, *results.Run) float64) (Estimate, error) {
+	r, err := o.Results(name)
+	if err != nil {
+		return Estimate{}, err
+	}
+	var vs []float64
+	for i := range r.Runs {
+		if s.match(&r.Runs[i]) {
+			vs = append(vs, f(r, &r.Runs[i]))
+		}
+	}
+	if len(vs) == 0 {
+		return Estimate{}, fmt.Errorf("%s: no run of %s", name, s)
+	}
+	return estimate(vs), nil
+}
+
+func (s sel) String() string {
+	var parts []string
+	if s.policy != "" {
+		parts = append(parts, "policy "+s.policy)
+	}
+	switch s.hints {
+	case 1:
+		parts = append(parts, "hints off")
+	case 2:
+		parts = append(parts, "hints on")
+	}
+	if s.clients != 0 {
+		parts = append(parts, fmt.Sprintf("%d clients", s.clients))
+	}
+	if len(parts) == 0 {
+		return "any policy"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// summary measures one Summary field.
+func summary(name string, s sel, f func(results.Summary) float64) func(Outputs) (Estimate, error) {
+	return func(o Outputs) (Estimate, error) {
+		return perRun(o, name, s, func(_ *results.Results, r *results.Run) float64 { return f(r.Summary) })
+	}
+}
+
+// window is the mean of f over the periods of run ending in (from, to]
+// seconds from its start; to <= 0 means to the end.
+func window(r *results.Run, from, to float64, f func(results.Period) float64) float64 {
+	sum, n := 0.0, 0
+	for _, p := range r.Periods {
+		if p.TS > from && (to <= 0 || p.TS <= to) {
+			sum += f(p)
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+// inWindow measures the mean of f over a window of each selected run.
+func inWindow(name string, s sel, from, to float64, f func(results.Period) float64) func(Outputs) (Estimate, error) {
+	return func(o Outputs) (Estimate, error) {
+		return perRun(o, name, s, func(_ *results.Results, r *results.Run) float64 { return window(r, from, to, f) })
+	}
+}
+
+// ratioOf and diffOf combine two measures.
+func ratioOf(a, b func(Outputs) (Estimate, error)) func(Outputs) (Estimate, error) {
+	return combine(a, b, ratio)
+}
+
+func diffOf(a, b func(Outputs) (Estimate, error)) func(Outputs) (Estimate, error) {
+	return combine(a, b, diff)
+}
+
+func combine(a, b func(Outputs) (Estimate, error), op func(a, b Estimate) Estimate) func(Outputs) (Estimate, error) {
+	return func(o Outputs) (Estimate, error) {
+		ea, err := a(o)
+		if err != nil {
+			return Estimate{}, err
+		}
+		eb, err := b(o)
+		if err != nil {
+			return Estimate{}, err
+		}
+		return op(ea, eb), nil
+	}
+}
+
+// Period fields.
+func readTput(p results.Period) float64     { return p.ReadTput }
+func secondaryPct(p results.Period) float64 { return p.SecondaryPct }
+
+// tpmC is a TPC-C run's New-Order transactions per minute.
+func tpmC(_ *results.Results, r *results.Run) float64 {
+	t, ok := r.Extra["tpcc"].(map[string]any)
+	if !ok {
+		return math.NaN()
+	}
+	v, ok := t["tpmC"].(float64)
+	if !ok {
+		return math.NaN()
+	}
+	return v
+}
+
+// opShare is the percentage of a run's operations named op over its
+// measured periods.
+func opShare(op string) func(*results.Results, *results.Run) float64 {
+	return func(res *results.Results, r *results.Run) float64 {
+		var n, all int64
+		for _, p := range r.Periods {
+			if p.TS <= res.Config.WarmupS {
+				continue
+			}
+			for k, v := range p.Ops {
+				all += v
+				if k == op {
+					n += v
+				}
+			}
+		}
+		if all == 0 {
+			return math.NaN()
+		}
+		return 100 * float64(n) / float64(all)
+	}
+}
+
+// reconfig measures the first reconfiguration of each selected run.
+func reconfig(name string, s sel, f func(results.Reconfiguration) float64) func(Outputs) (Estimate, error) {
+	return func(o Outputs) (Estimate, error) {
+		return perRun(o, name, s, func(_ *results.Results, r *results.Run) float64 {
+			if len(r.Summary.Reconfigurations) == 0 {
+				return math.NaN()
+			}
+			return f(r.Summary.Reconfigurations[0])
+		})
+	}
+}
+
+// reconfigN measures the i-th reconfiguration.
+func reconfigN(name string, s sel, i int, f func(results.Reconfiguration) float64) func(Outputs) (Estimate, error) {
+	return func(o Outputs) (Estimate, error) {
+		return perRun(o, name, s, func(_ *results.Results, r *results.Run) float64 {
+			if len(r.Summary.Reconfigurations) <= i {
+				return math.NaN()
+			}
+			return f(r.Summary.Reconfigurations[i])
+		})
+	}
+}
+
+// dropPct is how far the read throughput fell at a reconfiguration: 100
+// minus its lowest period as a percentage of the level before.
+func dropPct(rc results.Reconfiguration) float64 {
+	if rc.DipPct == nil {
+		return math.NaN()
+	}
+	return max(0, 100-*rc.DipPct)
+}
+
+// servingMiss is the worst cache miss rate of the member that took the
+// reads after a reconfiguration.
+func servingMiss(rc results.Reconfiguration) float64 {
+	if rc.ServingMaxCacheMissPct == nil {
+		return math.NaN()
+	}
+	return *rc.ServingMaxCacheMissPct
+}
+
+// ptr helpers.
+func orNaN(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// sweepAt measures a Summary field at a sweep's largest (most) or smallest
+// client count, read from its results.
+func sweepAt(name string, s sel, most bool, f func(results.Summary) float64) func(Outputs) (Estimate, error) {
+	return func(o Outputs) (Estimate, error) {
+		r, err := o.Results(name)
+		if err != nil {
+			return Estimate{}, err
+		}
+		if len(r.Config.ClientsSweep) == 0 {
+			return Estimate{}, fmt.Errorf("%s: not a client sweep", name)
+		}
+		c := r.Config.ClientsSweep[0]
+		for _, n := range r.Config.ClientsSweep {
+			if most == (n > c) {
+				c = n
+			}
+		}
+		s.clients = c
+		return summary(name, s, f)(o)
+	}
+}
+
+func sweepMax(name string, s sel, f func(results.Summary) float64) func(Outputs) (Estimate, error) {
+	return sweepAt(name, s, true, f)
+}
+
+func sweepMin(name string, s sel, f func(results.Summary) float64) func(Outputs) (Estimate, error) {
+	return sweepAt(name, s, false, f)
+}
+
+// Summary fields.
+func sumTput(s results.Summary) float64  { return s.ReadTput }
+func sumP80(s results.Summary) float64   { return s.ReadP80MS }
+func sumShare(s results.Summary) float64 { return s.SecondaryPct }
+func sumStale(s results.Summary) float64 { return s.StalenessP80MS }

@@ -1,0 +1,103 @@
+package reproduce
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Placeholders in a step's arguments, filled in by the runner.
+const (
+	// PhURI is the local set's URI, with the driver's localThresholdMS
+	// raised so `secondary` reads use both secondaries, as on the papers'
+	// testbeds where members answer equally fast (see DESIGN.md).
+	PhURI = "{uri}"
+	// PhDir is the local set's directory (for fault actions and caps).
+	PhDir = "{dir}"
+	// PhOut is the experiment's output directory.
+	PhOut = "{out}"
+)
+
+// Step is one `decongestant` command of an experiment.
+type Step struct {
+	// Args are the command line after "decongestant", with placeholders.
+	Args []string
+	// Output names the results file the step writes (under {out}), read
+	// back by the claims; "" when it writes none to read.
+	Output string
+	// Report asks for the step's results to be drawn (report --out).
+	Report bool
+	// Cluster, when set, replaces the local set with a new one of these
+	// settings before the step (fig. 10's cache sizes).
+	Cluster *Cluster
+}
+
+// Cluster is the local replica set an experiment starts.
+type Cluster struct {
+	// Args are `cluster up` flags besides --dir (caps, memory, cache).
+	Args []string
+}
+
+// Experiment is a set of commands that produces one or more figures.
+type Experiment struct {
+	Name string // a file-safe name: decongestant-fig2
+	// Cluster is the set to start, nil when the steps start their own.
+	Cluster func(quick bool) *Cluster
+	Steps   func(quick bool) []Step
+	// Estimate is a rough duration of the quick and the full run.
+	Quick, Full time.Duration
+}
+
+// Command is a step's command line for people, with the placeholders.
+func (s Step) Command() string {
+	var b strings.Builder
+	b.WriteString("decongestant")
+	for _, a := range s.Args {
+		b.WriteByte(' ')
+		if strings.ContainsAny(a, " ;&|*?$\"'") {
+			fmt.Fprintf(&b, "%q", a)
+		} else {
+			b.WriteString(a)
+		}
+	}
+	return b.String()
+}
+
+// Fill replaces the placeholders in args.
+func Fill(args []string, uri, dir, out string) []string {
+	r := strings.NewReplacer(PhURI, uri, PhDir, dir, PhOut, out)
+	filled := make([]string, len(args))
+	for i, a := range args {
+		filled[i] = r.Replace(a)
+	}
+	return filled
+}
+
+// scale picks the quick or the full value.
+func scale[T any](quick bool, q, full T) T {
+	if quick {
+		return q
+	}
+	return full
+}
+
+// flags builds an argument list from name, value pairs.
+func flags(kv ...string) []string {
+	out := make([]string, 0, len(kv))
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, "--"+kv[i], kv[i+1])
+	}
+	return out
+}
+
+// join concatenates argument lists.
+func join(parts ...[]string) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// secs formats whole seconds as a Go duration.
+func secs(s int) string { return fmt.Sprintf("%ds", s) }
