@@ -5,10 +5,11 @@
 // of scale factor 10, with indexes on the fields the query uses and random
 // shipdate parameters, moved from the primary to a secondary mid-run; on
 // the secondary's cold cache the query ran 5.25 times slower (1.2 s to
-// 6.3 s) with 40-60% cache misses. With bench's machinery the same is one
+// 6.3 s) with 40-60% cache misses. With bench's machinery the move is one
 // command: phases move the reads (60s:reads=n2), --cold-start empties the
-// secondaries' caches, --hints off,on compares without and with read hints,
-// and the member statistics record each member's cache misses.
+// secondaries' caches, and the member statistics record each member's cache
+// misses. Read hints (--hints) capture routed finds only, so they do not
+// replay Q1, an aggregation, yet.
 //
 // # Data
 //
