@@ -22,6 +22,7 @@ import (
 	"github.com/decongestant/decongestant/workload"
 	"github.com/decongestant/decongestant/workload/sprobe"
 	_ "github.com/decongestant/decongestant/workload/tpcc" // registers "tpcc"
+	_ "github.com/decongestant/decongestant/workload/tpch" // registers "tpch"
 	_ "github.com/decongestant/decongestant/workload/ycsb" // registers "ycsb"
 )
 

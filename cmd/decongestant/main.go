@@ -7,6 +7,7 @@
 //	decongestant bench ycsb --uri URI --workload b --policies primary,secondary,decongestant --out r.json
 //	decongestant bench tpcc --uri URI --warehouses 10 --mix readwrite --out t.json
 //	decongestant tpcc check --uri URI
+//	decongestant bench tpch --uri URI --sf 0.1 --clients 2 --phases 60s:reads=n2 --out h.json
 //	decongestant consistency matrix --out matrix-out
 //	decongestant report r.json --out report.html
 //	decongestant proxy --uri URI --listen 127.0.0.1:27018
@@ -39,6 +40,8 @@ usage:
   decongestant bench ycsb --uri URI [flags] run YCSB under each policy, write results JSON
   decongestant bench tpcc --uri URI [flags] run TPC-C (standard or seed 000's read-write mix)
                                             under each policy, with tpmC and consistency checks
+  decongestant bench tpch --uri URI [flags] run TPC-H Q1 on a generated LINEITEM (--sf) under each
+                                            policy, as the read-hints paper's analytics query
   decongestant tpcc load|check --uri URI    load a TPC-C database; run the twelve consistency
                                             checks of TPC-C clause 3.3.2
   decongestant consistency check [flags]    record reads, writes and compare-and-sets on a few

@@ -42,7 +42,7 @@ func TestBadInputIsRejectedClearly(t *testing.T) {
 	}{
 		{"no command", []string{}, "usage"},
 		{"unknown command", []string{"fly"}, `unknown command "fly"`},
-		{"bench without workload", []string{"bench"}, "usage: decongestant bench tpcc|ycsb"},
+		{"bench without workload", []string{"bench"}, "usage: decongestant bench tpcc|tpch|ycsb"},
 		{"unknown bench workload", []string{"bench", "tpcx"}, `unknown workload "tpcx"`},
 		{"missing uri", []string{"bench", "ycsb"}, "--uri is required"},
 		{"malformed uri", []string{"bench", "ycsb", "--uri", "mongodb://"}, "invalid --uri"},
