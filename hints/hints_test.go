@@ -328,3 +328,44 @@ func BenchmarkSummarisePlan(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10000, "ns/read")
 }
+
+// TestAggregationsReplayAsCaptured: an aggregation is kept with its
+// pipeline (the same pipeline once), one that writes is not, and the plan
+// replays it as itself, with no limit and no $in merging.
+func TestAggregationsReplayAsCaptured(t *testing.T) {
+	agg := func(coll string, stages ...bson.D) []byte {
+		return mustMarshal(t, bson.D{{Key: "aggregate", Value: coll}, {Key: "pipeline", Value: stages},
+			{Key: "cursor", Value: bson.D{}}, {Key: "$db", Value: "db"}})
+	}
+	match := func(days int) bson.D {
+		return bson.D{{Key: "$match", Value: bson.D{{Key: "l_shipdate", Value: bson.D{{Key: "$lte", Value: days}}}}}}
+	}
+	group := bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$l_returnflag"}}}}
+	c := NewCapture(100)
+	c.Add("p", agg("lineitem", match(90), group))
+	c.Add("p", agg("lineitem", match(60), group))
+	c.Add("p", agg("lineitem", match(90), group))                                                             // same pipeline: one read
+	c.Add("p", agg("lineitem", match(90), bson.D{{Key: "$out", Value: "x"}}))                                 // writes: not replayed
+	c.Add("p", agg("lineitem", match(90), bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "x"}}}})) // writes
+	c.Add("p", mustMarshal(t, bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{}}, {Key: "$db", Value: "db"}}))
+	reads := Summarise(c.Swap())
+	if len(reads) != 2 {
+		t.Fatalf("summarised %d reads, want the two distinct read-only pipelines: %+v", len(reads), reads)
+	}
+	want60 := mustMarshal(t, bson.D{{Key: "0", Value: match(60)}, {Key: "1", Value: group}})
+	if !bytes.Equal(reads[0].Pipeline, want60) || reads[0].Coll != "lineitem" {
+		t.Fatalf("first read %s.%s pipeline %v, want lineitem with the 60-day pipeline", reads[0].DB, reads[0].Coll, reads[0].Pipeline)
+	}
+	plan := Plan(reads, "s1", 1, 0, DefaultConfig())
+	if len(plan) != 2 {
+		t.Fatalf("plan %+v, want both aggregations", plan)
+	}
+	for _, rp := range plan {
+		if rp.Pipeline == nil || rp.Limit != 0 || rp.Keys != 1 {
+			t.Errorf("replay %+v: want the pipeline as captured, no limit, one read", rp)
+		}
+	}
+	if got := Plan(reads, "p", 1, 0, DefaultConfig()); len(got) != 0 {
+		t.Errorf("planned %d replays for the member that served them", len(got))
+	}
+}

@@ -8,12 +8,15 @@ import (
 )
 
 // Replay is one query sent to a member to warm its cache: a captured read
-// with the limit capped, or many equality reads of one field merged into
-// one $in query.
+// with the limit capped, many equality reads of one field merged into one
+// $in query, or a captured aggregation as it was.
 type Replay struct {
 	DB, Coll string
 	Filter   bson.Raw
 	Sort     bson.Raw
+	// Pipeline, when set, is an aggregation to run as captured (Filter,
+	// Sort and Limit unused).
+	Pipeline bson.Raw
 	// Limit is the most documents to read (0: as many as the $in asks).
 	Limit int64
 	// Keys is the number of captured reads the replay stands for.
@@ -24,7 +27,8 @@ type Replay struct {
 // another member served, sampled to the fraction apply (the same key is in
 // or out for every target of a batch; seq varies the sample from batch to
 // batch), equality reads of one field merged into $in queries of at most
-// cfg.Coalesce keys, other reads with their limit capped at cfg.MaxLimit.
+// cfg.Coalesce keys, aggregations as captured, other reads with their limit
+// capped at cfg.MaxLimit.
 func Plan(reads []Read, target string, apply float64, seq uint64, cfg Config) []Replay {
 	type group struct {
 		db, coll, field string
@@ -48,6 +52,10 @@ func Plan(reads []Read, target string, apply float64, seq uint64, cfg Config) []
 	}
 	for _, r := range reads {
 		if r.Host == target || mix(r.key^seq) > cut {
+			continue
+		}
+		if r.Pipeline != nil {
+			out = append(out, Replay{DB: r.DB, Coll: r.Coll, Pipeline: r.Pipeline, Keys: 1})
 			continue
 		}
 		if field, v, ok := pointRead(r); ok {

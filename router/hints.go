@@ -13,7 +13,7 @@ import (
 	"github.com/decongestant/decongestant/hints"
 )
 
-// WithHints turns read hints on: routed finds are captured and replayed on
+// WithHints turns read hints on: routed finds and aggregations are captured and replayed on
 // the members that did not serve them, to keep their caches warm (see
 // package hints). Off by default.
 func WithHints(cfg hints.Config) Option {
@@ -126,6 +126,16 @@ func (h hintReplayer) Replay(ctx context.Context, host string, rp hints.Replay) 
 	if t == nil {
 		return fmt.Errorf("hints: no connection to %s", host)
 	}
+	coll := t.client.Database(rp.DB).Collection(rp.Coll)
+	if rp.Pipeline != nil {
+		cur, err := coll.Aggregate(ctx, rp.Pipeline)
+		if err != nil {
+			return err
+		}
+		for cur.Next(ctx) {
+		}
+		return errors.Join(cur.Err(), cur.Close(ctx))
+	}
 	opts := options.Find().SetProjection(hintProjection)
 	if rp.Limit > 0 {
 		opts.SetLimit(rp.Limit)
@@ -133,7 +143,7 @@ func (h hintReplayer) Replay(ctx context.Context, host string, rp hints.Replay) 
 	if rp.Sort != nil {
 		opts.SetSort(rp.Sort)
 	}
-	cur, err := t.client.Database(rp.DB).Collection(rp.Coll).Find(ctx, rp.Filter, opts)
+	cur, err := coll.Find(ctx, rp.Filter, opts)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ type served struct {
 	// and onRemoved when it leaves the topology.
 	onSecondary         func()
 	onMember, onRemoved func(host string)
-	// capture (read hints on) receives every routed find as sent and the
+	// capture (read hints on) receives every routed find and aggregate as sent and the
 	// member it went to.
 	capture func(host string, cmd []byte)
 }
@@ -178,7 +178,7 @@ func (s *served) count(connID string) *hostStats {
 func (s *served) commandMonitor(next *event.CommandMonitor) *event.CommandMonitor {
 	return &event.CommandMonitor{
 		Started: func(ctx context.Context, e *event.CommandStartedEvent) {
-			if s.capture != nil && e.CommandName == "find" && routedFrom(ctx) != nil {
+			if s.capture != nil && (e.CommandName == "find" || e.CommandName == "aggregate") && routedFrom(ctx) != nil {
 				s.capture(hostOf(e.ConnectionID), e.Command)
 			}
 			if next != nil && next.Started != nil {

@@ -8,8 +8,8 @@
 // 6.3 s) with 40-60% cache misses. With bench's machinery the move is one
 // command: phases move the reads (60s:reads=n2), --cold-start empties the
 // secondaries' caches, and the member statistics record each member's cache
-// misses. Read hints (--hints) capture routed finds only, so they do not
-// replay Q1, an aggregation, yet.
+// misses. Read hints (--hints on) replay each distinct Q1 on the members
+// that did not serve it, as the paper's module replays the reads.
 //
 // # Data
 //
