@@ -107,6 +107,9 @@ func TestPaperNumbersMatchTheirLines(t *testing.T) {
 					t.Errorf("%s %q: difference %v is not the paper's %q on its line %q", f.Name(), c.Text, c.Paper, c.PaperText, c.Source.Quote)
 				}
 			default:
+				if a, b, ok := twoNumbers(c.Source.Quote); ok && c.Abs && (a+b)/2 == c.Paper && c.Tol == math.Abs(a-b)/2 {
+					continue // a range, "between 60% and 40%": its middle, give or take half its width
+				}
 				if !strings.Contains(c.Source.Quote, num+"%") && !strings.Contains(c.Source.Quote, num+" ") {
 					t.Errorf("%s %q: %s is not printed in %q", f.Name(), c.Text, num, c.Source.Quote)
 				}
@@ -218,12 +221,13 @@ func TestFind(t *testing.T) {
 	}
 }
 
-// percentChange reads "N% higher" as 1+N/100 and "N% less" as 1-N/100.
+// percentChange reads "N% higher" as 1+N/100 and "N% less" or "N%
+// reduction" as 1-N/100.
 func percentChange(s string) (float64, bool) {
 	for _, dir := range []struct {
 		word string
 		sign float64
-	}{{"% higher", 1}, {"% less", -1}} {
+	}{{"% higher", 1}, {"% less", -1}, {"% reduction", -1}} {
 		i := strings.Index(s, dir.word)
 		if i < 0 {
 			continue

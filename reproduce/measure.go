@@ -127,13 +127,16 @@ func summary(name string, s sel, f func(results.Summary) float64) func(Outputs) 
 }
 
 // window is the mean of f over the periods of run ending in (from, to]
-// seconds from its start; to <= 0 means to the end.
+// seconds from its start (to <= 0: to the end), skipping the periods where
+// f is NaN (nothing to measure).
 func window(r *results.Run, from, to float64, f func(results.Period) float64) float64 {
 	sum, n := 0.0, 0
 	for _, p := range r.Periods {
 		if p.TS > from && (to <= 0 || p.TS <= to) {
-			sum += f(p)
-			n++
+			if v := f(p); !math.IsNaN(v) {
+				sum += v
+				n++
+			}
 		}
 	}
 	if n == 0 {
