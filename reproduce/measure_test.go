@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"testing"
@@ -229,5 +230,35 @@ func TestMissingOutputIsNotMeasured(t *testing.T) {
 	}
 	if Summary(rows) != NotMeasured {
 		t.Errorf("summary %s", Summary(rows))
+	}
+}
+
+// jsonOutputs serves one JSON document under a name.
+type jsonOutputs struct {
+	fakeOutputs
+	name, doc string
+}
+
+func (j jsonOutputs) JSON(name string, v any) error {
+	if name != j.name {
+		return errors.New("no " + name)
+	}
+	return json.Unmarshal([]byte(j.doc), v)
+}
+
+func TestACIDClaims(t *testing.T) {
+	o := jsonOutputs{name: "acid", doc: `[
+		{"test":"atomicity-1","clause":"3.2.2.1","result":"pass"},
+		{"test":"atomicity-2","clause":"3.2.2.2","result":"pass"},
+		{"test":"isolation-3","clause":"3.4.2.3","result":"fail"},
+		{"test":"isolation-4","clause":"3.4.2.4","result":"pass"},
+		{"test":"durability","clause":"3.5.4","result":"skipped"}]`}
+	f := mustFind(t, "tpcc", "acid")
+	rows := Evaluate(f, o)
+	want := []string{Agrees, Disagrees, NotMeasured}
+	for i, r := range rows {
+		if r.Verdict != want[i] {
+			t.Errorf("%s: %s (%s, %s), want %s", r.Claim, r.Verdict, r.Ours, r.Detail, want[i])
+		}
 	}
 }

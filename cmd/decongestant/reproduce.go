@@ -140,6 +140,7 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 		entries[f.Name()] = &ix.Entries[i]
 	}
 	var failed []string
+	var errs []error
 	for i, e := range exps {
 		if ctx.Err() != nil {
 			break
@@ -175,6 +176,7 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 		}
 		if runErr != nil {
 			failed = append(failed, e.Name)
+			errs = append(errs, fmt.Errorf("%s: %w", e.Name, runErr))
 			fmt.Fprintf(stderr, "reproduce: %s: %v\n", e.Name, runErr)
 		}
 		if err := writeIndex(rf.out, ix); err != nil { // after every experiment: a long run shows its progress
@@ -189,7 +191,7 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 		return ctx.Err()
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("reproduce: %d of %d experiments failed: %s", len(failed), len(exps), strings.Join(failed, ", "))
+		return fmt.Errorf("reproduce: %d of %d experiments failed (%s): %w", len(failed), len(exps), strings.Join(failed, ", "), errors.Join(errs...))
 	}
 	return nil
 }
