@@ -179,7 +179,9 @@ func (f *acidFinding) violate(format string, a ...any) {
 	f.violations = append(f.violations, fmt.Sprintf(format, a...))
 }
 
-func (f *acidFinding) note(format string, a ...any) { f.notes = append(f.notes, fmt.Sprintf(format, a...)) }
+func (f *acidFinding) note(format string, a ...any) {
+	f.notes = append(f.notes, fmt.Sprintf(format, a...))
+}
 
 // failed records err as the violation that stopped the test.
 func failed(f acidFinding, what string, err error) acidFinding {
