@@ -43,8 +43,9 @@ type ACIDResult struct {
 	// Clause is the TPC-C clause it implements, e.g. "3.4.2.3".
 	Clause string `json:"clause"`
 	// Name says what it verifies.
-	Name   string      `json:"name"`
-	Status CheckStatus `json:"status"`
+	Name string `json:"name"`
+	// Status is "pass", "fail" or "skipped" in JSON (key "result").
+	Status CheckStatus `json:"result"`
 	// Detail is, on Fail, every violation found (or the error that stopped
 	// the test); on Pass, the case the transactions followed; on Skipped,
 	// why.
@@ -167,6 +168,24 @@ func selectACIDTests(only []string) ([]acidTest, error) {
 	return sel, nil
 }
 
+// Validate reports the first invalid option (wrapping ErrConfig): an
+// unknown test, a negative warehouse, a negative durability setting. It
+// does not read the database; ACID checks the warehouse against the load.
+func (o ACIDOptions) Validate() error {
+	if _, err := selectACIDTests(o.Only); err != nil {
+		return err
+	}
+	if o.Warehouse < 0 {
+		return fmt.Errorf("%w: warehouse %d must be at least 1", ErrConfig, o.Warehouse)
+	}
+	d := o.Durability
+	if d.Clients < 0 || d.BeforeKill < 0 || d.AfterKill < 0 || d.Timeout < 0 {
+		return fmt.Errorf("%w: durability clients %d, orders before the kill %d and after %d, timeout %v: none may be negative",
+			ErrConfig, d.Clients, d.BeforeKill, d.AfterKill, d.Timeout)
+	}
+	return nil
+}
+
 // acidFinding is what one test found: violations of its clause (Fail),
 // notes on the case it followed (Pass), or why it was skipped.
 type acidFinding struct {
@@ -201,10 +220,10 @@ const testTimeout = time.Minute
 // with Status Fail, not an error; ACID returns an error for invalid options
 // and a database it cannot use. Results are in the order of ACIDTests.
 func ACID(ctx context.Context, db *mongo.Database, o ACIDOptions) ([]ACIDResult, error) {
-	sel, err := selectACIDTests(o.Only)
-	if err != nil {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	sel, _ := selectACIDTests(o.Only)
 	info, ok, err := Loaded(ctx, db)
 	if err != nil {
 		return nil, err
