@@ -44,6 +44,10 @@ usage:
                                             policy, as the read-hints paper's analytics query
   decongestant tpcc load|check --uri URI    load a TPC-C database; run the twelve consistency
                                             checks of TPC-C clause 3.3.2
+  decongestant tpcc acid --uri URI [--cluster-dir DIR] [--out acid.json]
+                                            TPC-C's ACID tests on a loaded database: atomicity
+                                            (3.2.2), the nine isolation tests (3.4.2), durability
+                                            with the primary killed (3.5.4)
   decongestant consistency check [flags]    record reads, writes and compare-and-sets on a few
                                             registers (under --faults or --nemesis), check the
                                             history: linearizability (Porcupine), staleness,

@@ -23,7 +23,7 @@ import (
 
 // runTPCC runs the `tpcc` command: load and check outside a bench.
 func runTPCC(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const use = "usage: decongestant tpcc load|check --uri URI [flags]"
+	const use = "usage: decongestant tpcc load|check|acid --uri URI [flags]"
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return errors.New(use)
 	}
@@ -32,6 +32,8 @@ func runTPCC(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return runTPCCCheck(ctx, args[1:], stdout, stderr)
 	case "load":
 		return runTPCCLoad(ctx, args[1:], stdout, stderr)
+	case "acid":
+		return runTPCCAcid(ctx, args[1:], stdout, stderr)
 	}
 	return fmt.Errorf("unknown tpcc command %q (%s)", args[0], use)
 }

@@ -38,6 +38,11 @@
 //	check_orders.go  the conditions on orders, order lines and new orders (3.3.2.2–7, 11)
 //	check_money.go   the conditions on money (3.3.2.1, 8, 9, 10, 12)
 //	report.go        the run's report: tpmC, latencies, server counters
+//	acid.go          ACID: the ACID tests of clause 3 (atomicity, isolation, durability), options, results
+//	acid_steps.go    transactions driven step by step, and concurrent ones, for the ACID tests
+//	acid_atomicity.go  the atomicity tests (3.2.2.1, 3.2.2.2)
+//	acid_isolation.go  the nine isolation tests (3.4.2.1–9)
+//	acid_durability.go the durability test (3.5.4): New-Orders while the primary is killed
 //
 // # Exported API
 //
@@ -45,7 +50,9 @@
 // Flags (the registry), Config with its field types and their parsers
 // (Scale, Schema, Weights, StockLevelReadConcern), NewGenerator and
 // Generator, Load with LoadOptions and Loaded with LoadInfo, Check with
-// CheckOptions, CheckResult, CheckStatus and CheckClauses, the report types
+// CheckOptions, CheckResult, CheckStatus and CheckClauses, ACID with
+// ACIDOptions, ACIDResult, ACIDTests, Failover and DurabilityOptions, the
+// report types
 // (RunReport and its parts, the "tpcc" object of the results JSON) and the
 // sentinel errors ErrConfig, ErrEmpty, ErrMismatch and ErrNotFound. The
 // documents, the random source and the transactions are the package's own.
