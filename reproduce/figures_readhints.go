@@ -10,8 +10,8 @@ import (
 )
 
 // The read-hints paper's experiments (§4), scaled: its 50 M records on
-// 8-core servers with 10 GB caches and SSDs become 1.5 M records (300 000
-// quick) on members capped at 0.35 CPU and 1.2 GiB of memory with a
+// 8-core servers with 10 GB caches and SSDs become 1.5 M records (100 000
+// quick, which fit in memory: a smoke test) on members capped at 0.35 CPU and 1.2 GiB of memory with a
 // 0.75 GB WiredTiger cache (600 MiB and 0.25 GB quick), so that the data is
 // larger than what a member keeps in memory, as in the paper. The read-
 // serving member moves from the primary n1 to n2 mid-run (`reads=n2`, the
@@ -31,8 +31,8 @@ func migrateAt(quick bool) int { return scale(quick, 40, 120) }
 func hintsRun(quick bool, out string, extra ...string) Step {
 	t := migrateAt(quick)
 	return Step{Args: join([]string{"bench", "ycsb"},
-		flags("uri", PhURI, "cluster-dir", PhDir, "records", scale(quick, "300000", "1500000"),
-			"readkeys", scale(quick, "200000", "500000"), "clients", "16", "period", "2s", "warmup", "0s",
+		flags("uri", PhURI, "cluster-dir", PhDir, "records", scale(quick, "100000", "1500000"),
+			"readkeys", scale(quick, "80000", "500000"), "clients", "16", "period", "2s", "warmup", "0s",
 			"duration", secs(2*t), "policies", "weights:primary=1", "phases", secs(t)+":reads=n2", "hints", "off,on"),
 		[]string{"--cold-start"}, extra, flags("out", PhOut+"/"+out+".json")),
 		Output: out, Report: true}
@@ -89,7 +89,7 @@ var rhCache = &Experiment{Name: "read-hints-fig10", Cluster: hintsSet, Quick: 15
 		var steps []Step
 		for i, c := range cacheSizes(q) {
 			s := hintsRun(q, fmt.Sprintf("rh-cache-%d", i+1), flags("workload", "c", "distribution", "uniform", "hints", "off",
-				"records", scale(q, "600000", "2000000"), "readkeys", "0")...)
+				"records", scale(q, "200000", "2000000"), "readkeys", "0")...)
 			s.Cluster = &Cluster{Args: flags("cpu", "0.35", "cache-gb", c[0], "memory", c[1])}
 			steps = append(steps, s)
 		}
@@ -231,7 +231,7 @@ func readHintsFigures() []*Figure {
 	recovery := func(i int) func(Outputs) (Estimate, error) {
 		return reconfig(fmt.Sprintf("rh-cache-%d", i), off, func(rc results.Reconfiguration) float64 { return orNaN(rc.RecoveryS) })
 	}
-	const note = "1.5 M records (300 000 quick) on members capped at 0.35 CPU and 1.2 GiB (600 MiB quick) instead of 50 M on 8-core servers with 10 GB caches; the move at 120 s of 240 s (40 s of 80 s quick)"
+	const note = "1.5 M records (100 000 quick) on members capped at 0.35 CPU and 1.2 GiB (600 MiB quick) instead of 50 M on 8-core servers with 10 GB caches; the move at 120 s of 240 s (40 s of 80 s quick)"
 	return []*Figure{
 		{Paper: p, ID: "fig1", Caption: "reconfiguration and cold caches", Source: Source{56, "Fig. 1. Performance impact"}, Status: Diagram},
 		{Paper: p, ID: "fig2", Caption: "the read-hints module", Source: Source{79, "Fig. 2. The Read-Hints Module"}, Status: Diagram},

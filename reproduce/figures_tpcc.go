@@ -63,7 +63,7 @@ var tpccFAM = &Experiment{Name: "tpcc-fig3", Cluster: members, Quick: 5 * time.M
 
 var tpccACID = &Experiment{Name: "tpcc-acid", Cluster: members, Quick: 4 * time.Minute, Full: 4 * time.Minute,
 	Steps: func(bool) []Step {
-		return []Step{{Args: join([]string{"tpcc", "acid"}, flags("uri", PhURI, "cluster-dir", PhDir, "out", PhOut+"/acid.json")), Output: "acid"}}
+		return []Step{{Args: join([]string{"tpcc", "acid"}, flags("uri", PhURI, "cluster-dir", PhDir, "out", PhOut+"/acid.json"), []string{"--load"}), Output: "acid"}}
 	}}
 
 // tpmCOf is the mean tpmC over the results named prefix-1, prefix-2, ….
