@@ -163,10 +163,34 @@ func fig11Tput(on bool) func(Outputs) (Estimate, error) {
 }
 
 // fig11Share is an operation's share of fig. 11's runs without the probe
-// (Table 1's mix as run).
+// (Table 1's mix as run), over their measured periods; its spread is twice
+// the standard error of a proportion over that many operations, the noise
+// of drawing the mix.
 func fig11Share(op string) func(Outputs) (Estimate, error) {
 	return func(o Outputs) (Estimate, error) {
-		return perRun(o, "fig11-off-1", sel{}, opShare(op))
+		r, err := o.Results("fig11-off-1")
+		if err != nil {
+			return Estimate{}, err
+		}
+		var n, all int64
+		for _, run := range r.Runs {
+			for _, p := range run.Periods {
+				if p.TS <= r.Config.WarmupS {
+					continue
+				}
+				for k, v := range p.Ops {
+					all += v
+					if k == op {
+						n += v
+					}
+				}
+			}
+		}
+		if all == 0 {
+			return Estimate{}, fmt.Errorf("fig11-off-1: no operations counted")
+		}
+		share := float64(n) / float64(all)
+		return Estimate{V: 100 * share, Spread: 200 * math.Sqrt(share*(1-share)/float64(all)), N: 1}, nil
 	}
 }
 

@@ -192,29 +192,6 @@ func tpmC(_ *results.Results, r *results.Run) float64 {
 	return v
 }
 
-// opShare is the percentage of a run's operations named op over its
-// measured periods.
-func opShare(op string) func(*results.Results, *results.Run) float64 {
-	return func(res *results.Results, r *results.Run) float64 {
-		var n, all int64
-		for _, p := range r.Periods {
-			if p.TS <= res.Config.WarmupS {
-				continue
-			}
-			for k, v := range p.Ops {
-				all += v
-				if k == op {
-					n += v
-				}
-			}
-		}
-		if all == 0 {
-			return math.NaN()
-		}
-		return 100 * float64(n) / float64(all)
-	}
-}
-
 // reconfig measures the first reconfiguration of each selected run.
 func reconfig(name string, s sel, f func(results.Reconfiguration) float64) func(Outputs) (Estimate, error) {
 	return func(o Outputs) (Estimate, error) {

@@ -202,7 +202,7 @@ func TestQ1Slowdown(t *testing.T) {
 	}
 }
 
-func TestLagCoversAndOpShare(t *testing.T) {
+func TestLagCoversAndMixShare(t *testing.T) {
 	r := &results.Run{Periods: []results.Period{
 		{TS: 2, SProbeSecondaryProbes: 3, MaxLagMS: 100, SProbeStalenessMaxMS: 900},  // within the 1 s granularity
 		{TS: 4, SProbeSecondaryProbes: 3, MaxLagMS: 100, SProbeStalenessMaxMS: 2000}, // estimate too low
@@ -211,13 +211,13 @@ func TestLagCoversAndOpShare(t *testing.T) {
 	if got := lagCovers(nil, r); got != 50 {
 		t.Errorf("lagCovers = %v, want 50", got)
 	}
-	res := &results.Results{Config: results.Config{WarmupS: 2}}
-	r = &results.Run{Periods: []results.Period{
+	res := &results.Results{Config: results.Config{WarmupS: 2}, Runs: []results.Run{{Periods: []results.Period{
 		{TS: 2, Ops: map[string]int64{"STOCK_LEVEL": 100}}, // warm-up
-		{TS: 4, Ops: map[string]int64{"STOCK_LEVEL": 5, "NEW_ORDER": 15}},
-	}}
-	if got := opShare("STOCK_LEVEL")(res, r); got != 25 {
-		t.Errorf("opShare = %v, want 25 (warm-up excluded)", got)
+		{TS: 4, Ops: map[string]int64{"STOCK_LEVEL": 25, "NEW_ORDER": 75}},
+	}}}}
+	e, err := fig11Share("STOCK_LEVEL")(fakeOutputs{"fig11-off-1": res})
+	if err != nil || e.V != 25 || math.Abs(e.Spread-200*math.Sqrt(0.25*0.75/100)) > 1e-9 {
+		t.Errorf("Stock-Level share = %+v, %v; want 25 ± 8.66 (warm-up excluded, the noise of 100 draws)", e, err)
 	}
 }
 
