@@ -19,7 +19,9 @@ type Entry struct {
 	Rows    []Row    `json:"claims,omitempty"`
 	Report  string   `json:"report,omitempty"` // the runs' report, relative to the index
 	Ran     []string `json:"commands,omitempty"`
-	Error   string   `json:"error,omitempty"`
+	// TookS is how long the experiment's runs took, in seconds.
+	TookS float64 `json:"took_s,omitempty"`
+	Error string  `json:"error,omitempty"`
 }
 
 // Index is what `decongestant reproduce` writes: every figure it was asked
@@ -106,7 +108,8 @@ var indexPage = template.Must(template.New("index").Funcs(template.FuncMap{
 		}
 		return r.Ours + " " + r.Unit
 	},
-	"lower": strings.ToLower,
+	"lower":   strings.ToLower,
+	"minutes": func(s float64) string { return fmt.Sprintf("%.1f min", s/60) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>decongestant: the papers reproduced</title>
 <style>
@@ -127,7 +130,7 @@ Verdicts are computed from our data and its spread: <em>agrees</em> (within the 
 {{range .Papers}}<h2>{{.Title}}</h2>
 <table><tr><th>figure</th><th>what it shows</th><th>status</th><th>verdict</th><th>claims: paper beside ours</th></tr>
 {{range .Entries}}<tr><td><b>{{.Figure}}</b>{{with .Report}}<br><a href="{{.}}">report</a>{{end}}</td>
-<td>{{.Caption}}{{with .Note}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Status}}</td>
+<td>{{.Caption}}{{with .Note}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Status}}{{with .TookS}}<div class="note">ran {{minutes .}}</div>{{end}}</td>
 <td class="v {{class .Verdict}}">{{if .Error}}failed{{else if .Verdict}}{{.Verdict}}{{else}}-{{end}}{{with .Error}}<div class="note">{{.}}</div>{{end}}</td>
 <td>{{if .Rows}}<table class="claims"><tr><th>claim</th><th>paper</th><th>ours</th><th>verdict</th></tr>
 {{range .Rows}}<tr><td>{{.Claim}}{{with .Detail}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Paper}}</td><td>{{unit .}}</td><td class="v {{class .Verdict}}">{{.Verdict}}</td></tr>

@@ -48,6 +48,20 @@ type Experiment struct {
 	Quick, Full time.Duration
 }
 
+// Takes is the rough duration of a quick or a full run, for people: "5
+// min", "1 h 10 min".
+func (e *Experiment) Takes(quick bool) string {
+	d := scale(quick, e.Quick, e.Full).Round(time.Minute)
+	h, m := int(d.Hours()), int(d.Minutes())%60
+	switch {
+	case h == 0:
+		return fmt.Sprintf("%d min", m)
+	case m == 0:
+		return fmt.Sprintf("%d h", h)
+	}
+	return fmt.Sprintf("%d h %d min", h, m)
+}
+
 // Command is a step's command line for people, with the placeholders.
 func (s Step) Command() string {
 	var b strings.Builder

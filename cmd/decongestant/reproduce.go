@@ -99,7 +99,7 @@ func reproduceList(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "  %-8s %-17s %s\n", f.ID, f.Status, f.Caption)
 		if e := f.Experiment; e != nil {
-			fmt.Fprintf(&b, "  %-8s %-17s about %v quick, %v full\n", "", "", e.Quick, e.Full)
+			fmt.Fprintf(&b, "  %-8s %-17s about %s quick, %s full\n", "", "", e.Takes(true), e.Takes(false))
 		}
 		if f.Note != "" {
 			fmt.Fprintf(&b, "  %-8s %-17s %s\n", "", "", f.Note)
@@ -114,7 +114,7 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 	exps := reproduce.Experiments(figs)
 	if rf.dryRun {
 		for _, e := range exps {
-			fmt.Fprintf(stdout, "# %s (about %v)\n", e.Name, map[bool]time.Duration{true: e.Quick, false: e.Full}[rf.quick])
+			fmt.Fprintf(stdout, "# %s (about %s)\n", e.Name, e.Takes(rf.quick))
 			if e.Cluster != nil {
 				fmt.Fprintf(stdout, "decongestant cluster up --dir {dir} %s\n", strings.Join(e.Cluster(rf.quick).Args, " "))
 			}
@@ -145,11 +145,11 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 		if ctx.Err() != nil {
 			break
 		}
-		fmt.Fprintf(stderr, "reproduce: [%d/%d] %s (about %v)\n", i+1, len(exps), e.Name,
-			map[bool]time.Duration{true: e.Quick, false: e.Full}[rf.quick])
+		fmt.Fprintf(stderr, "reproduce: [%d/%d] %s (about %s)\n", i+1, len(exps), e.Name, e.Takes(rf.quick))
 		dir := filepath.Join(rf.out, e.Name)
 		var ran []string
 		var runErr error
+		began := time.Now()
 		if rf.judge {
 			if _, err := os.Stat(dir); err != nil {
 				fmt.Fprintf(stderr, "reproduce: %s: nothing to judge (%v)\n", e.Name, err)
@@ -164,7 +164,9 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 			if en == nil {
 				continue
 			}
-			en.Ran = ran
+			if !rf.judge {
+				en.Ran, en.TookS = ran, time.Since(began).Round(time.Second).Seconds()
+			}
 			en.Rows = reproduce.Evaluate(f, outs)
 			en.Verdict = reproduce.Summary(en.Rows)
 			if html := firstReport(e, rf.quick); html != "" {
