@@ -73,9 +73,28 @@ type Figure struct {
 	// come from one run share it.
 	Experiment *Experiment
 	Claims     []Claim
+	// Plots are the report's plots that draw the figure, in the paper's
+	// order of panels.
+	Plots []Plot
 	// Findings, when set, judges claims that live with another page (the
 	// consistency matrix's): rows computed from the outputs.
 	Findings func(Outputs) ([]Row, error)
+}
+
+// Plot is one plot of a step's report: the step's Output and the file in
+// its plots directory.
+type Plot struct{ Output, File string }
+
+// Path is the plot's path relative to the experiment's directory.
+func (p Plot) Path() string { return p.Output + "_plots/" + p.File }
+
+// plots names files of one output's report.
+func plots(output string, files ...string) []Plot {
+	out := make([]Plot, len(files))
+	for i, f := range files {
+		out[i] = Plot{Output: output, File: f + ".svg"}
+	}
+	return out
 }
 
 // Name is "<paper> <figure>", the CLI's way of naming it.

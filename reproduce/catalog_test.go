@@ -186,6 +186,15 @@ func TestCatalogue(t *testing.T) {
 				}
 			}
 		}
+		for _, pl := range f.Plots {
+			found := false
+			for _, st := range f.Experiment.Steps(false) {
+				found = found || (st.Output == pl.Output && st.Report)
+			}
+			if !found {
+				t.Errorf("%s: plot %s is of no reported step of %s", f.Name(), pl.Path(), f.Experiment.Name)
+			}
+		}
 		for _, c := range f.Claims {
 			if c.Measure == nil || c.Kind == 0 || c.PaperText == "" {
 				t.Errorf("%s %q: measure, kind and the paper's words are required", f.Name(), c.Text)

@@ -241,16 +241,16 @@ func readHintsFigures() []*Figure {
 			Note: "needs members on spinning disks (HDD); this machine has one SSD-class volume. Fig. 7 is the same experiment on SSD"},
 		{Paper: p, ID: "fig5", Caption: "cache miss rate across a migration, read-only, HDD", Source: Source{166, "Fig. 5. Cache miss rate under read-only workload, HDD"}, Status: CannotRun,
 			Note: "needs members on spinning disks (HDD); fig. 8 is the same on SSD"},
-		{Paper: p, ID: "fig6", Caption: "memory use of each member across a migration", Source: Source{175, "Fig. 6. Monitoring memory use."}, Status: Scaled, Note: note, Experiment: rhUniform,
+		{Paper: p, ID: "fig6", Caption: "memory use of each member across a migration", Source: Source{175, "Fig. 6. Monitoring memory use."}, Status: Scaled, Note: note, Experiment: rhUniform, Plots: plots("rh-uniform", "member_cpu"),
 			Claims: []Claim{
 				{Text: "n2's memory growth after the move, hints off, MB", PaperText: "almost 20 minutes to bring data in memory", Source: Source{172, "it takes almost 20 minutes to bring data in memory"}, Kind: Above, Ref: 0, Unit: "MB", Measure: func(o Outputs) (Estimate, error) { return perRun(o, "rh-uniform", off, memberGrowth("n2")) }},
 			}},
-		{Paper: p, ID: "fig7", Caption: "throughput across a migration, read-only, uniform", Source: Source{182, "Fig. 7. Throughput under read-only workload, SSD"}, Status: Scaled, Note: note, Experiment: rhUniform,
+		{Paper: p, ID: "fig7", Caption: "throughput across a migration, read-only, uniform", Source: Source{182, "Fig. 7. Throughput under read-only workload, SSD"}, Status: Scaled, Note: note, Experiment: rhUniform, Plots: plots("rh-uniform", "read_tput"),
 			Claims: []Claim{
 				{Text: "throughput drop at the move, hints off", PaperText: "a 33.1% reduction", Source: Source{177, "a 33.1% reduction"}, Kind: Approx, Paper: 33.1, Tol: 15, Abs: true, Unit: "%", Measure: drop("rh-uniform", off)},
 				{Text: "throughput drop at the move, hints on", PaperText: "throughput stable during the whole run", Source: Source{177, "maintain throughput stable during the whole run"}, Kind: AtMost, Paper: 15, Unit: "%", Measure: drop("rh-uniform", on)},
 			}},
-		{Paper: p, ID: "fig8", Caption: "cache miss rate across a migration, read-only, uniform", Source: Source{185, "Fig. 8. Cache miss rate under read-only workload, SSD"}, Status: Scaled, Note: note, Experiment: rhUniform,
+		{Paper: p, ID: "fig8", Caption: "cache miss rate across a migration, read-only, uniform", Source: Source{185, "Fig. 8. Cache miss rate under read-only workload, SSD"}, Status: Scaled, Note: note, Experiment: rhUniform, Plots: plots("rh-uniform", "member_cache_miss"),
 			Claims: []Claim{
 				{Text: "new member's worst cache miss rate, hints off", PaperText: "87% (steady state 31%)", Source: Source{177, "87% miss rate right after reconfiguration"}, Kind: Approx, Paper: 87, Ref: 31, Tol: 20, Abs: true, Unit: "%", Measure: miss("rh-uniform", off)},
 				{Text: "new member's worst miss rate, hints on over off", PaperText: "not affected by the move", Source: Source{177, "the MongoDB cache-miss rate is not affected"}, Kind: Below, Ref: 1, Unit: "×", Measure: ratioOf(miss("rh-uniform", on), miss("rh-uniform", off))},
@@ -271,32 +271,32 @@ func readHintsFigures() []*Figure {
 						return diffOf(recovery(n), recovery(1))(o)
 					}},
 			}},
-		{Paper: p, ID: "fig11", Caption: "throughput across a migration, read-only, zipfian", Source: Source{223, "Fig. 11. Throughput under read-only workload, Zipf"}, Status: Scaled, Note: note, Experiment: rhZipf,
+		{Paper: p, ID: "fig11", Caption: "throughput across a migration, read-only, zipfian", Source: Source{223, "Fig. 11. Throughput under read-only workload, Zipf"}, Status: Scaled, Note: note, Experiment: rhZipf, Plots: plots("rh-zipf", "read_tput"),
 			Claims: []Claim{
 				{Text: "throughput drop at the move, hints off", PaperText: "drops by 39%", Source: Source{220, "drops by 39%"}, Kind: Approx, Paper: 39, Tol: 15, Abs: true, Unit: "%", Measure: drop("rh-zipf", off)},
 				{Text: "throughput drop at the move, hints on", PaperText: "a smooth transition", Source: Source{228, "the cache miss rate increases to 80%"}, Kind: AtMost, Paper: 15, Unit: "%", Measure: drop("rh-zipf", on)},
 			}},
-		{Paper: p, ID: "fig12", Caption: "cache miss rate across a migration, read-only, zipfian", Source: Source{226, "Fig. 12. Cache miss rate under read-only workload, Zipf"}, Status: Scaled, Note: note, Experiment: rhZipf,
+		{Paper: p, ID: "fig12", Caption: "cache miss rate across a migration, read-only, zipfian", Source: Source{226, "Fig. 12. Cache miss rate under read-only workload, Zipf"}, Status: Scaled, Note: note, Experiment: rhZipf, Plots: plots("rh-zipf", "member_cache_miss"),
 			Claims: []Claim{
 				{Text: "new member's worst cache miss rate, hints off", PaperText: "increases to 80% (steady 18%)", Source: Source{228, "the cache miss rate increases to 80%"}, Kind: Approx, Paper: 80, Ref: 18, Tol: 20, Abs: true, Unit: "%", Measure: miss("rh-zipf", off)},
 			}},
-		{Paper: p, ID: "fig13", Caption: "read throughput across a migration, 80 % reads on other keys than the updates", Source: Source{237, "Fig. 13. Throughput under read-write"}, Status: Scaled, Note: note, Experiment: rhReadWrite,
+		{Paper: p, ID: "fig13", Caption: "read throughput across a migration, 80 % reads on other keys than the updates", Source: Source{237, "Fig. 13. Throughput under read-write"}, Status: Scaled, Note: note, Experiment: rhReadWrite, Plots: plots("rh-rw", "read_tput"),
 			Claims: []Claim{
 				{Text: "read throughput drop at the move, hints off", PaperText: "up to 58%", Source: Source{234, "up to 58% during reconfiguration"}, Kind: Approx, Paper: 58, Tol: 15, Abs: true, Unit: "%", Measure: drop("rh-rw", off)},
 			}},
-		{Paper: p, ID: "fig14", Caption: "cache miss rate across a migration, 80/20", Source: Source{244, "Fig. 14. Cache miss rate under read-write"}, Status: Scaled, Note: note, Experiment: rhReadWrite,
+		{Paper: p, ID: "fig14", Caption: "cache miss rate across a migration, 80/20", Source: Source{244, "Fig. 14. Cache miss rate under read-write"}, Status: Scaled, Note: note, Experiment: rhReadWrite, Plots: plots("rh-rw", "member_cache_miss"),
 			Claims: []Claim{
 				{Text: "new member's worst cache miss rate, hints off", PaperText: "89%", Source: Source{234, "high cache miss rate (89%)"}, Kind: Approx, Paper: 89, Ref: 31, Tol: 20, Abs: true, Unit: "%", Measure: miss("rh-rw", off)},
 			}},
 		{Paper: p, ID: "fig15", Caption: "reads move to n2 and back to n1, same working set, hints off", Source: Source{247, "Fig. 15. Node 1 serves as primary again at 600 sec"}, Status: Scaled,
-			Note: note + "; the reads move to n2 at a third of the run and back to n1 at two thirds", Experiment: rhBack,
+			Note: note + "; the reads move to n2 at a third of the run and back to n1 at two thirds", Experiment: rhBack, Plots: plots("rh-back", "read_tput", "member_cache_miss"),
 			Claims: []Claim{
 				{Text: "throughput drop at the move back to n1", PaperText: "remains unaffected during the second reconfiguration", Source: Source{241, "The throughput remains unaffected during the second reconfiguration"}, Kind: AtMost, Paper: 15, Unit: "%", Measure: reconfigN("rh-back", off, 1, dropPct)},
 			}},
 		{Paper: p, ID: "fig16", Caption: "reads move back to n1 after the working set changed", Source: Source{260, "Fig. 16. Node 1 serves as primary again at 580 sec"}, Status: CannotRun,
 			Note: "not automated yet: needs two YCSB client groups on different key sets in one run (a second `bench ycsb` with another --readkeys range, started by hand)"},
 		{Paper: p, ID: "fig17", Caption: "TPC-H Q1 moved from the primary to a cold secondary: execution time and cache misses", Source: Source{328, "Fig. 17. Cache miss rate after migration"}, Status: Scaled,
-			Note: "LINEITEM at scale factor 0.3 (0.05 quick) instead of 10, members capped at 1.2 GiB of memory and a 0.25 GB cache (600 MiB quick), 2 clients, the move halfway through; Q1's time is its P50 per period", Experiment: rhTPCH,
+			Note: "LINEITEM at scale factor 0.3 (0.05 quick) instead of 10, members capped at 1.2 GiB of memory and a 0.25 GB cache (600 MiB quick), 2 clients, the move halfway through; Q1's time is its P50 per period", Experiment: rhTPCH, Plots: plots("rh-tpch", "read_p80", "member_cache_miss"),
 			Claims: []Claim{
 				{Text: "Q1 time after the move over before, hints off", PaperText: "1.2 s to 6.3 s, 5.25 times slower", Source: Source{321, "a 5.25 times slower query execution time"}, Kind: Approx, Paper: 5.25, Ref: 1, Tol: 0.4, Unit: "×", Measure: q1Slowdown(off)},
 				{Text: "Q1 time after the move over before, hints on", PaperText: "the same, as the new read node has a warm cache", Source: Source{321, "the query execution time is the same as the new read node has a warm cache"}, Kind: Similar, Ref: 1, Tol: 0.25, Unit: "×", Measure: q1Slowdown(on)},
@@ -315,7 +315,7 @@ func readHintsFigures() []*Figure {
 					})},
 			}},
 		{Paper: p, ID: "tpcc", Caption: "TPC-C across a primary switch (§4.11.1)", Source: Source{315, "switching the primary yields minimal impact on performance"}, Status: Scaled,
-			Note: "4 warehouses (a small database quick) instead of 500, the primary steps down mid-run, hints off and on", Experiment: rhTPCC,
+			Note: "4 warehouses (a small database quick) instead of 500, the primary steps down mid-run, hints off and on", Experiment: rhTPCC, Plots: plots("rh-tpcc", "stock_level_tput"),
 			Claims: []Claim{
 				{Text: "throughput drop at the stepdown, hints off", PaperText: "minimal impact on performance", Source: Source{315, "switching the primary yields minimal impact on performance"}, Kind: AtMost, Paper: 20, Unit: "%", Measure: drop("rh-tpcc", off)},
 			}},

@@ -63,22 +63,22 @@ func rpmFigures() []*Figure {
 	const note = "clients 10-200 (10 and 120 quick), two 100 s runs per point (one of 40 s quick) instead of five of 10 min; 4 warehouses (a small database quick)"
 	return []*Figure{
 		{Paper: p, ID: "fig1", Caption: "architecture of the Read Preference Manager", Source: Source{50, "Fig. 1. A simplified"}, Status: Diagram},
-		{Paper: p, ID: "fig2", Caption: "Stock-Level throughput against clients", Source: Source{63, "Fig. 2. Throughput of the Stock Level"}, Status: Scaled, Note: note, Experiment: rpmSweep,
+		{Paper: p, ID: "fig2", Caption: "Stock-Level throughput against clients", Source: Source{63, "Fig. 2. Throughput of the Stock Level"}, Status: Scaled, Note: note, Experiment: rpmSweep, Plots: plots("rpm", "sweep_tput"),
 			Claims: []Claim{
 				{Text: "Stock-Level throughput at the fewest clients, RPM over primary", PaperText: "a bit lower than Primary", Source: Source{58, "a bit lower than the one when Primary is a hard-coded preference"}, Kind: Similar, Ref: 1, Tol: 0.1, Unit: "×", Measure: ratioOf(sweepMin("rpm", rpm, sumTput), sweepMin("rpm", pri, sumTput))},
 				{Text: "Stock-Level throughput at the most clients, RPM over secondary", PaperText: "approaches Secondary, never surpasses or equals it", Source: Source{68, "But it never surpasses or equals to it"}, Kind: Below, Ref: 1, Unit: "×", Measure: ratioOf(sweepMax("rpm", rpm, sumTput), sweepMax("rpm", sec, sumTput))},
 			}},
-		{Paper: p, ID: "fig3", Caption: "Stock-Level P80 against clients", Source: Source{66, "Fig. 3. 80-percentile latency"}, Status: Scaled, Note: note, Experiment: rpmSweep,
+		{Paper: p, ID: "fig3", Caption: "Stock-Level P80 against clients", Source: Source{66, "Fig. 3. 80-percentile latency"}, Status: Scaled, Note: note, Experiment: rpmSweep, Plots: plots("rpm", "sweep_p80"),
 			Claims: []Claim{
 				{Text: "Stock-Level P80 at the most clients, RPM over primary", PaperText: "stable, not increasing as with Primary", Source: Source{70, "generally stable - it does not keep increasing"}, Kind: Below, Ref: 1, Unit: "×", Measure: ratioOf(sweepMax("rpm", rpm, sumP80), sweepMax("rpm", pri, sumP80))},
 			}},
 		{Paper: p, ID: "fig4", Caption: "Stock-Level throughput against P80 staleness", Source: Source{77, "Fig. 4. The trade-off"}, Status: Scaled,
-			Note: note + "; staleness is the S probe's, not the replication lag of MongoDB's diagnostic data", Experiment: rpmSweep,
+			Note: note + "; staleness is the S probe's, not the replication lag of MongoDB's diagnostic data", Experiment: rpmSweep, Plots: plots("rpm", "sweep_tput_staleness"),
 			Claims: []Claim{
 				{Text: "Stock-Level throughput at 120 clients, RPM over primary", PaperText: "around 30% higher", Source: Source{82, "around 30% higher than when they are all directed to the primary"}, Kind: Approx, Paper: 1.3, Ref: 1, Tol: 0.1, Unit: "×", Measure: ratioOf(summary("rpm", at120(rpm), sumTput), summary("rpm", at120(pri), sumTput))},
 				{Text: "P80 staleness at 120 clients, RPM over secondary", PaperText: "around 50% less", Source: Source{82, "around 50% less than when all of them are directed to the Secondaries"}, Kind: Approx, Paper: 0.5, Ref: 1, Tol: 0.3, Unit: "×", Measure: ratioOf(summary("rpm", at120(rpm), sumStale), summary("rpm", at120(sec), sumStale))},
 			}},
-		{Paper: p, ID: "fig5", Caption: "share of periods RPM recommends secondary, against clients", Source: Source{80, "Fig. 5. Percentage of times"}, Status: Scaled, Note: note, Experiment: rpmSweep,
+		{Paper: p, ID: "fig5", Caption: "share of periods RPM recommends secondary, against clients", Source: Source{80, "Fig. 5. Percentage of times"}, Status: Scaled, Note: note, Experiment: rpmSweep, Plots: plots("rpm", "sweep_secondary"),
 			Claims: []Claim{
 				{Text: "periods recommending secondary at the fewest clients", PaperText: "always Primary", Source: Source{84, "the recommendation made by the Read Preference Manager is always Primary"}, Kind: Approx, Paper: 0, Ref: 50, Tol: 10, Abs: true, Unit: "%", Measure: decisions(false)},
 				{Text: "periods recommending secondary at the most clients", PaperText: "Secondary is suggested most of the time", Source: Source{84, "At 200 clients, Secondary is suggested most of the time"}, Kind: Above, Ref: 50, Unit: "%", Measure: decisions(true)},

@@ -19,6 +19,8 @@ type Entry struct {
 	Rows    []Row    `json:"claims,omitempty"`
 	Report  string   `json:"report,omitempty"` // the runs' report, relative to the index
 	Ran     []string `json:"commands,omitempty"`
+	// Plots are the figure's plots, relative to the index.
+	Plots []string `json:"plots,omitempty"`
 	// TookS is how long the experiment's runs took, in seconds.
 	TookS float64 `json:"took_s,omitempty"`
 	Error string  `json:"error,omitempty"`
@@ -135,6 +137,7 @@ Verdicts are computed from our data and its spread: <em>agrees</em> (within the 
 <td>{{if .Rows}}<table class="claims"><tr><th>claim</th><th>paper</th><th>ours</th><th>verdict</th></tr>
 {{range .Rows}}<tr><td>{{.Claim}}{{with .Detail}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Paper}}</td><td>{{unit .}}</td><td class="v {{class .Verdict}}">{{.Verdict}}</td></tr>
 {{end}}</table>{{end}}</td></tr>
+{{with .Plots}}<tr><td></td><td colspan="4">{{range .}}<img src="{{.}}" alt="{{.}}" width="360"> {{end}}</td></tr>{{end}}
 {{end}}</table>
 {{end}}</body></html>
 `))

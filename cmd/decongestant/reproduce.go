@@ -169,6 +169,12 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 			}
 			en.Rows = reproduce.Evaluate(f, outs)
 			en.Verdict = reproduce.Summary(en.Rows)
+			en.Plots = nil
+			for _, p := range f.Plots {
+				if _, err := os.Stat(filepath.Join(dir, p.Path())); err == nil {
+					en.Plots = append(en.Plots, filepath.ToSlash(filepath.Join(e.Name, p.Path())))
+				}
+			}
 			if html := firstReport(e, rf.quick); html != "" {
 				en.Report = filepath.ToSlash(filepath.Join(e.Name, html))
 			}
