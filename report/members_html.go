@@ -50,8 +50,8 @@ func writeMemberRunHTML(b *strings.Builder, x Input, mr memberRun, pal, mpal pal
 			buildMemberChart(p, x, mr, mpal, several).render(b, 0, 0, false)
 		}
 	}
-	if mr.server {
-		for _, p := range serverPlots {
+	for _, p := range serverPlots {
+		if p.drawn(mr) {
 			buildServerChart(p, x, mr, mpal, several).render(b, 0, 0, false)
 		}
 	}

@@ -96,7 +96,7 @@ func buildMemberCharts(parts []Input) (map[string][]chart, []string) {
 				}
 			}
 			for _, p := range serverPlots {
-				if mr.server {
+				if p.drawn(mr) {
 					out[p.id] = append(out[p.id], buildServerChart(p, x, mr, mpal, len(parts) > 1))
 				}
 			}

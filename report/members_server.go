@@ -107,8 +107,33 @@ var (
 		yTitle: "CPU (% of one core)", value: func(m results.Member) *float64 { return m.CPUPct },
 		yInclude: []float64{0}}
 
-	serverPlots = []serverPlot{serverMissPlot, serverCPUPlot}
+	serverMemPlot = serverPlot{id: "member_memory", what: "Memory per member (its cgroup's, page cache included; else resident)",
+		yTitle: "memory (MB)", value: func(m results.Member) *float64 {
+			if m.MemCgroupMB != nil {
+				return m.MemCgroupMB
+			}
+			return m.RSSMB
+		},
+		yInclude: []float64{0}}
+
+	serverPlots = []serverPlot{serverMissPlot, serverCPUPlot, serverMemPlot}
 )
+
+// drawn reports whether some member of mr has a value for p in some
+// period (a run without memory caps or member stats draws no empty chart).
+func (p serverPlot) drawn(mr memberRun) bool {
+	if !mr.server {
+		return false
+	}
+	for _, per := range mr.run.Periods {
+		for _, m := range per.Members {
+			if p.value(m) != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // buildServerChart makes plot p for one run of input x: a line per member
 // in its colour, broken where the member was not measured (down,

@@ -283,3 +283,28 @@ func TestReconfigRows(t *testing.T) {
 		t.Errorf("rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestMemoryPlotOnlyWhenMeasured: a memory plot per run whose members have
+// a memory figure, none for a run without any.
+func TestMemoryPlotOnlyWhenMeasured(t *testing.T) {
+	r := serverResults()
+	mem := 512.0
+	for i := range r.Runs[0].Periods {
+		for j := range r.Runs[0].Periods[i].Members {
+			r.Runs[0].Periods[i].Members[j].RSSMB = &mem
+			r.Runs[0].Periods[i].Members[j].MemCgroupMB = nil
+		}
+	}
+	for i := range r.Runs[1].Periods {
+		for j := range r.Runs[1].Periods[i].Members {
+			r.Runs[1].Periods[i].Members[j].RSSMB, r.Runs[1].Periods[i].Members[j].MemCgroupMB = nil, nil
+		}
+	}
+	plots := plotsOf(t, membersSectionRE.FindString(writeHTML(t, []Input{{Name: "server.json", Results: r}})))
+	if got := len(plots["member_memory"]); got != 1 {
+		t.Fatalf("%d memory plots, want one: for the run that measured memory", got)
+	}
+	if !strings.Contains(plots["member_memory"][0], "<path class=\""+classServer+"\"") {
+		t.Error("the memory plot has no member line")
+	}
+}

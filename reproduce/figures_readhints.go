@@ -241,7 +241,7 @@ func readHintsFigures() []*Figure {
 			Note: "needs members on spinning disks (HDD); this machine has one SSD-class volume. Fig. 7 is the same experiment on SSD"},
 		{Paper: p, ID: "fig5", Caption: "cache miss rate across a migration, read-only, HDD", Source: Source{166, "Fig. 5. Cache miss rate under read-only workload, HDD"}, Status: CannotRun,
 			Note: "needs members on spinning disks (HDD); fig. 8 is the same on SSD"},
-		{Paper: p, ID: "fig6", Caption: "memory use of each member across a migration", Source: Source{175, "Fig. 6. Monitoring memory use."}, Status: Scaled, Note: note, Experiment: rhUniform, Plots: plots("rh-uniform", "member_cpu"),
+		{Paper: p, ID: "fig6", Caption: "memory use of each member across a migration", Source: Source{175, "Fig. 6. Monitoring memory use."}, Status: Scaled, Note: note, Experiment: rhUniform, Plots: plots("rh-uniform", "member_memory"),
 			Claims: []Claim{
 				{Text: "n2's memory growth after the move, hints off, MB", PaperText: "almost 20 minutes to bring data in memory", Source: Source{172, "it takes almost 20 minutes to bring data in memory"}, Kind: Above, Ref: 0, Unit: "MB", Measure: func(o Outputs) (Estimate, error) { return perRun(o, "rh-uniform", off, memberGrowth("n2")) }},
 			}},
@@ -274,7 +274,7 @@ func readHintsFigures() []*Figure {
 		{Paper: p, ID: "fig11", Caption: "throughput across a migration, read-only, zipfian", Source: Source{223, "Fig. 11. Throughput under read-only workload, Zipf"}, Status: Scaled, Note: note, Experiment: rhZipf, Plots: plots("rh-zipf", "read_tput"),
 			Claims: []Claim{
 				{Text: "throughput drop at the move, hints off", PaperText: "drops by 39%", Source: Source{220, "drops by 39%"}, Kind: Approx, Paper: 39, Tol: 15, Abs: true, Unit: "%", Measure: drop("rh-zipf", off)},
-				{Text: "throughput drop at the move, hints on", PaperText: "a smooth transition", Source: Source{228, "the cache miss rate increases to 80%"}, Kind: AtMost, Paper: 15, Unit: "%", Measure: drop("rh-zipf", on)},
+				{Text: "throughput drop at the move, hints on", PaperText: "a smooth transition", Source: Source{228, "Our prototype exhibits a smooth transition"}, Kind: AtMost, Paper: 15, Unit: "%", Measure: drop("rh-zipf", on)},
 			}},
 		{Paper: p, ID: "fig12", Caption: "cache miss rate across a migration, read-only, zipfian", Source: Source{226, "Fig. 12. Cache miss rate under read-only workload, Zipf"}, Status: Scaled, Note: note, Experiment: rhZipf, Plots: plots("rh-zipf", "member_cache_miss"),
 			Claims: []Claim{
