@@ -60,6 +60,11 @@ func Execute(ctx context.Context, o Options) (*results.Results, error) {
 		if err := o.Generator.SetMix(initialMix); err != nil {
 			return res, err
 		}
+		if w, ok := o.Generator.(workload.ReadWindowed); ok { // every run starts on the first window
+			if err := w.SetReadOffset(0); err != nil {
+				return res, err
+			}
+		}
 		if o.ColdStart {
 			if err := coldStart(ctx, &o); err != nil {
 				return res, writeOut(&o, res, err)

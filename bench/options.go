@@ -171,6 +171,15 @@ func (o *Options) validate() error {
 		if ph.At >= o.Duration {
 			return bad("phase at %v starts after the run ends (%v)", ph.At, o.Duration)
 		}
+		if ph.ReadOffset != nil {
+			w, ok := o.Generator.(workload.ReadWindowed)
+			if !ok {
+				return bad("phase readoffset=%d moves the reads' key window, which workload %s does not have", *ph.ReadOffset, o.Generator.Name())
+			}
+			if err := w.CheckReadOffset(*ph.ReadOffset); err != nil {
+				return bad("phase readoffset=%d: %v", *ph.ReadOffset, err)
+			}
+		}
 	}
 	for _, at := range o.ReconfigAt {
 		if at <= 0 || at >= o.Duration {

@@ -28,6 +28,9 @@ type Phase struct {
 	// Reads moves every read to one member ("n2", a host, or "primary"):
 	// seed 004's workload migration. Only "weights:" policies take it.
 	Reads string
+	// ReadOffset, when set, moves the reads' key window to start at that
+	// key (workloads that are ReadWindowed: YCSB with --readkeys).
+	ReadOffset *int64
 }
 
 // ParsePhases parses "0s:workload=a,clients=180;620s:workload=b" and fault
@@ -82,13 +85,13 @@ func parsePhase(part string) (Phase, error) {
 			return Phase{}, err
 		}
 	}
-	if ph.Mix == "" && ph.Clients == 0 && len(ph.Actions) == 0 && ph.Reads == "" {
+	if ph.Mix == "" && ph.Clients == 0 && len(ph.Actions) == 0 && ph.Reads == "" && ph.ReadOffset == nil {
 		return Phase{}, errors.New("changes nothing")
 	}
 	return ph, nil
 }
 
-const phaseKeys = "workload, clients, reads, " + faults.Keys
+const phaseKeys = "workload, clients, reads, readoffset, " + faults.Keys
 
 // set applies one key=value (or a bare stepdown) to ph.
 func (ph *Phase) set(kv string) error {
@@ -121,6 +124,12 @@ func (ph *Phase) set(kv string) error {
 			return fmt.Errorf("reads %q must name one member (n2, a host:port, or primary)", v)
 		}
 		ph.Reads = v
+	case k == "readoffset":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("readoffset %q must be a key number >= 0", v)
+		}
+		ph.ReadOffset = &n
 	default:
 		return fmt.Errorf("unknown key %q (known: %s)", k, phaseKeys)
 	}
@@ -153,7 +162,7 @@ func actions(phases []Phase) []string {
 func phaseSpecs(phases []Phase) []results.PhaseSpec {
 	var out []results.PhaseSpec
 	for _, ph := range phases {
-		spec := results.PhaseSpec{AtS: ph.At.Seconds(), Workload: ph.Mix, Clients: ph.Clients, Reads: ph.Reads}
+		spec := results.PhaseSpec{AtS: ph.At.Seconds(), Workload: ph.Mix, Clients: ph.Clients, Reads: ph.Reads, ReadOffset: ph.ReadOffset}
 		for _, a := range ph.Actions {
 			spec.Actions = append(spec.Actions, a.String())
 		}

@@ -40,6 +40,7 @@ func TestParsePhases(t *testing.T) {
 			{At: 45 * s, Actions: []faults.Action{{Kind: faults.Unslow, Member: "n3"}}},
 			{At: 50 * s, Actions: []faults.Action{{Kind: faults.Slow, Member: "all", Delay: faults.DefaultSlowDelay}}}}},
 		{"5s:restart=n12", []Phase{{At: 5 * s, Actions: []faults.Action{{Kind: faults.Restart, Member: "n12"}}}}},
+		{"5s:reads=n2,readoffset=500;9s:readoffset=0", []Phase{{At: 5 * s, Reads: "n2", ReadOffset: offset(500)}, {At: 9 * s, ReadOffset: offset(0)}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -58,7 +59,9 @@ func TestParsePhasesRejects(t *testing.T) {
 		{"-1s:clients=3", `time "-1s"`},
 		{"1s:clients=0", "clients \"0\" must be a whole number >= 1"},
 		{"1s:clients=many", "clients \"many\""},
-		{"1s:color=red", `unknown key "color" (known: workload, clients, reads, pause, resume, isolate, rejoin, slow, unslow, stepdown, kill, stop, restart)`},
+		{"1s:readoffset=-5", "readoffset \"-5\" must be a key number >= 0"},
+		{"1s:readoffset=x", "readoffset \"x\""},
+		{"1s:color=red", `unknown key "color" (known: workload, clients, reads, readoffset, pause, resume, isolate, rejoin, slow, unslow, stepdown, kill, stop, restart)`},
 		{"15s:slow=n3:0ms", `slow's delay "0ms" must be whole milliseconds`},
 		{"15s:slow=primary", "slow takes a member"},
 		{"1s:workload", `"workload" is not key=value`},
@@ -136,3 +139,5 @@ func TestPhaseSpecsRecordActions(t *testing.T) {
 		t.Errorf("zero ActionKind prints %q", got)
 	}
 }
+
+func offset(n int64) *int64 { return &n }

@@ -240,6 +240,15 @@ func (r *policyRun) applyPhases(now time.Duration) error {
 			}
 			parts = append(parts, "workload="+r.mix)
 		}
+		if ph.ReadOffset != nil {
+			if err := r.o.Generator.(workload.ReadWindowed).SetReadOffset(*ph.ReadOffset); err != nil {
+				return err
+			}
+			if err := r.ws.restart(); err != nil {
+				return err
+			}
+			parts = append(parts, fmt.Sprintf("readoffset=%d", *ph.ReadOffset))
+		}
 		if ph.Clients > 0 && ph.Clients != r.clients {
 			r.clients = ph.Clients
 			if err := r.ws.resize(r.clients); err != nil {

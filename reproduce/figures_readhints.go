@@ -78,6 +78,21 @@ var rhBack = &Experiment{Name: "read-hints-fig15", Cluster: hintsSet, Quick: 8 *
 		return []Step{s}
 	}}
 
+// rhShift is fig. 16: the reads move to n2 as their working set moves to
+// the next keys, then back to n1, whose cache holds the old working set.
+var rhShift = &Experiment{Name: "read-hints-fig16", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 25 * time.Minute,
+	Steps: func(q bool) []Step {
+		t := migrateAt(q)
+		keys := scale(q, "40000", "500000")
+		s := hintsRun(q, "rh-shift", flags("workload", "c", "distribution", "uniform", "readkeys", keys)...)
+		for i, a := range s.Args {
+			if a == secs(t)+":reads=n2" {
+				s.Args[i] = fmt.Sprintf("%s:reads=n2,readoffset=%s;%s:reads=n1", secs(t*2/3), keys, secs(t*4/3))
+			}
+		}
+		return []Step{s}
+	}}
+
 // cacheSizes are fig. 10's WiredTiger cache sizes (GB) and member caps.
 func cacheSizes(quick bool) [][2]string {
 	return scale(quick, [][2]string{{"0.25", "600M"}, {"0.5", "900M"}},
@@ -293,8 +308,13 @@ func readHintsFigures() []*Figure {
 			Claims: []Claim{
 				{Text: "throughput drop at the move back to n1", PaperText: "remains unaffected during the second reconfiguration", Source: Source{241, "The throughput remains unaffected during the second reconfiguration"}, Kind: AtMost, Paper: 15, Unit: "%", Measure: reconfigN("rh-back", off, 1, dropPct)},
 			}},
-		{Paper: p, ID: "fig16", Caption: "reads move back to n1 after the working set changed", Source: Source{260, "Fig. 16. Node 1 serves as primary again at 580 sec"}, Status: CannotRun,
-			Note: "not automated yet: needs two YCSB client groups on different key sets in one run (a second `bench ycsb` with another --readkeys range, started by hand)"},
+		{Paper: p, ID: "fig16", Caption: "reads move to n2 while the working set changes, then back to n1", Source: Source{260, "Fig. 16. Node 1 serves as primary again at 580 sec"}, Status: Scaled,
+			Note: note + "; one client group whose read window moves to the next keys as the reads move to n2 (the paper: a second YCSB instance on key set 2), back to n1 at two thirds of the run", Experiment: rhShift, Plots: plots("rh-shift", "read_tput", "member_cache_miss"),
+			Claims: []Claim{
+				{Text: "throughput drop at the move to n2 with the new working set, hints off", PaperText: "a performance hit of up to 65%", Source: Source{249, "performance hit of up to 65%"}, Kind: Approx, Paper: 65, Tol: 20, Abs: true, Unit: "%", Measure: drop("rh-shift", off)},
+				{Text: "throughput drop at the move back to n1, hints off", PaperText: "resulting again in a performance drop", Source: Source{249, "resulting again in a performance drop"}, Kind: Above, Ref: 15, Unit: "%", Measure: reconfigN("rh-shift", off, 1, dropPct)},
+				{Text: "throughput drop at the move back to n1, hints on", PaperText: "enabling the module results in a smooth transition", Source: Source{249, "Enabling RHM (not shown in Fig. 16) results in a smooth transition"}, Kind: AtMost, Paper: 15, Unit: "%", Measure: reconfigN("rh-shift", on, 1, dropPct)},
+			}},
 		{Paper: p, ID: "fig17", Caption: "TPC-H Q1 moved from the primary to a cold secondary: execution time and cache misses", Source: Source{328, "Fig. 17. Cache miss rate after migration"}, Status: Scaled,
 			Note: "LINEITEM at scale factor 0.3 (0.05 quick) instead of 10, members capped at 1.2 GiB of memory and a 0.25 GB cache (600 MiB quick), 2 clients, the move halfway through; Q1's time is its P50 per period", Experiment: rhTPCH, Plots: plots("rh-tpch", "read_p80", "member_cache_miss"),
 			Claims: []Claim{

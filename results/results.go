@@ -70,6 +70,9 @@ type PhaseSpec struct {
 	// Reads is the member every read moved to ("n2", "primary"): seed
 	// 004's workload migration.
 	Reads string `json:"reads,omitempty"`
+	// ReadOffset is where the reads' key window moved to (the read-hints
+	// paper's changed working set, fig. 16), when the phase moved it.
+	ReadOffset *int64 `json:"read_offset,omitempty"`
 }
 
 // Run is one policy's run.

@@ -215,6 +215,16 @@ type Sized interface {
 	Records() int64
 }
 
+// ReadWindowed is implemented by generators whose reads draw from a window
+// of the loaded keys that a phase can move (the read-hints paper's changed
+// working set): SetReadOffset moves it to start at key n; workers created
+// after it use the new window. CheckReadOffset says, before a run, whether
+// n is a window of the loaded keys.
+type ReadWindowed interface {
+	CheckReadOffset(n int64) error
+	SetReadOffset(n int64) error
+}
+
 // Described is implemented by generators with settings the results should
 // record beside the mix and the size (YCSB's distribution, causal sessions).
 type Described interface {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -323,5 +324,48 @@ func TestReadProportionAndReadKeysValidate(t *testing.T) {
 	c, err := ParseOptions(map[string]string{"readproportion": "0.8", "readkeys": "500", "workload": "a"})
 	if err != nil || c.ReadProportion != 0.8 || c.ReadKeys != 500 {
 		t.Fatalf("%+v %v", c, err)
+	}
+}
+
+// TestReadOffsetMovesTheReadWindow: a phase's readoffset moves the reads'
+// window (the read-hints paper's changed working set) for choosers made
+// after it; offsets that do not fit, or without --readkeys, are refused.
+func TestReadOffsetMovesTheReadWindow(t *testing.T) {
+	c := DefaultConfig()
+	c.Records, c.ReadKeys, c.InsertStart = 1000, 100, 50
+	g, err := NewGenerator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SetReadOffset(400); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, d := range []Distribution{Uniform, Zipfian} {
+		reads := g.keyChooser(d, readPart)
+		lo, hi := int64(1<<62), int64(0)
+		for range 20000 {
+			k := reads.next(r)
+			lo, hi = min(lo, k), max(hi, k)
+		}
+		if lo < 450 || hi >= 550 || hi-lo < 90 {
+			t.Errorf("%v: reads in [%d, %d], want the window [450, 550)", d, lo, hi)
+		}
+	}
+	for _, n := range []int64{-1, 901, 1000} {
+		if err := g.CheckReadOffset(n); err == nil {
+			t.Errorf("CheckReadOffset(%d) accepted a window outside the 1000 keys", n)
+		}
+	}
+	if err := g.CheckReadOffset(900); err != nil {
+		t.Errorf("CheckReadOffset(900): %v; the last window fits", err)
+	}
+	c.ReadKeys = 0
+	g, _ = NewGenerator(c)
+	if err := g.CheckReadOffset(10); err == nil || !strings.Contains(err.Error(), "--readkeys") {
+		t.Errorf("without readkeys: %v, want an error naming --readkeys", err)
+	}
+	if err := g.SetReadOffset(0); err != nil {
+		t.Errorf("SetReadOffset(0) without readkeys (every run's reset): %v", err)
 	}
 }

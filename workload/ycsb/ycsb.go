@@ -34,6 +34,10 @@ type Generator struct {
 	// of this generator; Load replaces it.
 	inserts atomic.Pointer[ackCounter]
 
+	// readOffset is where the reads' window of Config.ReadKeys keys starts,
+	// from the first loaded key; a phase moves it (SetReadOffset).
+	readOffset atomic.Int64
+
 	latestOnce sync.Once
 	latestZeta float64 // zeta(Records, 0.99), shared by latest choosers
 }
@@ -76,6 +80,30 @@ func (g *Generator) SetMix(mix string) error {
 		return err
 	}
 	g.mix.Store(uint32(m))
+	return nil
+}
+
+// CheckReadOffset reports whether the reads' window can start at key n:
+// it needs --readkeys, and the window must lie within the loaded keys.
+func (g *Generator) CheckReadOffset(n int64) error {
+	rk := g.cfg.ReadKeys
+	switch {
+	case rk == 0:
+		return errors.New("ycsb: moving the reads' key window needs --readkeys (the window's size)")
+	case n < 0 || n+rk > g.cfg.Records:
+		return fmt.Errorf("ycsb: a read window of %d keys at %d does not fit in the %d loaded keys", rk, n, g.cfg.Records)
+	}
+	return nil
+}
+
+// SetReadOffset moves the reads' window of Config.ReadKeys keys to start at
+// key n (from the first loaded key); workers created after it read there.
+// Updates keep drawing from the keys after the first window.
+func (g *Generator) SetReadOffset(n int64) error {
+	if err := g.CheckReadOffset(n); err != nil && n != 0 {
+		return err
+	}
+	g.readOffset.Store(n)
 	return nil
 }
 
@@ -219,7 +247,7 @@ func (g *Generator) keyChooser(d Distribution, part keyPart) keyChooser {
 	start, n := g.cfg.InsertStart, g.cfg.Records
 	if rk := g.cfg.ReadKeys; rk > 0 {
 		if part == readPart {
-			n = rk
+			start, n = start+g.readOffset.Load(), rk
 		} else {
 			start, n = start+rk, n-rk
 		}
