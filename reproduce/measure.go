@@ -145,6 +145,30 @@ func window(r *results.Run, from, to float64, f func(results.Period) float64) fl
 	return sum / float64(n)
 }
 
+// periodNoise is twice the standard error of the mean of f over a run's
+// measured periods: the spread given to a measure taken from one run.
+func periodNoise(res *results.Results, r *results.Run, f func(results.Period) float64) float64 {
+	var xs []float64
+	for _, p := range r.Periods {
+		if p.TS > res.Config.WarmupS {
+			xs = append(xs, f(p))
+		}
+	}
+	if len(xs) < 2 {
+		return 0
+	}
+	m := 0.0
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return 2 * math.Sqrt(ss/float64(len(xs)-1)/float64(len(xs)))
+}
+
 // inWindow measures the mean of f over a window of each selected run.
 func inWindow(name string, s sel, from, to float64, f func(results.Period) float64) func(Outputs) (Estimate, error) {
 	return func(o Outputs) (Estimate, error) {

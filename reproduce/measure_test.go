@@ -262,3 +262,31 @@ func TestACIDClaims(t *testing.T) {
 		}
 	}
 }
+
+// TestOneRunCarriesItsPeriodsNoise: with one run per setting, fig. 11's
+// throughput gets twice the standard error of its periods as its spread,
+// so a difference within the noise is not a disagreement.
+func TestOneRunCarriesItsPeriodsNoise(t *testing.T) {
+	file := func(vs ...float64) *results.Results {
+		var ps []results.Period
+		for i, v := range vs {
+			ps = append(ps, results.Period{TS: float64(2 * (i + 1)), ReadTput: v})
+		}
+		mean := 0.0
+		for _, v := range vs {
+			mean += v
+		}
+		mean /= float64(len(vs))
+		return &results.Results{Runs: []results.Run{{Policy: "primary", Periods: ps, Summary: results.Summary{ReadTput: mean}}}}
+	}
+	o := fakeOutputs{"fig11-off-1": file(80, 120, 80, 120), "fig11-on-1": file(75, 115, 75, 115)}
+	e, err := fig11Tput(false)(o)
+	want := 2 * math.Sqrt(4*400.0/3/4) // sd of 80,120,80,120 over 4 periods
+	if err != nil || e.V != 100 || math.Abs(e.Spread-want) > 1e-9 {
+		t.Fatalf("one run: %+v, %v; want 100 ± %.2f", e, err, want)
+	}
+	c, _ := claimOf(t, "decongestant", "fig11", "Stock-Level throughput with the probe over without")
+	if e, _ := c.Measure(o); Judge(c, e) != Agrees {
+		t.Errorf("0.95 within its periods' noise judged %s (%+v)", Judge(c, e), e)
+	}
+}
