@@ -139,6 +139,16 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 	for i, f := range figs {
 		entries[f.Name()] = &ix.Entries[i]
 	}
+	if rf.judge { // keep what the earlier run recorded of how it ran
+		if prev, err := readIndex(rf.out); err == nil {
+			ix.Started, ix.Machine = prev.Started, prev.Machine
+			for _, pe := range prev.Entries {
+				if en := entries[pe.Figure]; en != nil {
+					en.Ran, en.TookS = pe.Ran, pe.TookS
+				}
+			}
+		}
+	}
 	var failed []string
 	var errs []error
 	for i, e := range exps {
@@ -202,6 +212,16 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 		return fmt.Errorf("reproduce: %d of %d experiments failed (%s): %w", len(failed), len(exps), strings.Join(failed, ", "), errors.Join(errs...))
 	}
 	return nil
+}
+
+// readIndex reads the index.json an earlier run wrote into out.
+func readIndex(out string) (*reproduce.Index, error) {
+	b, err := os.ReadFile(filepath.Join(out, "index.json"))
+	if err != nil {
+		return nil, err
+	}
+	var ix reproduce.Index
+	return &ix, json.Unmarshal(b, &ix)
 }
 
 func writeIndex(out string, ix *reproduce.Index) error {
