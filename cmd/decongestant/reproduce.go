@@ -139,14 +139,9 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 	for i, f := range figs {
 		entries[f.Name()] = &ix.Entries[i]
 	}
-	if rf.judge { // keep what the earlier run recorded of how it ran
+	if rf.judge {
 		if prev, err := readIndex(rf.out); err == nil {
 			ix.Started, ix.Machine = prev.Started, prev.Machine
-			for _, pe := range prev.Entries {
-				if en := entries[pe.Figure]; en != nil {
-					en.Ran, en.TookS = pe.Ran, pe.TookS
-				}
-			}
 		}
 	}
 	var failed []string
@@ -160,13 +155,23 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 		var ran []string
 		var runErr error
 		began := time.Now()
+		var took float64
 		if rf.judge {
-			if _, err := os.Stat(dir); err != nil {
+			rec, err := readRunRecord(dir)
+			if err != nil {
 				fmt.Fprintf(stderr, "reproduce: %s: nothing to judge (%v)\n", e.Name, err)
 				continue
 			}
+			ran, took = rec.Commands, rec.TookS
+			if rec.Error != "" {
+				runErr = errors.New(rec.Error)
+			}
 		} else {
 			ran, runErr = runExperiment(ctx, e, rf, dir, stderr)
+			took = time.Since(began).Round(time.Second).Seconds()
+			if err := writeRunRecord(dir, runRecord{Commands: ran, TookS: took, Quick: rf.quick, Error: errString(runErr)}); err != nil {
+				return err
+			}
 		}
 		outs := dirOutputs(dir)
 		for _, f := range reproduce.FiguresOf(e) {
@@ -174,9 +179,7 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 			if en == nil {
 				continue
 			}
-			if !rf.judge {
-				en.Ran, en.TookS = ran, time.Since(began).Round(time.Second).Seconds()
-			}
+			en.Ran, en.TookS = ran, took
 			en.Rows = reproduce.Evaluate(f, outs)
 			en.Verdict = reproduce.Summary(en.Rows)
 			en.Plots = nil
@@ -212,6 +215,47 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 		return fmt.Errorf("reproduce: %d of %d experiments failed (%s): %w", len(failed), len(exps), strings.Join(failed, ", "), errors.Join(errs...))
 	}
 	return nil
+}
+
+// runRecord is what an experiment's run leaves beside its outputs
+// (run.json), so that --judge-only can say how they were made.
+type runRecord struct {
+	Commands []string `json:"commands"`
+	TookS    float64  `json:"took_s"`
+	Quick    bool     `json:"quick"`
+	Error    string   `json:"error,omitempty"`
+}
+
+func writeRunRecord(dir string, rec runRecord) error {
+	return atomicfile.Write(filepath.Join(dir, "run.json"), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rec)
+	})
+}
+
+// readRunRecord reads an experiment's run.json; an experiment directory
+// without one (a run before the record was written) gives an empty record.
+func readRunRecord(dir string) (runRecord, error) {
+	var rec runRecord
+	if _, err := os.Stat(dir); err != nil {
+		return rec, err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return rec, nil
+	}
+	if err != nil {
+		return rec, err
+	}
+	return rec, json.Unmarshal(b, &rec)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // readIndex reads the index.json an earlier run wrote into out.

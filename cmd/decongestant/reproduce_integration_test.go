@@ -67,6 +67,21 @@ func TestReproduceQuickEndToEnd(t *testing.T) {
 	if !strings.Contains(all.String(), "Stock-Level throughput with the probe over without") {
 		t.Errorf("the verdict table was not printed:\n%s", all.String())
 	}
+	// Judged again from the outputs alone: the same verdicts, and the run's
+	// record says how they were made.
+	var again testutil.SyncBuffer
+	if err := run(ctx, []string{"reproduce", "decongestant", "fig11", "--quick", "--out", out, "--judge-only"}, &again, &again); err != nil {
+		t.Fatalf("judge-only: %v\n%s", err, again.String())
+	}
+	var ix2 reproduce.Index
+	if b, err := os.ReadFile(filepath.Join(out, "index.json")); err != nil || json.Unmarshal(b, &ix2) != nil {
+		t.Fatalf("index after judge-only: %v", err)
+	}
+	for _, e := range ix2.Entries {
+		if want := got[e.Figure]; e.Verdict != want.Verdict || len(e.Ran) == 0 || e.TookS != want.TookS {
+			t.Errorf("%s judged again: verdict %q (was %q), %d commands, took %v (was %v)", e.Figure, e.Verdict, want.Verdict, len(e.Ran), e.TookS, want.TookS)
+		}
+	}
 	left, _ := filepath.Glob(filepath.Join(tmp, "decongestant-reproduce-*"))
 	if len(left) > 0 {
 		t.Errorf("local set directories left behind: %v", left)
