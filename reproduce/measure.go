@@ -228,16 +228,48 @@ func reconfig(name string, s sel, f func(results.Reconfiguration) float64) func(
 	}
 }
 
-// reconfigN measures the i-th reconfiguration.
-func reconfigN(name string, s sel, i int, f func(results.Reconfiguration) float64) func(Outputs) (Estimate, error) {
+// drop measures how far the read throughput fell at the i-th
+// reconfiguration of each selected run (dropPct), with the noise floor of
+// that statistic as its spread: the same "lowest period against the mean"
+// taken in the 30 s before the reconfiguration, where nothing changed (a
+// placebo), or half the range over runs when that is larger.
+func drop(name string, s sel, i int) func(Outputs) (Estimate, error) {
 	return func(o Outputs) (Estimate, error) {
-		return perRun(o, name, s, func(_ *results.Results, r *results.Run) float64 {
+		var placebos []float64
+		e, err := perRun(o, name, s, func(_ *results.Results, r *results.Run) float64 {
 			if len(r.Summary.Reconfigurations) <= i {
 				return math.NaN()
 			}
-			return f(r.Summary.Reconfigurations[i])
+			rc := r.Summary.Reconfigurations[i]
+			placebos = append(placebos, placeboDrop(r, rc.AtS))
+			return dropPct(rc)
 		})
+		if err != nil || !e.Measured() {
+			return e, err
+		}
+		if p := estimate(placebos); p.Measured() {
+			e.Spread = max(e.Spread, p.V)
+		}
+		return e, nil
 	}
+}
+
+// placeboDrop is 100 minus the lowest read throughput of a period in the
+// 30 s before at as % of those periods' mean: how deep "the lowest period"
+// goes when nothing happens.
+func placeboDrop(r *results.Run, at float64) float64 {
+	lowest, sum, n := math.Inf(1), 0.0, 0
+	for _, p := range r.Periods {
+		if p.TS > at-30 && p.TS <= at {
+			lowest = min(lowest, p.ReadTput)
+			sum += p.ReadTput
+			n++
+		}
+	}
+	if n < 2 || sum == 0 {
+		return math.NaN()
+	}
+	return max(0, 100-100*lowest/(sum/float64(n)))
 }
 
 // dropPct is how far the read throughput fell at a reconfiguration: 100

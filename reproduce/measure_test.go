@@ -290,3 +290,33 @@ func TestOneRunCarriesItsPeriodsNoise(t *testing.T) {
 		t.Errorf("0.95 within its periods' noise judged %s (%+v)", Judge(c, e), e)
 	}
 }
+
+// TestDropCarriesThePlacebo: a drop's spread is how deep the lowest period
+// went before the move, where nothing changed; a drop within that noise
+// does not break a "no drop" claim, and one beyond it does.
+func TestDropCarriesThePlacebo(t *testing.T) {
+	run := func(policy string, dip float64) results.Run {
+		return results.Run{Policy: policy,
+			Summary: results.Summary{Reconfigurations: []results.Reconfiguration{{AtS: 40, DipPct: &dip}}},
+			Periods: periods(80, func(ts float64) results.Period {
+				if ts == 30 {
+					return results.Period{ReadTput: 85} // the noise: one low period before the move
+				}
+				return results.Period{ReadTput: 101}
+			})}
+	}
+	c, _ := claimOf(t, "read-hints", "fig7", "throughput drop at the move, hints on")
+	for _, tt := range []struct {
+		dip  float64
+		want string
+	}{{83, Agrees}, {70, Disagrees}} {
+		o := fakeOutputs{"rh-uniform": {Runs: []results.Run{run("weights:primary=1+hints", tt.dip)}}}
+		e, err := c.Measure(o)
+		if err != nil || math.Abs(e.V-(100-tt.dip)) > 1e-9 || math.Abs(e.Spread-15) > 0.1 {
+			t.Fatalf("dip %v: %+v, %v; want %v ± 15 (the placebo: 85 against a mean of about 100)", tt.dip, e, err, 100-tt.dip)
+		}
+		if v := Judge(c, e); v != tt.want {
+			t.Errorf("a %v%% drop with a 15%% placebo: %s, want %s", 100-tt.dip, v, tt.want)
+		}
+	}
+}

@@ -18,8 +18,9 @@ const (
 	Above
 	// Below: the paper says the quantity is under Ref.
 	Below
-	// AtMost: the paper bounds the quantity by Want (0 bound violations);
-	// ours agrees when it stays at or under Want.
+	// AtMost: the paper bounds the quantity by Paper (0 bound violations);
+	// ours agrees when it is not clearly above it (under it once its
+	// spread is taken off).
 	AtMost
 	// Similar: the paper says there is no real effect: ours agrees when it
 	// is within Tol of Ref (relative), or within the noise of it.
@@ -89,7 +90,7 @@ func Judge(c Claim, e Estimate) string {
 		}
 		return Disagrees
 	case AtMost:
-		if e.V <= c.Paper {
+		if lo <= c.Paper {
 			return Agrees
 		}
 		return Disagrees

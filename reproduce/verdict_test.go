@@ -35,6 +35,8 @@ func TestJudge(t *testing.T) {
 		{"below zero within noise", below0, e(-1, 2), Disagrees},
 		{"at most 0", atMost0, e(0, 0), Agrees},
 		{"over the bound", atMost0, e(1, 0), Disagrees},
+		{"over the bound within the noise", Claim{Kind: AtMost, Paper: 10}, e(12, 5), Agrees},
+		{"over the bound beyond the noise", Claim{Kind: AtMost, Paper: 10}, e(17, 5), Disagrees},
 		{"similar within tolerance", similar, e(0.97, 0), Agrees},
 		{"similar within noise", similar, e(0.9, 0.12), Agrees},
 		{"not similar", similar, e(0.9, 0.02), Disagrees},
