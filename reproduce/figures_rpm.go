@@ -44,21 +44,7 @@ func rpmFigures() []*Figure {
 	rpm, pri, sec := sel{policy: "rpm"}, sel{policy: "primary"}, sel{policy: "secondary"}
 	at120 := func(s sel) sel { s.clients = 120; return s }
 	decisions := func(most bool) func(Outputs) (Estimate, error) {
-		return func(o Outputs) (Estimate, error) {
-			r, err := o.Results("rpm")
-			if err != nil {
-				return Estimate{}, err
-			}
-			c := r.Config.ClientsSweep[0]
-			for _, n := range r.Config.ClientsSweep {
-				if most == (n > c) {
-					c = n
-				}
-			}
-			s := rpm
-			s.clients = c
-			return perRun(o, "rpm", s, secondaryDecisions)
-		}
+		return sweepPerRun("rpm", rpm, most, secondaryDecisions)
 	}
 	const note = "clients 10-200 (10 and 120 quick), two 100 s runs per point (one of 40 s quick) instead of five of 10 min; 4 warehouses (a small database quick)"
 	return []*Figure{

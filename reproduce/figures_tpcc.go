@@ -121,20 +121,7 @@ func tpccFigures() []*Figure {
 	p := Papers[2]
 	pri, near := sel{policy: "primary"}, sel{policy: "nearest"}
 	tpmc := func(s sel, most bool) func(Outputs) (Estimate, error) {
-		return func(o Outputs) (Estimate, error) {
-			r, err := o.Results("tpcc-fig1")
-			if err != nil {
-				return Estimate{}, err
-			}
-			c := r.Config.ClientsSweep[0]
-			for _, n := range r.Config.ClientsSweep {
-				if most == (n > c) {
-					c = n
-				}
-			}
-			s.clients = c
-			return perRun(o, "tpcc-fig1", s, tpmC)
-		}
+		return sweepPerRun("tpcc-fig1", s, most, tpmC)
 	}
 	return []*Figure{
 		{Paper: p, ID: "table1", Caption: "SQL and MQL operations", Source: Source{43, "Table 1: SQL and MQL operations"}, Status: Diagram,

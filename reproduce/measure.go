@@ -301,6 +301,12 @@ func orNaN(p *float64) float64 {
 // sweepAt measures a Summary field at a sweep's largest (most) or smallest
 // client count, read from its results.
 func sweepAt(name string, s sel, most bool, f func(results.Summary) float64) func(Outputs) (Estimate, error) {
+	return sweepPerRun(name, s, most, func(_ *results.Results, r *results.Run) float64 { return f(r.Summary) })
+}
+
+// sweepPerRun measures f on the runs s selects at a sweep's largest (most)
+// or smallest client count.
+func sweepPerRun(name string, s sel, most bool, f func(*results.Results, *results.Run) float64) func(Outputs) (Estimate, error) {
 	return func(o Outputs) (Estimate, error) {
 		r, err := o.Results(name)
 		if err != nil {
@@ -316,7 +322,7 @@ func sweepAt(name string, s sel, most bool, f func(results.Summary) float64) fun
 			}
 		}
 		s.clients = c
-		return summary(name, s, f)(o)
+		return perRun(o, name, s, f)
 	}
 }
 
