@@ -53,10 +53,12 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var figs []*reproduce.Figure
 	rest := args[1:]
 	if args[0] == "all" {
-		for _, f := range reproduce.Figures() {
-			figs = append(figs, f)
-		}
+		figs = reproduce.Figures()
 	} else {
+		if reproduce.PaperByID(args[0]) == nil {
+			_, err := reproduce.Find(args[0], "")
+			return fmt.Errorf("reproduce: %w", err)
+		}
 		if len(args) < 2 || strings.HasPrefix(args[1], "-") {
 			fmt.Fprint(stderr, reproduceUsage)
 			return fmt.Errorf("reproduce %s: which figure? (decongestant reproduce list)", args[0])
@@ -66,7 +68,11 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return fmt.Errorf("reproduce: %w", err)
 		}
 		if !f.Runnable() {
-			return fmt.Errorf("reproduce %s: %s: %s", f.Name(), f.Status, f.Note)
+			why := f.Note
+			if why == "" {
+				why = "nothing to run"
+			}
+			return fmt.Errorf("reproduce %s: %s: %s", f.Name(), f.Status, why)
 		}
 		figs = reproduce.FiguresOf(f.Experiment)
 		rest = args[2:]
