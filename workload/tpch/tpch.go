@@ -7,12 +7,10 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/decongestant/decongestant/workload"
 )
@@ -107,46 +105,20 @@ func (g *Generator) Load(ctx context.Context, env workload.Env, parallel int, pr
 	if env.DB == nil {
 		return errors.New("tpch: load: env.DB is nil")
 	}
-	if parallel < 1 {
-		return fmt.Errorf("tpch: load: parallel must be at least 1, got %d", parallel)
+	err := workload.InsertBatches(ctx, env.DB, g.cfg.Collection, parallel, g.data.Batches(), g.Records(), func(b int64) ([]any, string) {
+		lines := g.data.Batch(b, make([]LineItem, 0, OrdersPerBatch*MaxLines))
+		docs := make([]any, len(lines))
+		for i, l := range lines {
+			docs[i] = l.Document()
+		}
+		lo, hi := g.data.BatchOrders(b)
+		return docs, fmt.Sprintf("orders [%d, %d)", lo, hi)
+	}, progress)
+	if err != nil {
+		return fmt.Errorf("tpch: %w", err)
 	}
-	name := g.cfg.Collection
-	coll := env.DB.Collection(name)
-	if err := coll.Drop(ctx); err != nil {
-		return fmt.Errorf("tpch: load: drop %s: %w", name, err)
-	}
-	if err := env.DB.CreateCollection(ctx, name); err != nil {
-		return fmt.Errorf("tpch: load: create %s: %w", name, err)
-	}
-	total := g.Records()
-	var done atomic.Int64
-	insertOpts := options.InsertMany().SetOrdered(false)
-	eg, ectx := errgroup.WithContext(ctx)
-	eg.SetLimit(parallel)
-	for b := range g.data.Batches() {
-		eg.Go(func() error {
-			if ectx.Err() != nil {
-				return ectx.Err() // an earlier batch failed
-			}
-			lines := g.data.Batch(b, make([]LineItem, 0, OrdersPerBatch*MaxLines))
-			docs := make([]any, len(lines))
-			for i, l := range lines {
-				docs[i] = l.Document()
-			}
-			if _, err := coll.InsertMany(ectx, docs, insertOpts); err != nil {
-				lo, hi := g.data.BatchOrders(b)
-				return fmt.Errorf("tpch: load batch %d, orders [%d, %d): %w", b, lo, hi, err)
-			}
-			if n := done.Add(int64(len(lines))); progress != nil {
-				progress(n, total)
-			}
-			return nil
-		})
-	}
-	if err := eg.Wait(); err != nil {
-		return err
-	}
-	_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{
+	coll := env.DB.Collection(g.cfg.Collection)
+	_, err = coll.Indexes().CreateOne(ctx, mongo.IndexModel{
 		Keys:    bson.D{{Key: FieldShipDate, Value: 1}},
 		Options: options.Index().SetName(ShipDateIndex),
 	})

@@ -11,7 +11,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/decongestant/decongestant/workload"
 )
@@ -137,49 +136,21 @@ func (g *Generator) Load(ctx context.Context, env workload.Env, parallel int, pr
 	if env.DB == nil {
 		return errors.New("ycsb: load: env.DB is nil")
 	}
-	if parallel < 1 {
-		return fmt.Errorf("ycsb: load: parallel must be at least 1, got %d", parallel)
-	}
-	name := g.cfg.Collection
-	coll := env.DB.Collection(name)
-	if err := coll.Drop(ctx); err != nil {
-		return fmt.Errorf("ycsb: load: drop %s: %w", name, err)
-	}
-	if err := env.DB.CreateCollection(ctx, name); err != nil {
-		return fmt.Errorf("ycsb: load: create %s: %w", name, err)
-	}
-
 	start, total := g.cfg.InsertStart, g.cfg.Records
 	size := g.batchSize()
 	batches := (total + size - 1) / size
-
-	var done atomic.Int64
-	insertOpts := options.InsertMany().SetOrdered(false)
-	eg, ctx := errgroup.WithContext(ctx)
-	eg.SetLimit(parallel)
-	for b := range batches {
-		eg.Go(func() error {
-			if ctx.Err() != nil {
-				return ctx.Err() // an earlier unit failed
-			}
-			lo := start + b*size
-			hi := min(lo+size, start+total)
-			buf := make([]byte, g.cfg.FieldLength)
-			docs := make([]any, 0, hi-lo)
-			for k := lo; k < hi; k++ {
-				docs = append(docs, record(g.names, g.cfg.FieldLength, g.cfg.Seed, k, buf))
-			}
-			if _, err := coll.InsertMany(ctx, docs, insertOpts); err != nil {
-				return fmt.Errorf("ycsb: load batch %d, records [%d, %d): %w", b, lo, hi, err)
-			}
-			if n := done.Add(hi - lo); progress != nil {
-				progress(n, total)
-			}
-			return nil
-		})
-	}
-	if err := eg.Wait(); err != nil {
-		return err
+	err := workload.InsertBatches(ctx, env.DB, g.cfg.Collection, parallel, batches, total, func(b int64) ([]any, string) {
+		lo := start + b*size
+		hi := min(lo+size, start+total)
+		buf := make([]byte, g.cfg.FieldLength)
+		docs := make([]any, 0, hi-lo)
+		for k := lo; k < hi; k++ {
+			docs = append(docs, record(g.names, g.cfg.FieldLength, g.cfg.Seed, k, buf))
+		}
+		return docs, fmt.Sprintf("records [%d, %d)", lo, hi)
+	}, progress)
+	if err != nil {
+		return fmt.Errorf("ycsb: %w", err)
 	}
 	g.inserts.Store(newAckCounter(start + total))
 	return nil
