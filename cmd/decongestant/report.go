@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -68,4 +69,14 @@ func writeReports(files []string, out, plots string, stdout, stderr io.Writer) e
 	}
 	fmt.Fprintf(stderr, "report: %s\nplots: %s (%d files)\n", out, plots, len(paths))
 	return nil
+}
+
+// writeJSONPath writes v as indented JSON to path atomically (temp file +
+// rename): the one way the commands write a JSON result of their own.
+func writeJSONPath(path string, v any) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
 }

@@ -233,11 +233,7 @@ type runRecord struct {
 }
 
 func writeRunRecord(dir string, rec runRecord) error {
-	return atomicfile.Write(filepath.Join(dir, "run.json"), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rec)
-	})
+	return writeJSONPath(filepath.Join(dir, "run.json"), rec)
 }
 
 // readRunRecord reads an experiment's run.json; an experiment directory
@@ -278,11 +274,7 @@ func writeIndex(out string, ix *reproduce.Index) error {
 	if err := atomicfile.Write(filepath.Join(out, "index.html"), ix.WriteHTML); err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(out, "index.json"), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(ix)
-	})
+	return writeJSONPath(filepath.Join(out, "index.json"), ix)
 }
 
 // firstReport is the report of the experiment's first step that has one.

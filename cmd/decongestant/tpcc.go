@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/decongestant/decongestant/internal/atomicfile"
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/workload"
@@ -141,11 +139,7 @@ func runTPCCCheck(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	printErr := printChecks(stdout, res)
 	if *jsonOut != "" {
-		if err := atomicfile.Write(*jsonOut, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(res)
-		}); err != nil {
+		if err := writeJSONPath(*jsonOut, res); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/decongestant/decongestant/cluster"
-	"github.com/decongestant/decongestant/internal/atomicfile"
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/workload"
@@ -113,11 +111,7 @@ func runTPCCAcid(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	printErr := printACID(stdout, res)
 	if *out != "" {
-		if err := atomicfile.Write(*out, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(res)
-		}); err != nil {
+		if err := writeJSONPath(*out, res); err != nil {
 			return err
 		}
 	}
