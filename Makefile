@@ -1,7 +1,8 @@
 # The two commands a newcomer needs:
-#   make demo   start a capped local replica set, compare primary / secondary / decongestant on YCSB-B,
-#               write demo-out/results.json and demo-out/report.html, tear the cluster down
-#   make test   the whole test suite (starts and stops its own mongod processes)
+#   make demo   start a capped local replica set, compare primary / secondary / decongestant / spillway
+#               on YCSB-B, write demo-out/results.json and demo-out/report.html, tear the cluster down
+#   make test   the whole test suite (starts and stops its own mongod processes); `go test -short ./...`
+#               is the fast loop without mongod
 GO ?= go
 
 .PHONY: demo test build bench-route mongod
