@@ -1,10 +1,11 @@
 // Package balancer holds the read-routing policies: the Read Balancer of
-// Decongestant (seed 000, Algorithm 1), the Read Preference Manager (seed 001)
-// and the static baselines. A policy is a pure state machine: the router feeds
-// it period statistics and lag observations and reads back the balance
-// fraction, the share of reads to send to the secondaries. Nothing here reads
-// a clock, touches the network or starts a goroutine, so every decision can be
-// replayed from a table of synthetic periods.
+// Decongestant (the Decongestant paper, Algorithm 1), the Read Preference
+// Manager (the Read Preference Manager poster) and the static baselines. A
+// policy is a pure state machine: the router feeds it period statistics and lag
+// observations and reads back the balance fraction, the share of reads to send
+// to the secondaries. Nothing here reads a clock, touches the network or starts
+// a goroutine, so every decision can be replayed from a table of synthetic
+// periods.
 //
 //	p, _ := balancer.NewDecongestant(balancer.DefaultConfig())
 //	p.ObserveLag(balancer.Lag{Max: 40 * time.Millisecond, Known: true}) // every lag poll

@@ -43,7 +43,7 @@ type Event struct {
 }
 
 // Module captures routed reads and replays them on the members that did not
-// serve them, so their caches hold the read working set (seed 004's
+// serve them, so their caches hold the read working set (the read-hints paper's
 // read-hints module, done from the client). Capture is the only call on
 // the read path.
 type Module struct {
