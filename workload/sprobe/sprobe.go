@@ -1,7 +1,8 @@
-// Package sprobe is the Decongestant paper's S workload (§4.1.5): one writer
-// keeps writing the current time to a dedicated document; one reader probes
-// periodically with two reads, one from the primary and one sent where the
-// application's policy currently allows secondary reads.
+// Package sprobe measures how stale the reads a policy routes are, with the
+// Decongestant paper's S workload (§4.1.5): one writer keeps writing the
+// current time to a dedicated document; one reader probes periodically with
+// two reads, one from the primary and one sent where the application's
+// policy currently allows secondary reads.
 //
 // A probe's staleness is how long the member that served the second read had
 // been missing an acknowledged write when the read was sent (see history): the

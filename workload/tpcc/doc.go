@@ -1,4 +1,4 @@
-// Package tpcc is TPC-C on MongoDB as the TPC-C-on-MongoDB paper ran it
+// Package tpcc runs TPC-C on MongoDB as the TPC-C-on-MongoDB paper ran it
 // (py-tpcc's MongoDB driver: the TPC-C tables as upper-case collections, the
 // five transactions in multi-document transactions, findAndModify and batched
 // writes as options), with the Decongestant paper's read-write mix (Stock-Level
