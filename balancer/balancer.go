@@ -35,9 +35,9 @@ func (s Side) String() string {
 	return fmt.Sprintf("side(%d)", uint8(s))
 }
 
-// Stats summarises the latency of one side's reads in a period: by default
-// the time their commands spent on a checked-out connection (send to reply),
-// or seed 000's client-observed latency (router.WithLatencySource).
+// Stats summarises the latency of one side's reads in a period: by default the
+// time their commands spent on a checked-out connection (send to reply), or the
+// Decongestant paper's client-observed latency (router.WithLatencySource).
 type Stats struct {
 	Count int
 	P50   time.Duration
@@ -50,8 +50,8 @@ type Period struct {
 	Primary, Secondary Stats
 	// PrimaryRTT and SecondaryRTT estimate the network round trip to the
 	// primary and to the secondaries (all secondaries' pings pooled): by
-	// default the period's minimum ping; seed 000 §3.3.1 used the median
-	// (router.WithRTTQuantile). Zero when unknown.
+	// default the period's minimum ping; the Decongestant paper (§3.3.1) used
+	// the median (router.WithRTTQuantile). Zero when unknown.
 	PrimaryRTT, SecondaryRTT time.Duration
 	// Length is the period's length; 0 when unknown.
 	Length time.Duration
@@ -87,8 +87,8 @@ type Lag struct {
 // secondary's staleness can grow by one poll interval before the next poll
 // reports it, so the interval must be well below the bound.
 const (
-	// DefaultLagInterval is seed 000's once per second, used for bounds of
-	// 5 s and more and for unbounded policies.
+	// DefaultLagInterval is the Decongestant paper's once per second, used for
+	// bounds of 5 s and more and for unbounded policies.
 	DefaultLagInterval = time.Second
 	// MinLagInterval is the shortest interval LagIntervalFor chooses; each
 	// poll is a replSetGetStatus on the primary.
@@ -99,7 +99,8 @@ const (
 
 // LagIntervalFor returns the lag poll interval a bound needs: a fifth of the
 // bound, between MinLagInterval and DefaultLagInterval (a 500 ms bound is
-// polled every 100 ms, a 10 s bound once per second as in seed 000).
+// polled every 100 ms, a 10 s bound once per second as in the Decongestant
+// paper).
 func LagIntervalFor(b Bound) time.Duration {
 	if b.Unbounded || b.Max == 0 {
 		return DefaultLagInterval
@@ -267,9 +268,10 @@ func ParseBound(s string) (Bound, error) {
 	return Bound{Max: d}, nil
 }
 
-// serverSide is seed 000's server-side latency, P50(latency) - RTT estimate
-// (seed 000: P50(client) - P50(RTT); by default here P50(command time) -
-// the period's minimum ping), floored so the ratio stays finite and positive.
+// serverSide is the Decongestant paper's server-side latency, P50(latency) -
+// RTT estimate (the Decongestant paper: P50(client) - P50(RTT); by default here
+// P50(command time) - the period's minimum ping), floored so the ratio stays
+// finite and positive.
 func serverSide(client, rtt, floor time.Duration) time.Duration {
 	return max(client-rtt, floor)
 }

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// Config holds Decongestant's constants (seed 000, Algorithm 1 and §4.1.2).
-// The zero value is not valid; start from DefaultConfig.
+// Config holds Decongestant's constants (the Decongestant paper, Algorithm 1
+// and §4.1.2). The zero value is not valid; start from DefaultConfig.
 type Config struct {
 	// Interval is the balancing period (10 s).
 	Interval time.Duration
@@ -31,20 +31,21 @@ type Config struct {
 	// finite when RTT noise exceeds the measured latency (10 µs). Not in the
 	// paper.
 	LatencyFloor time.Duration
-	// Bound is the client's staleness limit (10 s in seed 000's experiments).
+	// Bound is the client's staleness limit (10 s in the Decongestant paper's
+	// experiments).
 	Bound Bound
-	// Headroom is added to every lag observation before comparing it with
-	// the bound. A secondary's staleness grows by at most the wall-clock
-	// time until the next lag observation, so AutoHeadroom (the default)
-	// adds each observation's Lag.Horizon (poll interval plus the poll's
-	// round trip), which keeps every read within the bound; a fixed value
-	// overrides it, and 0 is Algorithm 1's exact check, which lets staleness
-	// overshoot by up to one poll interval (seed 000 fig. 10). Not in the
-	// paper.
+	// Headroom is added to every lag observation before comparing it with the
+	// bound. A secondary's staleness grows by at most the wall-clock time until
+	// the next lag observation, so AutoHeadroom (the default) adds each
+	// observation's Lag.Horizon (poll interval plus the poll's round trip),
+	// which keeps every read within the bound; a fixed value overrides it, and
+	// 0 is Algorithm 1's exact check, which lets staleness overshoot by up to
+	// one poll interval (the Decongestant paper, fig. 10). Not in the paper.
 	Headroom time.Duration
 }
 
-// DefaultConfig returns seed 000's constants with a 10 s staleness bound.
+// DefaultConfig returns the Decongestant paper's constants with a 10 s
+// staleness bound.
 func DefaultConfig() Config {
 	return Config{
 		Interval:     10 * time.Second,
@@ -111,7 +112,7 @@ func checkLagInterval(b Bound, headroom, d time.Duration) error {
 		ErrInvalidPolicy, b.Max, d, b.Max/PollsPerBound, b.Max)
 }
 
-// Decongestant is the Read Balancer of seed 000 (Algorithm 1).
+// Decongestant is the Read Balancer of the Decongestant paper (Algorithm 1).
 type Decongestant struct {
 	cfg    Config
 	recent []float64 // ring of the last cfg.History period fractions
@@ -211,7 +212,8 @@ func (d *Decongestant) ObserveLag(l Lag) float64 {
 }
 
 // EndPeriod is OnPeriodEnd. A period in which either side served fewer than
-// MinSamples reads gives no ratio (seed 000 is silent on this case):
+// MinSamples reads gives no ratio (the Decongestant paper is silent on this
+// case):
 //   - if the bound forced the fraction to 0 at some lag poll of the period,
 //     the shortage is the bound's doing, not evidence about load: the
 //     recorded fractions are left as they are and the fraction in force is

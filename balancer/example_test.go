@@ -11,7 +11,7 @@ import (
 // secondaries 2 ms, so the balancer moves 10% more reads to the secondaries
 // each period, until a secondary lags past the bound.
 func ExampleDecongestant() {
-	cfg := balancer.DefaultConfig() // seed 000's constants, 10 s bound, headroom from each poll
+	cfg := balancer.DefaultConfig() // the Decongestant paper's constants, 10 s bound, headroom from each poll
 	p, err := balancer.NewDecongestant(cfg)
 	if err != nil {
 		panic(err)

@@ -24,7 +24,7 @@ func (s Settings) WithBound(b Bound) Settings {
 	return s
 }
 
-// DefaultSettings returns the seeds' constants.
+// DefaultSettings returns the papers' constants.
 func DefaultSettings() Settings {
 	return Settings{Decongestant: DefaultConfig(), RPM: DefaultRPMConfig(), Spillway: DefaultSpillwayConfig()}
 }

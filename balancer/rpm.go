@@ -4,9 +4,10 @@ import (
 	"time"
 )
 
-// RPMConfig holds the Read Preference Manager's constants (seed 001).
+// RPMConfig holds the constants of the Read Preference Manager (RPM), as
+// the Read Preference Manager poster gives them.
 type RPMConfig struct {
-	// Interval is the decision period (one minute in seed 001).
+	// Interval is the decision period (one minute in the RPM poster).
 	Interval time.Duration
 	// Exploration is the share of reads sent against the recommendation
 	// (10%).
@@ -18,7 +19,7 @@ type RPMConfig struct {
 	MinSamples int
 }
 
-// DefaultRPMConfig returns seed 001's constants.
+// DefaultRPMConfig returns the RPM poster's constants.
 func DefaultRPMConfig() RPMConfig {
 	return RPMConfig{Interval: time.Minute, Exploration: 0.10, Threshold: 0.5, MinSamples: 5}
 }
@@ -38,10 +39,10 @@ func (c RPMConfig) Validate() error {
 	return nil
 }
 
-// RPM is the Read Preference Manager of seed 001: each period it recommends
-// primary or secondary as a whole; an exploration share of reads goes the
-// other way so both sides keep being measured. It knows no staleness bound,
-// as published.
+// RPM is the Read Preference Manager of the RPM poster: each period it
+// recommends primary or secondary as a whole; an exploration share of reads
+// goes the other way so both sides keep being measured. It knows no staleness
+// bound, as published.
 type RPM struct {
 	cfg       RPMConfig
 	secondary bool // current recommendation
@@ -49,7 +50,7 @@ type RPM struct {
 
 var _ Policy = (*RPM)(nil)
 
-// NewRPM starts recommending primary, as seed 001 does.
+// NewRPM starts recommending primary, as the RPM poster does.
 func NewRPM(cfg RPMConfig) (*RPM, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -6,9 +6,9 @@ import (
 )
 
 // Static is a policy whose routing never changes: a constant split (primary,
-// secondary, fixed:f) or a driver read preference (secondarypreferred,
-// nearest, maxstaleness:d). Hard-coded baselines, as in seed 000 §4.1.3, do
-// not look at staleness.
+// secondary, fixed:f) or a driver read preference (secondarypreferred, nearest,
+// maxstaleness:d). Hard-coded baselines, as in the Decongestant paper (§4.1.3),
+// do not look at staleness.
 type Static struct {
 	name     string
 	sel      Selection

@@ -334,7 +334,7 @@ func TestPausedReplicationNoBoundViolations(t *testing.T) {
 	}
 }
 
-// TestFailoverRejoinAndPauseKeepTheBound is the failover run of issue 7:
+// TestFailoverRejoinAndPauseKeepTheBound is the failover run:
 // decongestant with a 2 s bound and the S probe; the primary is killed, the
 // set elects another, the old primary restarts and rejoins far behind, then
 // replication is paused and resumed. No S-probe read may exceed the bound,

@@ -42,9 +42,9 @@ type Options struct {
 	Records int64
 	// Clients is the number of closed-loop clients of every run.
 	Clients int
-	// Sweep, instead of Clients, runs every policy (x Repeat) at each of
-	// these client counts in turn, on the same loaded data: a client-count
-	// sweep (seed 000 figs 5-7). It needs two or more distinct counts; each
+	// Sweep, instead of Clients, runs every policy (x Repeat) at each of these
+	// client counts in turn, on the same loaded data: a client-count sweep (the
+	// Decongestant paper, figs 5-7). It needs two or more distinct counts; each
 	// run records its count (results.Run.Clients). See ParseClients.
 	Sweep    []int
 	Duration time.Duration
@@ -66,8 +66,8 @@ type Options struct {
 	// causal sessions (router.WithReadYourWrites) and the proxy's
 	// per-connection fence (off: proxy.Config.NoReadYourWrites).
 	ReadYourWrites bool
-	// ColdStart restarts every secondary with empty caches before each run
-	// (seed 004 drops the caches before each run); it needs the cluster
+	// ColdStart restarts every secondary with empty caches before each run (the
+	// read-hints paper drops the caches before each run); it needs the cluster
 	// (Cluster or ClusterDir).
 	ColdStart bool
 	// Settings are the constants the Policies were parsed with (checked);
@@ -99,7 +99,8 @@ type Options struct {
 	LoadParallel int
 	Monitor      monitor.Config
 	// RTTQuantile picks the RTT estimate from each period's pings (0 = the
-	// minimum, 0.5 = seed 000's median); see router.WithRTTQuantile.
+	// minimum, 0.5 = the Decongestant paper's median); see
+	// router.WithRTTQuantile.
 	RTTQuantile float64
 	// Latency is the latency source the policies see (default
 	// router.CommandLatency); see router.WithLatencySource.
@@ -114,9 +115,9 @@ type Options struct {
 	// an interruption keeps what was completed.
 	Out string
 	// WriteConcern of the workload's writes during runs (default w:1, as
-	// MongoDB 4.2 in seed 000 and YCSB's binding; MongoDB 5.0+ defaults to
-	// majority, under which writes stall while secondaries lag). Loading
-	// always uses majority so every member holds the data before a run.
+	// MongoDB 4.2 in the Decongestant paper and YCSB's binding; MongoDB 5.0+
+	// defaults to majority, under which writes stall while secondaries lag).
+	// Loading always uses majority so every member holds the data before a run.
 	WriteConcern *writeconcern.WriteConcern
 	// ConnectTimeout bounds how long the runner waits for the servers to
 	// answer before it reports them unreachable (default 15 s).

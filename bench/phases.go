@@ -25,8 +25,8 @@ type Phase struct {
 	// Actions change the cluster (Options.Cluster or ClusterDir), in order,
 	// without holding up the clients.
 	Actions []faults.Action
-	// Reads moves every read to one member ("n2", a host, or "primary"):
-	// seed 004's workload migration. Only "weights:" policies take it.
+	// Reads moves every read to one member ("n2", a host, or "primary"): the
+	// read-hints paper's workload migration. Only "weights:" policies take it.
 	Reads string
 	// ReadOffset, when set, moves the reads' key window to start at that
 	// key (workloads that are ReadWindowed: YCSB with --readkeys).

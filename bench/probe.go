@@ -98,7 +98,7 @@ func probePeriod(per *results.Period, samples []sprobe.Sample, bound balancer.Bo
 		st.violations++
 		if st.violations <= maxViolationEvents {
 			col.event(s.At.Sub(start).Seconds(), "stale-read", fmt.Sprintf(
-				"S-probe read served by %s was %v stale (bound %v; seed 000's value gap %v)",
+				"S-probe read served by %s was %v stale (bound %v; the Decongestant paper's value gap %v)",
 				s.Host, s.Staleness.Round(time.Millisecond), bound, s.ValueGap.Round(time.Millisecond)))
 		}
 	}

@@ -38,9 +38,9 @@ type envSpec struct {
 	uri      string
 	concerns Concerns
 	settings balancer.Settings
-	// inURI gives the concerns (and a driver read preference) in the
-	// connection string, with plain handles: seed 003's session-level
-	// setup. Otherwise they are set on the handles, per operation.
+	// inURI gives the concerns (and a driver read preference) in the connection
+	// string, with plain handles: the consistency thesis' session-level setup.
+	// Otherwise they are set on the handles, per operation.
 	inURI    bool
 	db, coll string
 	header   history.Header

@@ -14,8 +14,8 @@ import (
 	"github.com/decongestant/decongestant/workload/registers"
 )
 
-// Setup is one of seed 003's three setups (section 4.2.3). The zero value
-// is invalid.
+// Setup is one of the consistency thesis' three setups (section 4.2.3). The
+// zero value is invalid.
 type Setup int
 
 // The setups.
@@ -115,7 +115,7 @@ func ParseSize(s string) (int, error) {
 type MatrixOptions struct {
 	// URI is the replica set.
 	URI string
-	// Setups are seed 003's setups to run (all three).
+	// Setups are the consistency thesis' setups to run (all three).
 	Setups []Setup
 	// Sizes are the document sizes in bytes (1K, 50K, 100K, 1M).
 	Sizes []int

@@ -18,16 +18,17 @@ import (
 	"github.com/decongestant/decongestant/workload/registers"
 )
 
-// RunMatrix runs seed 003's experiment: every cell once per iteration,
-// the iterations one after the other and the cells of each in a shuffled
-// order, so that a load that drifts or comes and goes over the run (a
-// shared machine) spreads over every cell rather than biasing some. Within
-// an iteration there is one connection (a router for a policy) per setup,
-// (w, rc) pair and read target, shared by the sizes; per size one registers.Run on one register with the setup's
-// pure writers and pure readers. Cells MongoDB would reject (linearizable
-// reads off the primary) are recorded as skipped. An iteration that fails
-// is recorded in its cell's Failed and left out of its summary; the error
-// is then a failure to connect, or ctx's, with the cells measured so far.
+// RunMatrix runs the consistency thesis' experiment: every cell once per
+// iteration, the iterations one after the other and the cells of each in a
+// shuffled order, so that a load that drifts or comes and goes over the run (a
+// shared machine) spreads over every cell rather than biasing some. Within an
+// iteration there is one connection (a router for a policy) per setup, (w, rc)
+// pair and read target, shared by the sizes; per size one registers.Run on one
+// register with the setup's pure writers and pure readers. Cells MongoDB would
+// reject (linearizable reads off the primary) are recorded as skipped. An
+// iteration that fails is recorded in its cell's Failed and left out of its
+// summary; the error is then a failure to connect, or ctx's, with the cells
+// measured so far.
 func RunMatrix(ctx context.Context, o MatrixOptions) (*results.Matrix, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err

@@ -65,7 +65,7 @@ func TestParseSetup(t *testing.T) {
 	}
 	if Setup(0).String() != "Setup(0)" || SetupMulti.Writers() != 2 || SetupMulti.Readers() != 10 ||
 		SetupSession.Writers() != 1 || !SetupSession.InURI() || SetupOperation.InURI() {
-		t.Error("setup properties differ from seed 003's section 4.2.3")
+		t.Error("setup properties differ from the consistency thesis' section 4.2.3")
 	}
 }
 

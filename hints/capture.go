@@ -30,11 +30,11 @@ func newBuffer(maxBatch int) *buffer {
 	return &buffer{entries: make([]entry, 0, maxBatch), arena: make([]byte, 0, maxBatch*arenaPerEntry)}
 }
 
-// Capture is the double buffer the hot path appends to (seed 004 §3.1): one
-// side fills while the shipper summarises the other. Both sides are
-// allocated up front; an append copies the command into the side's arena
-// and allocates nothing. When the filling side is full before the shipper
-// swaps it, further reads are dropped and counted: hints are best effort.
+// Capture is the double buffer the hot path appends to (the read-hints paper,
+// §3.1): one side fills while the shipper summarises the other. Both sides are
+// allocated up front; an append copies the command into the side's arena and
+// allocates nothing. When the filling side is full before the shipper swaps it,
+// further reads are dropped and counted: hints are best effort.
 type Capture struct {
 	mu       sync.Mutex
 	cur      *buffer

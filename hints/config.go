@@ -11,7 +11,8 @@ import (
 // ErrConfig is returned for invalid settings.
 var ErrConfig = errors.New("invalid read hints")
 
-// Targets says which members receive a batch's hints (seed 004 §3.1).
+// Targets says which members receive a batch's hints (the read-hints paper,
+// §3.1).
 type Targets uint8
 
 const (
@@ -48,16 +49,17 @@ func ParseTargets(s string) (Targets, error) {
 // Config holds the read hints' settings. The zero value is not valid; start
 // from DefaultConfig.
 type Config struct {
-	// Interval is how often the capture buffer is shipped (seed 004: 90 ms).
+	// Interval is how often the capture buffer is shipped (the read-hints
+	// paper: 90 ms).
 	Interval time.Duration
 	// MaxBatch is the number of captured reads that ships a batch early
-	// (seed 004: 10 000); the capture buffers hold that many.
+	// (the read-hints paper: 10 000); the capture buffers hold that many.
 	MaxBatch int
 	// Targets and One say which members receive hints.
 	Targets Targets
 	One     string
 	// Apply is the fraction of a batch's distinct reads replayed on each
-	// target, in (0, 1] (seed 004 Table 1: 0.1 to 1).
+	// target, in (0, 1] (the read-hints paper, Table 1: 0.1 to 1).
 	Apply float64
 	// Coalesce is the most keys one replayed find asks for: equality reads
 	// of one field of one collection are replayed as one $in query.
@@ -72,8 +74,8 @@ type Config struct {
 	Overload OverloadConfig
 }
 
-// DefaultConfig returns seed 004's interval and batch size, all targets,
-// every hint applied.
+// DefaultConfig returns the read-hints paper's interval and batch size, all
+// targets, every hint applied.
 func DefaultConfig() Config {
 	return Config{Interval: 90 * time.Millisecond, MaxBatch: 10000, Targets: All, Apply: 1, Coalesce: 256, Workers: 2,
 		MaxLimit: 100, Overload: DefaultOverloadConfig()}

@@ -43,9 +43,9 @@ type Event struct {
 }
 
 // Module captures routed reads and replays them on the members that did not
-// serve them, so their caches hold the read working set (seed 004's
-// read-hints module, done from the client). Capture is the only call on
-// the read path.
+// serve them, so their caches hold the read working set (the read-hints
+// module of the read-hints paper, done from the client). Capture is the
+// only call on the read path.
 type Module struct {
 	cfg     Config
 	cap     *Capture

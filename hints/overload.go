@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// OverloadConfig decides when a member is too strained to take hints (seed
-// 004 §4.8: a replica turns hints off while overloaded and back on after).
+// OverloadConfig decides when a member is too strained to take hints (the
+// read-hints paper, §4.8: a replica turns hints off while overloaded and back
+// on after).
 type OverloadConfig struct {
 	// Period is how often each member's load is judged (1 s).
 	Period time.Duration

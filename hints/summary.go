@@ -8,8 +8,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// Read is a captured read reduced to what a replay needs (seed 004 §4.9:
-// the collection and the filter): no session, no cluster time, no read
+// Read is a captured read reduced to what a replay needs (the read-hints paper,
+// §4.9: the collection and the filter): no session, no cluster time, no read
 // preference or concern.
 type Read struct {
 	// Host is the member that served the read.
@@ -30,10 +30,10 @@ var seed = maphash.MakeSeed()
 
 // Summarise parses a batch's find and aggregate commands and keeps the last
 // read of each distinct query (same collection, filter, sort and limit, or
-// pipeline), in the order of those last reads (seed 004 §4.10). Other
-// commands, finds that skip documents and pipelines that write ($out,
-// $merge) are left out. The reads own their bytes: the batch can be
-// released after.
+// pipeline), in the order of those last reads (the read-hints paper, §4.10).
+// Other commands, finds that skip documents and pipelines that write ($out,
+// $merge) are left out. The reads own their bytes: the batch can be released
+// after.
 func Summarise(bt *Batch) []Read {
 	n := bt.Len()
 	seen := make(map[uint64]bool, n)

@@ -1,5 +1,6 @@
-// Package metrics holds the lock-free latency histogram used on the routing
-// hot path and by the bench runner.
+// Package metrics records latencies without locks and reads them back per
+// period: the histogram used on the routing hot path and by the bench runner,
+// and the quantile and rounding helpers the results share.
 //
 // A Histogram is cumulative and safe for concurrent Record calls. Periods are
 // measured by taking a Snapshot at each tick and subtracting the previous one

@@ -28,10 +28,11 @@ const (
 	// this bounds the staleness of any read it serves now, also when the
 	// primary has been idle since a write the secondary lacks.
 	SinceApplied LagEstimate = iota + 1
-	// AppliedDiff is seed 000 §2.3: the primary's lastAppliedWallTime minus
-	// the secondary's. It underestimates when the primary has been idle since
-	// a write the secondary lacks (the gap between the write and now is not
-	// counted); MongoDB's periodic no-op writes cap that at about 10 s.
+	// AppliedDiff is the Decongestant paper's estimate (§2.3): the primary's
+	// lastAppliedWallTime minus the secondary's. It underestimates when the
+	// primary has been idle since a write the secondary lacks (the gap between
+	// the write and now is not counted); MongoDB's periodic no-op writes cap
+	// that at about 10 s.
 	AppliedDiff
 )
 

@@ -85,8 +85,9 @@ type Config struct {
 	// [0.5, 1.5) x RTTInterval so pings cannot alias with periodic server
 	// activity (a CPU quota's 100 ms window, checkpoints).
 	RTTInterval time.Duration
-	// LagInterval is how often the primary is asked for lag (1 s, seed 000;
-	// the router derives it from the policy's staleness bound when unset).
+	// LagInterval is how often the primary is asked for lag (1 s, the
+	// Decongestant paper; the router derives it from the policy's staleness
+	// bound when unset).
 	LagInterval time.Duration
 	// LagEstimate is how staleness is estimated (SinceApplied).
 	LagEstimate LagEstimate

@@ -65,7 +65,7 @@ func TestLagEstimateIdlePrimary(t *testing.T) {
 		want time.Duration
 	}{
 		{SinceApplied, 4*time.Second + 5*time.Millisecond},
-		{AppliedDiff, 5 * time.Millisecond}, // seed 000's estimate misses the idle time
+		{AppliedDiff, 5 * time.Millisecond}, // the Decongestant paper's estimate misses the idle time
 	}
 	for _, tt := range tests {
 		if got := lagFrom(LagSample{}, reply, tt.est).Max; got != tt.want {
@@ -96,7 +96,7 @@ func TestHorizon(t *testing.T) {
 		{100 * ms, ms, ms, 150 * ms},                           // half an interval of slack
 		{100 * ms, 40 * ms, 40 * ms, 180 * ms},                 // a slow poll: twice its round trip
 		{100 * ms, 2 * ms, 72 * ms, 190 * ms},                  // a recent stall of a capped primary
-		{time.Second, 2 * ms, 5 * ms, 1500 * time.Millisecond}, // seed 000's interval
+		{time.Second, 2 * ms, 5 * ms, 1500 * time.Millisecond}, // the Decongestant paper's interval
 	}
 	for _, tt := range tests {
 		if got := Horizon(tt.interval, tt.rtt, tt.recent); got != tt.want {
@@ -271,7 +271,7 @@ func TestLagFromHello(t *testing.T) {
 		// that write: every read it serves misses a write 4 s old.
 		{"primary idle since a write the secondary lacks", []memberHello{primary(t0.Add(4*time.Second), write(op(10, 2), t0)),
 			secondary("s:2", write(op(10, 1), t0.Add(-5*ms))), fresh}, SinceApplied, 4*time.Second + 5*ms, "SECONDARY", true, ""},
-		{"primary idle, seed 000's estimate misses the idle time", []memberHello{primary(t0.Add(4*time.Second), write(op(10, 2), t0)),
+		{"primary idle, the Decongestant paper's estimate misses the idle time", []memberHello{primary(t0.Add(4*time.Second), write(op(10, 2), t0)),
 			secondary("s:2", write(op(10, 1), t0.Add(-5*ms))), fresh}, AppliedDiff, 5 * ms, "SECONDARY", true, ""},
 		{"a primary clock behind its own last write counts from the write", []memberHello{primary(t0.Add(-time.Second), write(op(10, 2), t0)),
 			secondary("s:2", write(op(10, 1), t0.Add(-20*ms))), fresh}, SinceApplied, 20 * ms, "SECONDARY", true, ""},

@@ -16,10 +16,10 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 
-// BenchmarkLagPoll measures what one lag poll (replSetGetStatus on the
-// primary) costs: its round trip, and the primary mongod's CPU time per poll
-// (from /proc, 10 ms ticks, so run it long enough: -benchtime 5000x). A poll
-// every 100 ms (a 500 ms bound) costs ten times what seed 000's once a
+// BenchmarkLagPoll measures what one lag poll (replSetGetStatus on the primary)
+// costs: its round trip, and the primary mongod's CPU time per poll (from
+// /proc, 10 ms ticks, so run it long enough: -benchtime 5000x). A poll every
+// 100 ms (a 500 ms bound) costs ten times what the Decongestant paper's once a
 // second does. Needs mongod (skipped with -short).
 //
 //	go test ./monitor -run '^$' -bench LagPoll -benchtime 5000x

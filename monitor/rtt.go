@@ -66,8 +66,8 @@ func (m *Monitor) memberClient(host string) (*mongo.Client, error) {
 
 // RTTByRole splits drained samples by the members' current roles and returns
 // the q-quantile of the RTT samples to the primary and of all secondaries'
-// samples pooled, by metrics.Quantile (seed 000 §3.3.1 uses the median,
-// q = 0.5; q = 0 is the minimum).
+// samples pooled, by metrics.Quantile (the Decongestant paper, §3.3.1, uses the
+// median, q = 0.5; q = 0 is the minimum).
 func RTTByRole(samples map[string][]time.Duration, roles map[string]balancer.Side, q float64) (primary, secondary time.Duration) {
 	var p, s []time.Duration
 	for host, v := range samples {

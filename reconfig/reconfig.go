@@ -1,9 +1,9 @@
-// Package reconfig measures how a run's reads fare around a
-// reconfiguration, the moment reads move from one member to another (a
-// stepdown, a kill, a phase that moves them): seed 004's throughput dip
-// and time to recover (its figs 4, 7 and 13), and the cache misses of the
-// member that took the reads (figs 5, 8 and 14). It is pure: a run's
-// periods and the reconfiguration's time in, a results.Reconfiguration out.
+// Package reconfig measures how a run's reads fare around a reconfiguration,
+// the moment reads move from one member to another (a stepdown, a kill, a phase
+// that moves them): the read-hints paper's throughput dip and time to recover
+// (its figs 4, 7 and 13), and the cache misses of the member that took the
+// reads (figs 5, 8 and 14). It is pure: a run's periods and the
+// reconfiguration's time in, a results.Reconfiguration out.
 //
 //	for _, t := range reconfig.Times(res.Config) {
 //		r, ok := reconfig.Measure(run.Periods, t)

@@ -6,12 +6,12 @@ import (
 	"strings"
 )
 
-// barChart is a grouped bar chart: categories along the x axis, one bar
-// per series in each, with optional error bars, as seed 003 draws its
-// figures 4.3-4.23 (a (w, rc) pair per category, here a bar per read
-// target). A value that is absent (a skipped cell) leaves a gap labelled
-// with the series' note, so an empty slot is never mistaken for zero, and a
-// measured zero is a sliver on the axis.
+// barChart is a grouped bar chart: categories along the x axis, one bar per
+// series in each, with optional error bars, as the consistency thesis draws its
+// figures 4.3-4.23 (a (w, rc) pair per category, here a bar per read target). A
+// value that is absent (a skipped cell) leaves a gap labelled with the series'
+// note, so an empty slot is never mistaken for zero, and a measured zero is a
+// sliver on the axis.
 type barChart struct {
 	id, title      string
 	xTitle, yTitle string

@@ -20,8 +20,8 @@
 //
 // A client-count sweep (bench --clients 20,60,100: runs that record their
 // client count, two or more counts) is compared per count, and gets a sweep
-// section drawn as seed 000's figures 5-7: read throughput, P80 read latency
-// and the share of reads on secondaries against clients (mean over
+// section drawn as the Decongestant paper's figures 5-7: read throughput, P80
+// read latency and the share of reads on secondaries against clients (mean over
 // repetitions, min-max bars), read throughput and P80 latency against the
 // S-probe's staleness P80 (a point per policy and count, labelled with the
 // count), and a table of the same numbers, also in the text report and as
@@ -36,25 +36,24 @@
 // (per period for runs shorter than a minute).
 //
 // Runs that record their members (results.Period.Members, written since
-// per-member routing) get a per-member section after their time series: per
-// run the share of each period's routed reads every member served and, for
-// policies that route per member, the weights in force, both stacked with a
-// colour per member that is the same in every plot; and a table over the
-// periods after warm-up (reads, share, mean per-period latencies, max lag,
-// mean weight) that marks a secondary left without reads while the other
-// secondaries served some. The text report has the same tables, and
-// WritePlots member_share.svg and member_weight.svg. Older results files
-// render without it. Runs with member stats (bench --member-stats: each
-// member's own counters per period) also plot every member's WiredTiger
-// cache miss rate and CPU over time, a line per member (seed 004's figs 5,
-// 8 and 14; member_cache_miss.svg and member_cpu.svg), and their tables add
-// the miss rate, MB read into the cache per second, mean CPU and largest
-// resident set.
+// per-member routing) get a per-member section after their time series: per run
+// the share of each period's routed reads every member served and, for policies
+// that route per member, the weights in force, both stacked with a colour per
+// member that is the same in every plot; and a table over the periods after
+// warm-up (reads, share, mean per-period latencies, max lag, mean weight) that
+// marks a secondary left without reads while the other secondaries served some.
+// The text report has the same tables, and WritePlots member_share.svg and
+// member_weight.svg. Older results files render without it. Runs with member
+// stats (bench --member-stats: each member's own counters per period) also plot
+// every member's WiredTiger cache miss rate and CPU over time, a line per
+// member (the read-hints paper's figs 5, 8 and 14; member_cache_miss.svg and
+// member_cpu.svg), and their tables add the miss rate, MB read into the cache
+// per second, mean CPU and largest resident set.
 //
 // Every time-series plot marks the phases (fault actions named: the
 // reconfigurations) and the reconfiguration times given to bench
-// (--reconfig-at) with a dashed vertical line; the read throughput plot
-// with them is seed 004's figs 4, 7 and 13. Runs whose summaries measure
+// (--reconfig-at) with a dashed vertical line; the read throughput plot with
+// them is the read-hints paper's figs 4, 7 and 13. Runs whose summaries measure
 // reconfigurations get a table of them after the time series: the read
 // throughput before, the dip after, the time to recover and the serving
 // member's worst cache miss rate (package reconfig defines them).

@@ -45,14 +45,14 @@ details { margin: 8px 0; font-size: 13px; }
 // (or the lowest present) as a solid line, other repetitions as lighter lines.
 // The trade-off scatter gathers every (input, policy).
 //
-// An input holding a client-count sweep (runs with Run.Clients > 0, two or
-// more counts) gets a sweep section after the comparison, drawn as seed
-// 000's figures 5-7: read throughput, P80 read latency and secondary share
+// An input holding a client-count sweep (runs with Run.Clients > 0, two or more
+// counts) gets a sweep section after the comparison, drawn as the Decongestant
+// paper's figures 5-7: read throughput, P80 read latency and secondary share
 // against clients (one line per policy, mean over repetitions with min-max
 // bars), then read throughput and P80 read latency against the S-probe's
-// staleness P80 (one point per policy and count, labelled with the count),
-// and a table of the same numbers. Its comparison rows and time series are
-// per client count.
+// staleness P80 (one point per policy and count, labelled with the count), and
+// a table of the same numbers. Its comparison rows and time series are per
+// client count.
 //
 // Runs that record their members get a per-member section after the time
 // series (per client count in a sweep): per run the members' shares of the

@@ -27,9 +27,9 @@ table.claims td.find { min-width: 240px; }
 // matrixSetupTitles describe the setups as the thesis ran them, with the
 // thesis' figures of each.
 var matrixSetupTitles = map[string]string{
-	"operation": "Operation-level concerns (seed 003 figs 4.3-4.9)",
-	"session":   "Session-level concerns, in the connection string (seed 003 figs 4.10-4.16)",
-	"multi":     "Multiple readers and writers (seed 003 figs 4.17-4.23)",
+	"operation": "Operation-level concerns (the consistency thesis, figs 4.3-4.9)",
+	"session":   "Session-level concerns, in the connection string (the consistency thesis, figs 4.10-4.16)",
+	"multi":     "Multiple readers and writers (the consistency thesis, figs 4.17-4.23)",
 }
 
 // matrixMetric is one of the figures' metrics.
@@ -44,14 +44,14 @@ var matrixMetrics = []matrixMetric{
 	{"stale", "Stale reads", "stale reads (% of reads)", stalePct},
 }
 
-// WriteMatrixHTML writes one self-contained page for a consistency
-// matrix: its configuration; seed 003's published findings beside this
-// machine's, with a verdict computed from the data; where reads go, per
-// (w, rc) pair; then per setup the thesis' figures — write latency, read
-// latency and the share of stale reads, one grouped bar chart per document
-// size with the (w, rc) pairs along the x axis and a bar per read target,
-// the mean over iterations with min-max error bars — and a table of every
-// cell's mean, P50 and P99.
+// WriteMatrixHTML writes one self-contained page for a consistency matrix: its
+// configuration; the consistency thesis' published findings beside this
+// machine's, with a verdict computed from the data; where reads go, per (w, rc)
+// pair; then per setup the thesis' figures — write latency, read latency and
+// the share of stale reads, one grouped bar chart per document size with the
+// (w, rc) pairs along the x axis and a bar per read target, the mean over
+// iterations with min-max error bars — and a table of every cell's mean, P50
+// and P99.
 func WriteMatrixHTML(w io.Writer, m *results.Matrix) error {
 	if m == nil || len(m.Config.Setups) == 0 {
 		return errors.New("report: a matrix without setups")
@@ -63,7 +63,7 @@ func WriteMatrixHTML(w io.Writer, m *results.Matrix) error {
 	b.WriteString("<title>decongestant consistency matrix</title>\n")
 	fmt.Fprintf(&b, "<style>%s%s</style>\n</head>\n<body>\n<main>\n", pageCSS, matrixCSS)
 	b.WriteString("<h1>decongestant consistency matrix</h1>\n")
-	fmt.Fprintf(&b, `<p class="sub">Seed 003's experiment (section 4.2.3) made precise, with where reads go as one more dimension. `+
+	fmt.Fprintf(&b, `<p class="sub">The consistency thesis' experiment (its section 4.2.3) made precise, with where reads go as one more dimension. `+
 		`%d cells, %s wall time.</p>`+"\n", len(m.Cells), esc(fmtWall(m.WallS)))
 	writeMatrixConfig(&b, m)
 	b.WriteString(`<p class="note">A read is <b>stale</b> when it returned a version older than the newest version whose write was ` +
@@ -71,7 +71,7 @@ func WriteMatrixHTML(w io.Writer, m *results.Matrix) error {
 		`<b>Unacknowledged</b> reads returned a write not yet acknowledged when they were sent. Latencies are of the operations that returned, ` +
 		`from invocation to completion. Each cell ran once per iteration; bars and table values are the mean over iterations, ` +
 		`error bars and small print the min-max.</p>` + "\n")
-	writeSeed003(&b, m)
+	writeThesis(&b, m)
 	writeWhereReadsGo(&b, m, pal)
 	for _, s := range m.Config.Setups {
 		writeMatrixSetup(&b, m, s, pal)
@@ -131,20 +131,20 @@ func writeMatrixConfig(b *strings.Builder, m *results.Matrix) {
 	b.WriteString("</dl>\n")
 }
 
-// writeSeed003 writes the thesis' findings beside ours.
-func writeSeed003(b *strings.Builder, m *results.Matrix) {
-	b.WriteString(`<h2 id="seed003">Seed 003 beside this machine</h2>` + "\n")
+// writeThesis writes the thesis' findings beside ours.
+func writeThesis(b *strings.Builder, m *results.Matrix) {
+	b.WriteString(`<h2 id="thesis">The consistency thesis beside this machine</h2>` + "\n")
 	b.WriteString(`<p class="note">The thesis' published findings (its summary, §5.1, and the trends of §4.3) and their counterparts here, ` +
 		`from reads on the primary only, as the thesis read. "This machine" is the mean difference over the matched cells ` +
 		`(same setup, size and other concern) ± twice its standard error from the spread over iterations. A finding agrees when the effect ` +
 		`has the thesis' sign, exceeds that noise and, for a published number, is within a factor of 2 of it. ` +
 		`Where the thesis does not say between which sizes its size effect is measured, the smallest and the largest size here are compared.</p>` + "\n")
-	for _, c := range seed003Caveats(m) {
+	for _, c := range thesisCaveats(m) {
 		fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(c))
 	}
 	b.WriteString("<div class=\"scroll\"><table class=\"claims\">\n<thead><tr><th class=\"l\">thesis</th><th class=\"l\">finding</th>" +
 		"<th>published</th><th>this machine</th><th class=\"l\">verdict</th></tr></thead>\n<tbody>\n")
-	for _, r := range compareSeed003(m) {
+	for _, r := range compareThesis(m) {
 		fmt.Fprintf(b, `<tr><td class="l">%s</td><td class="l find">%s</td><td class="n">%s</td><td class="n est">%s</td><td class="l %s">%s</td></tr>`+"\n",
 			esc(r.claim.where), esc(r.claim.text), esc(r.claim.thesis), esc(fmtEstimate(r)), r.class, esc(r.verdict))
 	}

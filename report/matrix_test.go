@@ -126,9 +126,9 @@ func TestMatrixHTML(t *testing.T) {
 		t.Error("the failed cell is not marked in its figure")
 	}
 	for _, want := range []string{
-		"Seed 003 beside this machine", "+32 ms", "+30.2 ms ± 3.18 (4 pairs)", "agrees", "same direction, 12.0× larger",
+		"The consistency thesis beside this machine", "+32 ms", "+30.2 ms ± 3.18 (4 pairs)", "agrees", "same direction, 12.0× larger",
 		"n/a", "failed: registers: drop registers: no primary; same", "6.0.5", "12 min 34 s",
-		"Operation-level concerns (seed 003 figs 4.3-4.9)", "Multiple readers and writers (seed 003 figs 4.17-4.23)",
+		"Operation-level concerns (the consistency thesis, figs 4.3-4.9)", "Multiple readers and writers (the consistency thesis, figs 4.17-4.23)",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
@@ -166,11 +166,11 @@ func TestMatrixWritersRefuseNoSetups(t *testing.T) {
 	}
 }
 
-// TestCompareSeed003: the findings are measured from the cells, on the
+// TestCompareThesis: the findings are measured from the cells, on the
 // primary, matched by setup, size and the other concern.
-func TestCompareSeed003(t *testing.T) {
+func TestCompareThesis(t *testing.T) {
 	got := map[string]claimResult{}
-	for _, r := range compareSeed003(syntheticMatrix()) {
+	for _, r := range compareThesis(syntheticMatrix()) {
 		got[r.claim.thesis+" "+r.claim.text] = r
 	}
 	find := func(prefix string) claimResult {
@@ -222,12 +222,12 @@ func TestCompareSeed003(t *testing.T) {
 }
 
 func TestJudge(t *testing.T) {
-	diff := seed003Claim{kind: claimDiff, want: 32, unit: "ms"}
-	up := seed003Claim{kind: claimUp, unit: "ms"}
-	none := seed003Claim{kind: claimNone, want: 10, unit: "%"}
-	atMost := seed003Claim{kind: claimAtMost, want: 0.5, unit: "%"}
+	diff := thesisClaim{kind: claimDiff, want: 32, unit: "ms"}
+	up := thesisClaim{kind: claimUp, unit: "ms"}
+	none := thesisClaim{kind: claimNone, want: 10, unit: "%"}
+	atMost := thesisClaim{kind: claimAtMost, want: 0.5, unit: "%"}
 	tests := []struct {
-		c       seed003Claim
+		c       thesisClaim
 		e       estimate
 		verdict string
 		class   verdictClass

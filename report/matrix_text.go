@@ -11,7 +11,7 @@ import (
 )
 
 // WriteMatrixText writes a consistency matrix's summary for a terminal:
-// seed 003's findings beside this machine's, with the verdicts of
+// the consistency thesis' findings beside this machine's, with the verdicts of
 // WriteMatrixHTML, then the share of stale reads and the read latency per
 // read target and (w, rc) pair.
 func WriteMatrixText(w io.Writer, m *results.Matrix) error {
@@ -19,15 +19,15 @@ func WriteMatrixText(w io.Writer, m *results.Matrix) error {
 		return errors.New("report: a matrix without setups")
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "seed 003 beside this machine (reads on the primary; ± twice the standard error over iterations)\n")
+	fmt.Fprintf(tw, "The consistency thesis beside this machine (reads on the primary; ± twice the standard error over iterations)\n")
 	fmt.Fprintf(tw, "thesis\tfinding\tpublished\tthis machine\tverdict\n")
-	for _, r := range compareSeed003(m) {
+	for _, r := range compareThesis(m) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.claim.where, r.claim.text, r.claim.thesis, fmtEstimate(r), r.verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, c := range seed003Caveats(m) {
+	for _, c := range thesisCaveats(m) {
 		fmt.Fprintf(w, "note: %s\n", c)
 	}
 	pairs := matrixPairs(m.Config)

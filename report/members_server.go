@@ -1,9 +1,9 @@
 package report
 
-// The members' own counters (results.Member's cache, CPU and memory
-// fields, from bench --member-stats): seed 004's cache miss rate and CPU
-// per node over time (its figs 5, 8 and 14), beside where the reads went,
-// and their means in the per-member table (its Table 1's columns).
+// The members' own counters (results.Member's cache, CPU and memory fields,
+// from bench --member-stats): the read-hints paper's cache miss rate and CPU
+// per node over time (its figs 5, 8 and 14), beside where the reads went, and
+// their means in the per-member table (its Table 1's columns).
 
 import (
 	"math"

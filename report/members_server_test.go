@@ -12,9 +12,9 @@ import (
 	"github.com/decongestant/decongestant/results"
 )
 
-// serverResults builds seed 004's experiment in small: reads only, all on
-// the primary, 2 s periods for 40 s after a 4 s warm-up; n1 steps down at
-// 20 s (a fault-action phase) and n2 takes the reads with a cold cache; 30 s
+// serverResults builds the read-hints paper's experiment in small: reads only,
+// all on the primary, 2 s periods for 40 s after a 4 s warm-up; n1 steps down
+// at 20 s (a fault-action phase) and n2 takes the reads with a cold cache; 30 s
 // is given as a reconfiguration too. Two policies:
 //   - primary: n2's miss rate goes 80, 60, 40, 20 % then 5 %, the reads
 //     dip to 40 % and are back at 90 % of before from 26 s; n3 is down in

@@ -280,18 +280,18 @@ func buildCharts(in []Input) (perPlot map[string][]chart, tradeoff *scatterChart
 // and write_tput.svg — each atomically, and returns their paths. With several
 // inputs, a time-series file stacks one panel per input.
 //
-// When an input holds a client-count sweep it also writes seed 000's figs.
-// 5-7 (sweep_tput.svg, sweep_p80.svg, sweep_secondary.svg,
+// When an input holds a client-count sweep it also writes the Decongestant
+// paper's figs. 5-7 (sweep_tput.svg, sweep_p80.svg, sweep_secondary.svg,
 // sweep_tput_staleness.svg and sweep_p80_staleness.svg), one panel per sweep.
 // When an input is TPC-C it also writes tpmc.svg, stock_level_tput.svg and
-// stock_level_p80.svg, with one panel per TPC-C input (and client count).
-// When runs record their members it also writes member_share.svg (the share
-// of reads each member served, per period) and, when a policy gave members
-// weights, member_weight.svg, with one panel per such run; and when they
-// record the members' own counters (bench --member-stats),
-// member_cache_miss.svg and member_cpu.svg. When runs record the
-// benchmark process's heap and goroutines it also writes client_heap.svg
-// and client_goroutines.svg, one panel per input (and client count).
+// stock_level_p80.svg, with one panel per TPC-C input (and client count). When
+// runs record their members it also writes member_share.svg (the share of reads
+// each member served, per period) and, when a policy gave members weights,
+// member_weight.svg, with one panel per such run; and when they record the
+// members' own counters (bench --member-stats), member_cache_miss.svg and
+// member_cpu.svg. When runs record the benchmark process's heap and goroutines
+// it also writes client_heap.svg and client_goroutines.svg, one panel per input
+// (and client count).
 func WritePlots(dir string, in []Input) ([]string, error) {
 	if err := checkInputs(in); err != nil {
 		return nil, err

@@ -1,8 +1,8 @@
 package report
 
-// Reconfigurations: how each run's reads fared around the moments reads
-// moved from one member to another (results.Summary.Reconfigurations, from
-// package reconfig): seed 004's throughput before, the dip after, the time
+// Reconfigurations: how each run's reads fared around the moments reads moved
+// from one member to another (results.Summary.Reconfigurations, from package
+// reconfig): the read-hints paper's throughput before, the dip after, the time
 // to recover and the new serving member's cache misses.
 
 import (

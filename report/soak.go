@@ -1,6 +1,6 @@
 package report
 
-// The benchmark process itself (issue 12's soak runs): its heap and
+// The benchmark process itself (what long soak runs watch): its heap and
 // goroutines over time, a line per run, and per run the soak verdict, the
 // reads check and how punctually the policy decided
 // (results.Summary.Soak, ReadsCheck, Decisions).

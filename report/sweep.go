@@ -1,8 +1,8 @@
 package report
 
-// The client-count sweep part of the reports: seed 000's figures 5 (read
-// throughput, P80 read latency and the share of reads on secondaries against
-// the number of clients) and 6/7 (read throughput and P80 read latency
+// The client-count sweep part of the reports: the Decongestant paper's figures
+// 5 (read throughput, P80 read latency and the share of reads on secondaries
+// against the number of clients) and 6/7 (read throughput and P80 read latency
 // against the P80 staleness of reads, one point per policy and client count).
 // This file gathers the numbers; sweep_plots.go, sweep_html.go and
 // sweep_text.go draw and print them.
@@ -147,7 +147,7 @@ func (sw *sweep) policyPoints(policy string) []sweepPoint {
 }
 
 // readWord names the read series: TPC-C's routed reads are Stock-Level
-// transactions (seed 000 fig. 7), YCSB's are reads (fig. 6).
+// transactions (the Decongestant paper, fig. 7), YCSB's are reads (fig. 6).
 func (sw *sweep) readWord() string {
 	if isTPCC(sw.x.Results) {
 		return "Stock-Level"
@@ -155,8 +155,8 @@ func (sw *sweep) readWord() string {
 	return "read"
 }
 
-// tradeoffFig is the seed 000 figure the staleness trade-off plots match:
-// 7 for TPC-C, 6 otherwise (seed 000 ran YCSB-A for it).
+// tradeoffFig is the Decongestant paper's figure the staleness trade-off plots
+// match: 7 for TPC-C, 6 otherwise (the Decongestant paper ran YCSB-A for it).
 func (sw *sweep) tradeoffFig() string {
 	if isTPCC(sw.x.Results) {
 		return "7"

@@ -5,20 +5,20 @@ import (
 	"strings"
 )
 
-// writeSweepHTML writes the sweep section of input i: seed 000's fig. 5 as
-// three line charts against clients, figs. 6/7 as two scatter plots against
-// staleness, and a table of the numbers drawn.
+// writeSweepHTML writes the sweep section of input i: the Decongestant paper's
+// fig. 5 as three line charts against clients, figs. 6/7 as two scatter plots
+// against staleness, and a table of the numbers drawn.
 func writeSweepHTML(b *strings.Builder, i int, sw *sweep, pal palette, several bool) {
 	fmt.Fprintf(b, "<section class=\"sweep\" id=\"sweep-%d\">\n", i)
-	b.WriteString("<h2>Client-count sweep (seed 000 figs 5-7)")
+	b.WriteString("<h2>Client-count sweep (the Decongestant paper, figs 5-7)")
 	if several {
 		b.WriteString(": " + esc(sw.x.Name))
 	}
 	b.WriteString("</h2>\n")
 	fmt.Fprintf(b, `<p class="note">One point per policy and client count: the run summaries (after warm-up), `+
 		`mean over the repetitions; bars in the plots and ranges in the table: min-max over the repetitions. `+
-		`Staleness is the S probe's P80 (seed 000 plots the 80th percentile of the staleness its S workload `+
-		`measured; bench <code style="white-space:nowrap">--sprobe</code>). Seed 000 draws figs. 6 (YCSB-A reads) and 7 (TPC-C Stock-Level) alike; `+
+		`Staleness is the S probe's P80 (the Decongestant paper plots the 80th percentile of the staleness its S workload `+
+		`measured; bench <code style="white-space:nowrap">--sprobe</code>). The Decongestant paper draws figs. 6 (YCSB-A reads) and 7 (TPC-C Stock-Level) alike; `+
 		`here they are fig. %s for this %s workload.</p>`+"\n", sw.tradeoffFig(), esc(orDash(workloadName(sw.x.Results))))
 	for _, p := range sweepLinePlots {
 		buildSweepLine(p, sw, pal, several).render(b, 0, 0, false)

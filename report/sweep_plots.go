@@ -5,8 +5,8 @@ import (
 	"strconv"
 )
 
-// sweepLinePlot is one of seed 000's fig. 5 plots: a metric against the
-// number of clients, one line per policy.
+// sweepLinePlot is one of the Decongestant paper's fig. 5 plots: a metric
+// against the number of clients, one line per policy.
 type sweepLinePlot struct {
 	id       string // file base name and data-plot attribute
 	fig      string
@@ -16,8 +16,8 @@ type sweepLinePlot struct {
 	yInclude []float64
 }
 
-// sweepTradeoffPlot is one of seed 000's fig. 6/7 plots: a metric against
-// the P80 staleness of reads, one point per policy and client count.
+// sweepTradeoffPlot is one of the Decongestant paper's fig. 6/7 plots: a metric
+// against the P80 staleness of reads, one point per policy and client count.
 type sweepTradeoffPlot struct {
 	id     string
 	part   string // a or b
@@ -87,9 +87,9 @@ func buildSweepLine(p sweepLinePlot, sw *sweep, pal palette, several bool) *line
 	return c
 }
 
-// buildSweepTradeoff makes fig. 6/7 plot p for one sweep: one point per
-// policy and count at (staleness P80, metric), means over repetitions,
-// labelled with the count; the marker grows with the count, as in seed 000.
+// buildSweepTradeoff makes fig. 6/7 plot p for one sweep: one point per policy
+// and count at (staleness P80, metric), means over repetitions, labelled with
+// the count; the marker grows with the count, as in the Decongestant paper.
 // Without the S probe there is no staleness to plot, and the plot says so.
 func buildSweepTradeoff(p sweepTradeoffPlot, sw *sweep, pal palette, several bool) *scatterChart {
 	word := sw.readWord()

@@ -241,7 +241,8 @@ func TestSweepComparisonPerCount(t *testing.T) {
 }
 
 // TestSweepTPCC: a TPC-C sweep gets a TPC-C section per count, and its
-// trade-off plots are seed 000's fig. 7, of Stock-Level transactions.
+// trade-off plots are the Decongestant paper's fig. 7, of Stock-Level
+// transactions.
 func TestSweepTPCC(t *testing.T) {
 	x := tpccFixture(t)
 	r := *x.Results

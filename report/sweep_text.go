@@ -26,7 +26,7 @@ func (s spread) text() string {
 // writeSweepText writes the sweep's table: one row per policy and client
 // count, each metric's mean over the repetitions with (min–max).
 func writeSweepText(w io.Writer, sw *sweep) error {
-	fmt.Fprintf(w, "\nClient-count sweep (seed 000 figs 5-7): %s; mean (min–max) over repetitions\n", oneLine(sw.x.Name))
+	fmt.Fprintf(w, "\nClient-count sweep (the Decongestant paper, figs 5-7): %s; mean (min–max) over repetitions\n", oneLine(sw.x.Name))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "policy\tclients\truns")
 	for _, m := range sweepMetrics {

@@ -212,10 +212,10 @@ func orDash(s string) string {
 // than one). The relative column is the read throughput divided by the best
 // read throughput among the policies of the same input; the best is marked.
 //
-// In a client-count sweep (runs that record their client count) the rows
-// are per client count and policy, relative to the best policy at the same
-// count, and the table is followed by the sweep's table (seed 000 figs 5-7):
-// per policy and count the mean and the min-max over repetitions of read
+// In a client-count sweep (runs that record their client count) the rows are
+// per client count and policy, relative to the best policy at the same count,
+// and the table is followed by the sweep's table (the Decongestant paper, figs
+// 5-7): per policy and count the mean and the min-max over repetitions of read
 // throughput, P80 read latency, secondary share and S-probe staleness P80.
 //
 // Runs whose summaries measure reconfigurations are followed by a table of

@@ -6,10 +6,10 @@ import (
 	"github.com/decongestant/decongestant/results"
 )
 
-// tpccPlot is one per-minute TPC-C plot (seed 000 reports TPC-C per minute:
-// tpmC, and the routed Stock-Level transactions' throughput and P80 as the
-// read series, figure 4 a/b). Runs too short to have minutes fall back to
-// their periods.
+// tpccPlot is one per-minute TPC-C plot (the Decongestant paper reports TPC-C
+// per minute: tpmC, and the routed Stock-Level transactions' throughput and P80
+// as the read series, figure 4 a/b). Runs too short to have minutes fall back
+// to their periods.
 type tpccPlot struct {
 	id     string // file base name and data-plot attribute
 	what   string // start of the title

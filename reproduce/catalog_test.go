@@ -222,7 +222,7 @@ func TestFind(t *testing.T) {
 	if err != nil || f.ID != "fig5" {
 		t.Fatalf("Find(decongestant, 5) = %v, %v; want fig5", f, err)
 	}
-	if _, err := Find("seed000", "fig5"); err == nil || !strings.Contains(err.Error(), "decongestant, rpm, tpcc, consistency, read-hints") {
+	if _, err := Find("edbt2021", "fig5"); err == nil || !strings.Contains(err.Error(), "decongestant, rpm, tpcc, consistency, read-hints") {
 		t.Errorf("unknown paper: %v; want the valid ones listed", err)
 	}
 	if _, err := Find("rpm", "fig9"); err == nil || !strings.Contains(err.Error(), "fig2, fig3, fig4, fig5") {

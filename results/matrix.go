@@ -10,10 +10,10 @@ import (
 	"github.com/decongestant/decongestant/internal/atomicfile"
 )
 
-// Matrix is one `decongestant consistency matrix` invocation: seed 003's
-// experiment (section 4.2.3) with where reads go as one more dimension. It
-// has one Cell per (setup, document size, write concern, read concern,
-// read target), in that order, each measured Config.Iterations times.
+// Matrix is one `decongestant consistency matrix` invocation: the consistency
+// thesis' experiment (section 4.2.3) with where reads go as one more dimension.
+// It has one Cell per (setup, document size, write concern, read concern, read
+// target), in that order, each measured Config.Iterations times.
 //
 // It lives here rather than in package consistency, which runs it, so that
 // the report reads it without linking the MongoDB driver; the JSON field
@@ -55,7 +55,7 @@ type MatrixConfig struct {
 	WholeReads bool `json:"whole_reads"`
 }
 
-// MatrixSetup is one of seed 003's setups as it ran.
+// MatrixSetup is one of the consistency thesis' setups as it ran.
 type MatrixSetup struct {
 	Name    string `json:"name"` // operation, session or multi
 	Writers int    `json:"writers"`

@@ -67,8 +67,8 @@ type PhaseSpec struct {
 	// "stepdown", "kill=primary"); each run records when each started and
 	// ended as "fault" events.
 	Actions []string `json:"actions,omitempty"`
-	// Reads is the member every read moved to ("n2", "primary"): seed
-	// 004's workload migration.
+	// Reads is the member every read moved to ("n2", "primary"): the
+	// read-hints paper's workload migration.
 	Reads string `json:"reads,omitempty"`
 	// ReadOffset is where the reads' key window moved to (the read-hints
 	// paper's changed working set, fig. 16), when the phase moved it.
@@ -121,8 +121,8 @@ type Period struct {
 	MaxLagMS             float64  `json:"max_lag_ms"`
 	SProbeStalenessP80MS float64  `json:"sprobe_staleness_p80_ms"`
 	SProbeStalenessMaxMS float64  `json:"sprobe_staleness_max_ms"`
-	// SProbeValueGapMaxMS is seed 000's measure of the probes' staleness
-	// (primary value minus second value), which counts pauses in the
+	// SProbeValueGapMaxMS is the Decongestant paper's measure of the probes'
+	// staleness (primary value minus second value), which counts pauses in the
 	// writes (an election) as staleness.
 	SProbeValueGapMaxMS float64 `json:"sprobe_value_gap_max_ms,omitempty"`
 	SProbeProbes        int64   `json:"sprobe_probes"`
@@ -218,9 +218,9 @@ type Member struct {
 	MemCgroupMB *float64 `json:"mem_cgroup_mb"`
 }
 
-// Minute aggregates the periods of one wall-clock minute of a run (seed 000
-// reports TPC-C per minute): throughput and an exact P80 from the merged
-// histograms of its periods.
+// Minute aggregates the periods of one wall-clock minute of a run (the
+// Decongestant paper reports TPC-C per minute): throughput and an exact P80
+// from the merged histograms of its periods.
 type Minute struct {
 	// TS is the end of the minute in seconds from the start of the run;
 	// LengthS is its length (the last minute may be shorter).

@@ -1,7 +1,7 @@
 package results
 
-// SoakFlatPct is the growth under which Soak calls the heap and the
-// goroutines flat (issue 12: "growth < 5% over the last half of the run").
+// SoakFlatPct is the growth under which Soak calls the heap and the goroutines
+// flat (the soak criterion: growth under 5 % over the last half of the run).
 const SoakFlatPct = 5.0
 
 // SoakMinMeasuredS is the least measured time (after the warm-up), in

@@ -30,8 +30,9 @@ type config struct {
 // Option configures a Router.
 type Option func(*config) error
 
-// WithPolicy sets the routing policy (default: Spillway with its defaults and
-// a 10 s staleness bound; seed 000's Algorithm 1 is balancer.NewDecongestant).
+// WithPolicy sets the routing policy (default: Spillway with its defaults and a
+// 10 s staleness bound; the Decongestant paper's Algorithm 1 is
+// balancer.NewDecongestant).
 func WithPolicy(p balancer.Policy) Option {
 	return func(c *config) error {
 		if p == nil {
@@ -69,11 +70,11 @@ func WithEvents(f func(Event)) Option {
 	return func(c *config) error { c.onEvent = f; return nil }
 }
 
-// WithRTTQuantile sets which quantile of a period's ping RTTs estimates
-// the network round trip subtracted from read latency: 0.5 is seed 000's
-// median, 0 the minimum (the default; see DESIGN.md: on CPU-starved members a
-// ping waits for the CPU like a read does, and its median absorbs the very
-// congestion the ratio must see).
+// WithRTTQuantile sets which quantile of a period's ping RTTs estimates the
+// network round trip subtracted from read latency: 0.5 is the Decongestant
+// paper's median, 0 the minimum (the default; see DESIGN.md: on CPU-starved
+// members a ping waits for the CPU like a read does, and its median absorbs the
+// very congestion the ratio must see).
 func WithRTTQuantile(q float64) Option {
 	return func(c *config) error {
 		if q < 0 || q > 1 || q != q {
@@ -85,7 +86,7 @@ func WithRTTQuantile(q float64) Option {
 }
 
 // WithLatencySource sets which latency of a read the policy sees:
-// CommandLatency (the default) or seed 000's ClientLatency.
+// CommandLatency (the default) or the Decongestant paper's ClientLatency.
 func WithLatencySource(s LatencySource) Option {
 	return func(c *config) error {
 		if s != CommandLatency && s != ClientLatency {

@@ -25,8 +25,8 @@ const (
 	// is left out: those are client-side queues, not the server's speed
 	// (see DESIGN.md, "Server-side latency").
 	CommandLatency LatencySource = iota + 1
-	// ClientLatency is seed 000's client-observed latency: the whole call,
-	// from before server selection to the result.
+	// ClientLatency is the Decongestant paper's client-observed latency: the
+	// whole call, from before server selection to the result.
 	ClientLatency
 )
 

@@ -163,7 +163,7 @@ func TestPeriodFrom(t *testing.T) {
 		want balancer.Period
 	}{
 		{"command latency, minimum ping", CommandLatency, 0, balancer.Period{Primary: l.Primary.Command, Secondary: l.Secondary.Command, PrimaryRTT: ms, SecondaryRTT: 4 * ms}},
-		{"client latency (seed 000), median ping", ClientLatency, 0.5, balancer.Period{Primary: l.Primary.Client, Secondary: l.Secondary.Client, PrimaryRTT: 2 * ms, SecondaryRTT: 5 * ms}},
+		{"client latency (the Decongestant paper), median ping", ClientLatency, 0.5, balancer.Period{Primary: l.Primary.Client, Secondary: l.Secondary.Client, PrimaryRTT: 2 * ms, SecondaryRTT: 5 * ms}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

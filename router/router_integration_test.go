@@ -303,9 +303,9 @@ func TestConnectRejectsBadTargets(t *testing.T) {
 // TestPolicySeesServerTimeNotPoolWait: 16 goroutines share a pool of one
 // connection to the primary, where every find of this client is held 20 ms
 // (failCommand blockConnection). A read's client-observed latency is then
-// mostly the wait for the connection (~16 x 20 ms); the server's share is
-// 20 ms. The policy must see the server's (seed 000 §3.3.1 wants the
-// server-side latency), and events carry both.
+// mostly the wait for the connection (~16 x 20 ms); the server's share is 20
+// ms. The policy must see the server's (the Decongestant paper, §3.3.1, wants
+// the server-side latency), and events carry both.
 func TestPolicySeesServerTimeNotPoolWait(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	client := testutil.Connect(t, rs.URI())

@@ -1,4 +1,5 @@
-// Package clock holds the one context-aware sleep the project uses.
+// Package clock waits out a duration unless a context ends first: Sleep is
+// the one context-aware sleep the project uses.
 package clock
 
 import (

@@ -41,24 +41,24 @@ type Config struct {
 	// between operations (10 ms, 2 ms).
 	WriteInterval, ReadInterval time.Duration
 	// Writes, when positive, ends the run once every writer has made that
-	// many operations (seed 003: 100); otherwise Duration does.
+	// many operations (the consistency thesis: 100); otherwise Duration does.
 	Writes int
 	// Duration is how long clients run when Writes is 0 (30 s).
 	Duration time.Duration
 	// OpTimeout bounds one operation (5 s): past it a write's outcome is
 	// unknown.
 	OpTimeout time.Duration
-	// DocSize is a register's size in bytes before its log: a write
-	// rewrites that much, as seed 003's writer wrote whole documents (0: no
+	// DocSize is a register's size in bytes before its log: a write rewrites
+	// that much, as the consistency thesis' writer wrote whole documents (0: no
 	// padding).
 	DocSize int
 	// Sessions runs each client in a causally consistent session.
 	Sessions bool
-	// WholeReads makes a read fetch the whole register but its log
-	// (padding included), so the bytes a read moves grow with DocSize;
-	// otherwise a read fetches only the version and the value. Seed 003
-	// does not say which its reader did; its read latency barely grew with
-	// the document size.
+	// WholeReads makes a read fetch the whole register but its log (padding
+	// included), so the bytes a read moves grow with DocSize; otherwise a read
+	// fetches only the version and the value. The consistency thesis does not
+	// say which its reader did; its read latency barely grew with the document
+	// size.
 	WholeReads bool
 	// Database and Collection hold the registers ("decongestant",
 	// "registers").

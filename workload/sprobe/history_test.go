@@ -48,8 +48,9 @@ func TestStalenessOfAPausedMember(t *testing.T) {
 // TestAnElectionIsNotStaleness: the writer's last writes on the old primary
 // (a1, a2) are acknowledged and then lost in the failover; 10 s pass without
 // writes; the first write on the new primary (b1) replaces a0. A member that
-// has a0 and serves a read 1 ms after b1 was acknowledged is 1 ms stale, not
-// 10 s (seed 000's primary-minus-second value gap) and not 10 s since a1.
+// has a0 and serves a read 1 ms after b1 was acknowledged is 1 ms stale, not 10
+// s (the Decongestant paper's primary-minus-second value gap) and not 10 s
+// since a1.
 func TestAnElectionIsNotStaleness(t *testing.T) {
 	h := &history{}
 	a0 := steady(h, 0, 10, 0) // last write issued at 45 ms

@@ -1,12 +1,13 @@
-// Package sprobe is seed 000's S workload (§4.1.5): one writer keeps writing
-// the current time to a dedicated document; one reader probes periodically
-// with two reads, one from the primary and one sent where the application's
+// Package sprobe measures how stale the reads a policy routes are, with the
+// Decongestant paper's S workload (§4.1.5): one writer keeps writing the
+// current time to a dedicated document; one reader probes periodically with
+// two reads, one from the primary and one sent where the application's
 // policy currently allows secondary reads.
 //
 // A probe's staleness is how long the member that served the second read had
-// been missing an acknowledged write when the read was sent (see history):
-// the writer records when each write was acknowledged, and which writes a
-// failover lost. Seed 000's measure, the primary's value minus the second
+// been missing an acknowledged write when the read was sent (see history): the
+// writer records when each write was acknowledged, and which writes a failover
+// lost. The Decongestant paper's measure, the primary's value minus the second
 // read's, is kept as Sample.ValueGap; it counts a pause in the writes (an
 // election) as staleness.
 //
@@ -103,8 +104,8 @@ type Sample struct {
 	// Staleness is how long the member had been missing an acknowledged,
 	// not lost, write when the second read was sent (0: it had them all).
 	Staleness time.Duration
-	// ValueGap is seed 000's measure: the primary read's value minus the
-	// second read's (>= 0).
+	// ValueGap is the Decongestant paper's measure: the primary read's value
+	// minus the second read's (>= 0).
 	ValueGap time.Duration
 	// Secondary is true when the second read was sent with a read
 	// preference that allows a secondary.

@@ -25,8 +25,8 @@ const (
 // txnTypes lists the transactions in the order of the mix weights.
 var txnTypes = [...]txnType{txnNewOrder, txnPayment, txnOrderStatus, txnDelivery, txnStockLevel}
 
-// String returns the name used in results, as seed 002 appendix D:
-// NEW_ORDER, PAYMENT, ORDER_STATUS, DELIVERY, STOCK_LEVEL.
+// String returns the name used in results, as in the TPC-C-on-MongoDB paper,
+// appendix D: NEW_ORDER, PAYMENT, ORDER_STATUS, DELIVERY, STOCK_LEVEL.
 func (t txnType) String() string {
 	switch t {
 	case txnNewOrder:
@@ -50,9 +50,11 @@ type Weights [5]int
 
 // The named mixes.
 var (
-	// StandardMix is TPC-C clause 5.2.3's minimum mix as seed 002 ran it.
+	// StandardMix is TPC-C clause 5.2.3's minimum mix as the TPC-C-on-MongoDB
+	// paper ran it.
 	StandardMix = Weights{45, 43, 4, 4, 4}
-	// ReadWriteMix is seed 000 Table 1: Stock-Level 50%.
+	// ReadWriteMix is the mix of the Decongestant paper, Table 1: Stock-Level
+	// 50%.
 	ReadWriteMix = Weights{22, 20, 4, 4, 50}
 )
 
@@ -147,14 +149,14 @@ func (w Weights) pick(n int) txnType {
 type StockLevelReadConcern uint8
 
 const (
-	// StockLevelLocal reads with read concern local and no causally
-	// consistent session, as seed 000 §2.2 ran all its reads: a lagging
+	// StockLevelLocal reads with read concern local and no causally consistent
+	// session, as the Decongestant paper (§2.2) ran all its reads: a lagging
 	// secondary answers at once with what it has (staleness, not latency).
 	StockLevelLocal StockLevelReadConcern = iota + 1
 	// StockLevelMajority reads with read concern majority in the terminal's
-	// causally consistent session, as seed 002 (§5) ran Stock-Level: a
-	// lagging secondary waits until its majority-committed data includes
-	// the terminal's last operation (latency, not staleness).
+	// causally consistent session, as the TPC-C-on-MongoDB paper (§5) ran
+	// Stock-Level: a lagging secondary waits until its majority-committed data
+	// includes the terminal's last operation (latency, not staleness).
 	StockLevelMajority
 )
 
@@ -182,10 +184,10 @@ func ParseStockLevelReadConcern(s string) (StockLevelReadConcern, error) {
 	return 0, fmt.Errorf("%w: stock-level read concern %q: want local or majority", ErrConfig, s)
 }
 
-// DefaultStockLevelReadConcern is the read concern of Stock-Level under a
-// mix: local for the readwrite mix (seed 000 ran it with local), majority
-// for the standard mix (seed 002) and for custom weights, which follow the
-// TPC-C side.
+// DefaultStockLevelReadConcern is the read concern of Stock-Level under a mix:
+// local for the readwrite mix (the Decongestant paper ran it with local),
+// majority for the standard mix (the TPC-C-on-MongoDB paper) and for custom
+// weights, which follow the TPC-C side.
 func DefaultStockLevelReadConcern(mix Weights) StockLevelReadConcern {
 	if mix == ReadWriteMix {
 		return StockLevelLocal
@@ -193,9 +195,9 @@ func DefaultStockLevelReadConcern(mix Weights) StockLevelReadConcern {
 	return StockLevelMajority
 }
 
-// Config is a TPC-C workload configuration. DefaultConfig returns seed
-// 002's choices; every practice of its §4.5 is a field so that its figures
-// 2 and 3 can be reproduced.
+// Config is a TPC-C workload configuration. DefaultConfig returns the
+// TPC-C-on-MongoDB paper's choices; every practice of its §4.5 is a field so
+// that its figures 2 and 3 can be reproduced.
 type Config struct {
 	Warehouses int     `json:"warehouses"`
 	Scale      Scale   `json:"scale"`
@@ -203,8 +205,8 @@ type Config struct {
 	Mix        Weights `json:"-"`
 	// Seed makes the loaded data and the workers' choices deterministic.
 	Seed uint64 `json:"seed"`
-	// FindAndModify replaces a read followed by an update of the same
-	// document with one findAndModify (seed 002 §4.5.5, figure 3).
+	// FindAndModify replaces a read followed by an update of the same document
+	// with one findAndModify (the TPC-C-on-MongoDB paper, §4.5.5, figure 3).
 	FindAndModify bool `json:"find_and_modify"`
 	// BatchWrites sends New-Order's STOCK updates (and, normalized, its
 	// ORDER_LINE inserts) as one bulk write (§4.5.6).
@@ -218,20 +220,21 @@ type Config struct {
 	// later SetMix switches to).
 	StockLevelReadConcern StockLevelReadConcern `json:"-"`
 	// Keying and ThinkTime add the keying and think times of TPC-C clause
-	// 5.2.5.7 before and after each transaction; both off, as in seed 002.
+	// 5.2.5.7 before and after each transaction; both off, as in the
+	// TPC-C-on-MongoDB paper.
 	Keying    bool `json:"keying"`
 	ThinkTime bool `json:"think_time"`
-	// WriteConcern of transaction commits: "majority" (seed 002) or a
-	// member count such as "1".
+	// WriteConcern of transaction commits: "majority" (the TPC-C-on-MongoDB
+	// paper) or a member count such as "1".
 	WriteConcern string `json:"write_concern"`
 	// MaxRetries bounds the retries of one transaction on
-	// TransientTransactionError (0 = unbounded, as seed 002).
+	// TransientTransactionError (0 = unbounded, as the TPC-C-on-MongoDB paper).
 	MaxRetries int `json:"max_retries"`
 	// RetryBackoff caps the pause before retrying a transaction after a
 	// TransientTransactionError: a random pause in [0, min(cap, 1ms*2^n)]
-	// before the n-th retry ("full jitter"). 0 (the default) retries at
-	// once, as seed 002 did. Measured on 10 warehouses, backing off did not
-	// help at 16 clients and starved transactions at 64 (DESIGN.md).
+	// before the n-th retry ("full jitter"). 0 (the default) retries at once,
+	// as the TPC-C-on-MongoDB paper did. Measured on 10 warehouses, backing off
+	// did not help at 16 clients and starved transactions at 64 (DESIGN.md).
 	RetryBackoff time.Duration `json:"retry_backoff_ns"`
 }
 

@@ -163,9 +163,10 @@ func TestParseStockLevelReadConcern(t *testing.T) {
 	}
 }
 
-// TestStockLevelReadConcernDefault checks the rule: local for seed 000's
-// readwrite mix, majority for seed 002's standard mix and for custom
-// weights; an explicit choice wins; the run's settings record the choice.
+// TestStockLevelReadConcernDefault checks the rule: local for the Decongestant
+// paper's readwrite mix, majority for the TPC-C-on-MongoDB paper's standard mix
+// and for custom weights; an explicit choice wins; the run's settings record
+// the choice.
 func TestStockLevelReadConcernDefault(t *testing.T) {
 	custom := Weights{40, 40, 5, 5, 10}
 	for _, tt := range []struct {

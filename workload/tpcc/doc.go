@@ -1,8 +1,8 @@
-// Package tpcc is TPC-C on MongoDB as seed 002 ran it (py-tpcc's MongoDB
-// driver: the TPC-C tables as upper-case collections, the five transactions
-// in multi-document transactions, findAndModify and batched writes as
-// options), with seed 000's read-write mix (Stock-Level 50%) beside the
-// standard one. It registers itself as the workload "tpcc".
+// Package tpcc runs TPC-C on MongoDB as the TPC-C-on-MongoDB paper ran it
+// (py-tpcc's MongoDB driver: the TPC-C tables as upper-case collections, the
+// five transactions in multi-document transactions, findAndModify and batched
+// writes as options), with the Decongestant paper's read-write mix (Stock-Level
+// 50%) beside the standard one. It registers itself as the workload "tpcc".
 //
 // Stock-Level, the read the balancer routes, runs outside a transaction as
 // one routed unit; Order-Status can be routed the same way. The other
@@ -21,7 +21,7 @@
 //	flags.go         Flags: the settings as flags, declared once (the registered workload)
 //	tpcc.go          the Generator and its terminals (worker): mix, keying and think times
 //	config.go        Config, the mixes (Weights), Stock-Level's read concern
-//	schema.go        collections, document types, indexes (seed 002 appendix B), Scale
+//	schema.go        collections, document types, indexes (the TPC-C-on-MongoDB paper, appendix B), Scale
 //	random.go        the random source of clauses 2.1.6 and 4.3.2 (NURand, last names)
 //	txn.go           the transaction runner: retries, commit, abort
 //	new_order.go     New-Order (clause 2.4)
@@ -59,8 +59,8 @@
 //
 // # Example
 //
-// Load four warehouses, run terminals with seed 000's mix, then check the
-// database:
+// Load four warehouses, run terminals with the Decongestant paper's mix, then
+// check the database:
 //
 //	cfg := tpcc.DefaultConfig()
 //	cfg.Warehouses = 4

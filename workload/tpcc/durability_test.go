@@ -14,9 +14,9 @@ import (
 	"github.com/decongestant/decongestant/internal/testutil"
 )
 
-// TestDurabilityPrimaryKilled is the durability test of seed 002 §4.6.5
-// (TPC-C clause 3.5): New-Orders commit with write concern majority while
-// the primary is killed; afterwards every order the clients saw
+// TestDurabilityPrimaryKilled is the durability test of the TPC-C-on-MongoDB
+// paper, §4.6.5 (TPC-C clause 3.5): New-Orders commit with write concern
+// majority while the primary is killed; afterwards every order the clients saw
 // acknowledged is in the database, exactly once, and the database is
 // consistent.
 func TestDurabilityPrimaryKilled(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	workload.Register(workload.Meta{Name: Name, Description: "TPC-C on MongoDB (seed 002) and seed 000's read-write mix",
+	workload.Register(workload.Meta{Name: Name, Description: "TPC-C on MongoDB as the TPC-C-on-MongoDB paper ran it, with the Decongestant paper's read-write mix",
 		Clients: 16, WriteConcern: "majority", New: func() workload.Flagser { return NewFlags() }})
 }
 
@@ -41,17 +41,17 @@ func NewFlags() *Flags {
 func (f *Flags) Flags() *flag.FlagSet {
 	fs := flag.NewFlagSet(Name, flag.ContinueOnError)
 	fs.IntVar(&f.warehouses, "warehouses", f.warehouses, "TPC-C warehouses (scale factor)")
-	fs.StringVar(&f.mix, "mix", f.mix, "transaction mix: standard (45/43/4/4/4), readwrite (seed 000: Stock-Level 50%) or weights no=,pay=,os=,del=,sl= summing to 100")
-	fs.StringVar(&f.schema, "schema", f.schema, "denormalized (order lines embedded in ORDERS, seed 002) or normalized")
+	fs.StringVar(&f.mix, "mix", f.mix, "transaction mix: standard (45/43/4/4/4), readwrite (the Decongestant paper's: Stock-Level 50%) or weights no=,pay=,os=,del=,sl= summing to 100")
+	fs.StringVar(&f.schema, "schema", f.schema, "denormalized (order lines embedded in ORDERS, as the TPC-C-on-MongoDB paper ran it) or normalized")
 	fs.StringVar(&f.scale, "scale", f.scale, "database size: standard (TPC-C 4.3.3.1) or small (1000 items, 30 customers per district; for quick tries)")
-	fs.BoolVar(&f.findAndModify, "find-and-modify", f.findAndModify, "use findAndModify where a read is followed by an update of the same document (seed 002 §4.5.5)")
-	fs.BoolVar(&f.batchWrites, "batch-writes", f.batchWrites, "batch New-Order's stock updates into one bulk write (seed 002 §4.5.6)")
+	fs.BoolVar(&f.findAndModify, "find-and-modify", f.findAndModify, "use findAndModify where a read is followed by an update of the same document (the TPC-C-on-MongoDB paper, §4.5.5)")
+	fs.BoolVar(&f.batchWrites, "batch-writes", f.batchWrites, "batch New-Order's stock updates into one bulk write (the TPC-C-on-MongoDB paper, §4.5.6)")
 	fs.BoolVar(&f.routeOrderStatus, "route-order-status", f.routeOrderStatus, "route Order-Status through the balancer like Stock-Level (outside a transaction)")
-	fs.StringVar(&f.stockLevelReadConcern, "stock-level-read-concern", f.stockLevelReadConcern, "Stock-Level's read concern: local (no causal session, as seed 000) or majority (in the terminal's causally consistent session, as seed 002); default local for --mix readwrite, majority for standard and custom weights")
+	fs.StringVar(&f.stockLevelReadConcern, "stock-level-read-concern", f.stockLevelReadConcern, "Stock-Level's read concern: local (no causal session, as the Decongestant paper) or majority (in the terminal's causally consistent session, as the TPC-C-on-MongoDB paper); default local for --mix readwrite, majority for standard and custom weights")
 	fs.BoolVar(&f.keying, "keying", f.keying, "add TPC-C keying times (clause 5.2.5.7)")
 	fs.BoolVar(&f.thinkTime, "think-time", f.thinkTime, "add TPC-C think times (clause 5.2.5.7)")
-	fs.IntVar(&f.maxRetries, "max-retries", f.maxRetries, "retries of one transaction on TransientTransactionError (0 = unbounded, as seed 002)")
-	fs.DurationVar(&f.retryBackoff, "retry-backoff", f.retryBackoff, "cap of the random pause before retrying a conflicted transaction (0 = retry at once, as seed 002)")
+	fs.IntVar(&f.maxRetries, "max-retries", f.maxRetries, "retries of one transaction on TransientTransactionError (0 = unbounded, as the TPC-C-on-MongoDB paper)")
+	fs.DurationVar(&f.retryBackoff, "retry-backoff", f.retryBackoff, "cap of the random pause before retrying a conflicted transaction (0 = retry at once, as the TPC-C-on-MongoDB paper)")
 	fs.BoolVar(&f.Reset, "reset", f.Reset, "drop an existing TPC-C database and load again")
 	fs.BoolVar(&f.Check, "check", f.Check, "run the twelve consistency checks after every run (bench) or after loading (load)")
 	return fs

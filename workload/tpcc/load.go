@@ -141,8 +141,8 @@ func (c Config) validateLoad() error {
 // Load populates db per TPC-C clause 4.3.3.1 at cfg.Scale (exactly the
 // specification at StandardScale) for cfg.Warehouses warehouses, in the
 // cfg.Schema layout, then verifies the document counts. It creates the
-// collections and the indexes of seed 002 appendix B before inserting.
-// Writes use write concern majority whatever db's own is.
+// collections and the indexes of the TPC-C-on-MongoDB paper, appendix B before
+// inserting. Writes use write concern majority whatever db's own is.
 //
 // Load keeps its progress in the TPCC_META collection, which decides what a
 // call does:

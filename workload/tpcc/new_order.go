@@ -64,10 +64,10 @@ type stockRow struct {
 	Dist     string `bson:"dist"`
 }
 
-// newOrderTxn runs a New-Order (clause 2.4.2) as one transaction. Seed 002
-// §4.5.5 order: the district's D_NEXT_O_ID first (the hottest document, so
-// a write conflict aborts before any other work), then the reads, the
-// stock updates and the inserts.
+// newOrderTxn runs a New-Order (clause 2.4.2) as one transaction. The
+// TPC-C-on-MongoDB paper §4.5.5 order: the district's D_NEXT_O_ID first (the
+// hottest document, so a write conflict aborts before any other work), then the
+// reads, the stock updates and the inserts.
 func (w *worker) newOrderTxn(ctx context.Context, in newOrderInput) (newOrderResult, int, error) {
 	var res newOrderResult
 	retries, rolledBack, err := w.txn.run(ctx, func(ctx context.Context) error {
@@ -79,10 +79,10 @@ func (w *worker) newOrderTxn(ctx context.Context, in newOrderInput) (newOrderRes
 	return res, retries, err
 }
 
-// newOrder is the body of a New-Order (clause 2.4.2.2), its steps in seed
-// 002's order (newOrderTxn). An unused item rolls it back after the order
-// number was taken (clause 2.4.2.3). The total is sum(OL_AMOUNT) *
-// (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX).
+// newOrder is the body of a New-Order (clause 2.4.2.2), its steps in the
+// TPC-C-on-MongoDB paper's order (newOrderTxn). An unused item rolls it back
+// after the order number was taken (clause 2.4.2.3). The total is
+// sum(OL_AMOUNT) * (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX).
 func (w *worker) newOrder(ctx context.Context, in newOrderInput) (newOrderResult, error) {
 	var res newOrderResult
 	oid, dTax, err := w.nextOrderID(ctx, in)

@@ -135,7 +135,8 @@ func (w *worker) payment(ctx context.Context, in paymentInput) (paymentResult, e
 }
 
 // readUpdate reads a document and applies update to it: one findAndModify
-// returning the pre-image (seed 002 §4.5.5), or a find and an update.
+// returning the pre-image (the TPC-C-on-MongoDB paper, §4.5.5), or a find and
+// an update.
 func (w *worker) readUpdate(ctx context.Context, coll *mongo.Collection, filter, update, proj bson.D, out any) error {
 	if w.cfg.FindAndModify {
 		return coll.FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetProjection(proj)).Decode(out)

@@ -18,13 +18,13 @@ import (
 )
 
 // pyDriver reimplements, for tests, the queries of py-tpcc's MongoDB driver,
-// the reference implementation of seed 002: github.com/mongodb-labs/py-tpcc,
-// pytpcc/drivers/mongodbdriver.py, class MongodbDriver (its Python 3
-// version, commit 09296eeb). Every query has the driver's collection,
-// filter (with its $comment), projection, sort and limit, in the driver's
-// order, and the writes have the driver's documents; each method names the
-// driver function it mirrors. No driver code is copied: this is Go written
-// from reading it.
+// the reference implementation of the TPC-C-on-MongoDB paper:
+// github.com/mongodb-labs/py-tpcc, pytpcc/drivers/mongodbdriver.py, class
+// MongodbDriver (its Python 3 version, commit 09296eeb). Every query has the
+// driver's collection, filter (with its $comment), projection, sort and limit,
+// in the driver's order, and the writes have the driver's documents; each
+// method names the driver function it mirrors. No driver code is copied: this
+// is Go written from reading it.
 //
 // Settings are the driver's defaults except where a field says otherwise:
 // not sharded (I_W_ID 0), no_global_items False, batch writes and one

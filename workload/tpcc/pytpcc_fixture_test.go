@@ -79,7 +79,7 @@ func (p pyRand) fillOriginal(data string) string {
 // Types are pymongo's: a Python int is an int32, a float a double, a
 // datetime a date, None null. Warehouse 2's undelivered orders carry
 // O_CARRIER_ID as an int64: Python 2's NULL_CARRIER_ID = 0L, which py-tpcc
-// had when seed 002 ran it. No TPCC_META is written.
+// had when the TPC-C-on-MongoDB paper ran it. No TPCC_META is written.
 func pyLoad(t *testing.T, ctx context.Context, db *mongo.Database, schema Schema, warehouses int, sc Scale, seed uint64) {
 	t.Helper()
 	if err := createPyIndexes(ctx, db, schema); err != nil {

@@ -11,8 +11,8 @@ import (
 	"github.com/decongestant/decongestant/workload"
 )
 
-// RunReport is the "tpcc" object of a run's results, in the spirit of seed
-// 002 appendix D.
+// RunReport is the "tpcc" object of a run's results, in the spirit of the
+// TPC-C-on-MongoDB paper, appendix D.
 type RunReport struct {
 	// TpmC is New-Order transactions per minute over the measured
 	// interval, rolled-back ones included (TPC-C counts them).
@@ -28,7 +28,8 @@ type RunReport struct {
 	Transactions      map[string]TxnReport `json:"transactions"`
 	Settings          map[string]any       `json:"settings"`
 	// Server is the delta of the primary's serverStatus counters over the
-	// measured interval (seed 002 §4.4: compare client and server counts).
+	// measured interval (the TPC-C-on-MongoDB paper, §4.4: compare client and
+	// server counts).
 	Server      *ServerDelta `json:"server,omitempty"`
 	ServerError string       `json:"server_error,omitempty"`
 	// Check holds the consistency checks run after the run (CheckAfterRun).
@@ -45,7 +46,8 @@ type TxnReport struct {
 	LatencyMS LatencyReport `json:"latency_ms"`
 }
 
-// LatencyReport holds the percentiles seed 002 reports, in milliseconds.
+// LatencyReport holds the percentiles the TPC-C-on-MongoDB paper reports, in
+// milliseconds.
 type LatencyReport struct {
 	Min float64 `json:"min"`
 	P50 float64 `json:"p50"`

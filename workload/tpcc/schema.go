@@ -10,7 +10,7 @@ import (
 )
 
 // Collection names: the TPC-C tables, upper case, as in the reference
-// implementation of seed 002 (py-tpcc's MongoDB driver).
+// implementation of the TPC-C-on-MongoDB paper (py-tpcc's MongoDB driver).
 const (
 	collItem      = "ITEM"
 	collWarehouse = "WAREHOUSE"
@@ -41,8 +41,8 @@ func schemaCollections(s Schema) []string {
 type Schema uint8
 
 const (
-	// Denormalized embeds each order's lines in its ORDERS document (seed
-	// 002 §4.5.3); the default.
+	// Denormalized embeds each order's lines in its ORDERS document (the
+	// TPC-C-on-MongoDB paper, §4.5.3); the default.
 	Denormalized Schema = iota + 1
 	// Normalized keeps the lines in their own ORDER_LINE collection, as the
 	// TPC-C specification's tables.
@@ -233,7 +233,8 @@ type orderDoc struct {
 
 // orderLineDoc is a row of ORDER_LINE or an element of ORDERS.ORDER_LINE.
 // Embedded lines omit OL_O_ID, OL_D_ID and OL_W_ID: their order holds them
-// (which is why seed 002 found the denormalized database smaller).
+// (which is why the TPC-C-on-MongoDB paper found the denormalized database
+// smaller).
 type orderLineDoc struct {
 	OID       int `bson:"OL_O_ID,omitempty"`
 	DID       int `bson:"OL_D_ID,omitempty"`
@@ -255,10 +256,10 @@ type newOrderDoc struct {
 	WID int `bson:"NO_W_ID"`
 }
 
-// schemaIndexes returns the indexes of seed 002 appendix B for each collection of
-// the schema (its O_ENTRY_ID typo corrected to O_ENTRY_D). The first index
-// of ITEM, WAREHOUSE, DISTRICT, CUSTOMER, STOCK, ORDERS and NEW_ORDER is
-// unique: it is the table's primary key.
+// schemaIndexes returns the indexes of the TPC-C-on-MongoDB paper, appendix B
+// for each collection of the schema (its O_ENTRY_ID typo corrected to
+// O_ENTRY_D). The first index of ITEM, WAREHOUSE, DISTRICT, CUSTOMER, STOCK,
+// ORDERS and NEW_ORDER is unique: it is the table's primary key.
 func schemaIndexes(s Schema) map[string][]mongo.IndexModel {
 	unique := func(keys bson.D) mongo.IndexModel {
 		return mongo.IndexModel{Keys: keys, Options: options.Index().SetUnique(true)}

@@ -26,12 +26,13 @@ func (w *worker) drawStockLevel() stockLevelInput {
 	return stockLevelInput{WID: w.wID, DID: w.dID, Threshold: w.rnd.Int(10, 20)}
 }
 
-// stockLevel runs a Stock-Level (clause 2.8.2) outside a transaction, as
-// seed 002 §4.5.1 does, routed by the balancer as one unit (seed 000), so
-// all three queries go to the member it chose. With StockLevelMajority they
-// read with read concern majority in the worker's causally consistent
-// session; with StockLevelLocal, with read concern local outside it (in
-// the driver's implicit session, which is not causally consistent).
+// stockLevel runs a Stock-Level (clause 2.8.2) outside a transaction, as the
+// TPC-C-on-MongoDB paper (§4.5.1) does, routed by the balancer as one unit (the
+// Decongestant paper), so all three queries go to the member it chose. With
+// StockLevelMajority they read with read concern majority in the worker's
+// causally consistent session; with StockLevelLocal, with read concern local
+// outside it (in the driver's implicit session, which is not causally
+// consistent).
 func (w *worker) stockLevel(ctx context.Context, in stockLevelInput) (stockLevelResult, error) {
 	copts := w.local
 	if w.cfg.StockLevelReadConcern == StockLevelMajority {

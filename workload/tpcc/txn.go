@@ -36,9 +36,9 @@ func hasLabel(err error, label string) bool {
 	return errors.As(err, &le) && le.HasErrorLabel(label)
 }
 
-// txnRunner runs transaction bodies in one session with seed 002's retry
-// loop: the whole body again on TransientTransactionError, the commit again
-// on UnknownTransactionCommitResult; every retry is counted.
+// txnRunner runs transaction bodies in one session with the TPC-C-on-MongoDB
+// paper's retry loop: the whole body again on TransientTransactionError, the
+// commit again on UnknownTransactionCommitResult; every retry is counted.
 type txnRunner struct {
 	sess    *mongo.Session
 	opts    *options.TransactionOptionsBuilder

@@ -16,8 +16,8 @@ import (
 	"github.com/decongestant/decongestant/workload"
 )
 
-// txnVariants are the configurations every transaction test runs under:
-// seed 002's best practices, and the plain normalized schema with
+// txnVariants are the configurations every transaction test runs under: the
+// TPC-C-on-MongoDB paper's best practices, and the plain normalized schema with
 // select-then-update and one write per row (its figures 2 and 3).
 var txnVariants = []struct {
 	name                       string

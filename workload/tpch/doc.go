@@ -1,8 +1,7 @@
 // Package tpch runs TPC-H's Q1, the Pricing Summary Report Query, on a
 // LINEITEM table it generates by dbgen's rules, and registers itself as
 // the workload "tpch". It is the analytics workload of the read-hints paper
-// ("Read hints for replicated key-value stores", §4.11.2): Q1 on LINEITEM
-// of scale factor 10, with indexes on the fields the query uses and random
+// (§4.11.2): Q1 on LINEITEM of scale factor 10, with indexes on the fields the query uses and random
 // shipdate parameters, moved from the primary to a secondary mid-run; on
 // the secondary's cold cache the query ran 5.25 times slower (1.2 s to
 // 6.3 s) with 40-60% cache misses. With bench's machinery the move is one

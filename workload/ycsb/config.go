@@ -41,9 +41,10 @@ type Config struct {
 	// readproportion; updateproportion is 1 minus it). Mixes A, B and C
 	// only, which read and update.
 	ReadProportion float64
-	// ReadKeys, when above 0, splits the loaded keys: reads draw from the
-	// first ReadKeys, updates from the rest, with the request distribution
-	// over each part (seed 004 §4.5's disjoint read and write key sets).
+	// ReadKeys, when above 0, splits the loaded keys: reads draw from the first
+	// ReadKeys, updates from the rest, with the request distribution over each
+	// part (the disjoint read and write key sets of the read-hints paper,
+	// §4.5).
 	ReadKeys int64
 }
 

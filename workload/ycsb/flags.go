@@ -35,8 +35,8 @@ func (f *Flags) Flags() *flag.FlagSet {
 	opt(optCollection, "YCSB table (collection)")
 	opt(optInsertStart, "first key number loaded")
 	opt(optCausal, "run every client in a causally consistent session (true/false)")
-	opt(optReadProp, "replace a, b or c's proportions: reads with this probability, updates otherwise (YCSB's readproportion; seed 004 ran 0.8)")
-	opt(optReadKeys, "reads draw from the first N loaded keys, updates from the rest (seed 004's disjoint read and write key sets); 0 = all keys for both")
+	opt(optReadProp, "replace a, b or c's proportions: reads with this probability, updates otherwise (YCSB's readproportion; the read-hints paper ran 0.8)")
+	opt(optReadKeys, "reads draw from the first N loaded keys, updates from the rest (the read-hints paper's disjoint read and write key sets); 0 = all keys for both")
 	return fs
 }
 

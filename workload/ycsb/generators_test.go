@@ -280,8 +280,8 @@ func TestAckCounter(t *testing.T) {
 	}
 }
 
-// TestReadKeysSplitTheKeys checks seed 004's disjoint key sets: reads draw
-// from the first ReadKeys keys, updates from the rest, for every
+// TestReadKeysSplitTheKeys checks the read-hints paper's disjoint key sets:
+// reads draw from the first ReadKeys keys, updates from the rest, for every
 // distribution.
 func TestReadKeysSplitTheKeys(t *testing.T) {
 	for _, d := range []Distribution{Uniform, Zipfian} {

@@ -9,11 +9,11 @@ import (
 	"github.com/decongestant/decongestant/results"
 )
 
-// Seed 003's published findings beside this machine's counterparts. The
-// numbers are the thesis' (its section 5.1 summary and the trends of its
-// section 4.3); the comparison is computed from the matrix, never written
-// in: a finding agrees when the effect has the thesis' sign, is clear of
-// the noise, and (for a published number) is within a factor of 2 of it.
+// The consistency thesis' published findings beside this machine's
+// counterparts. The numbers are the thesis' (its section 5.1 summary and the
+// trends of its section 4.3); the comparison is computed from the matrix, never
+// written in: a finding agrees when the effect has the thesis' sign, is clear
+// of the noise, and (for a published number) is within a factor of 2 of it.
 // Only reads on the primary count, as the thesis read from the primary.
 
 // claimKind is how a finding is compared.
@@ -33,8 +33,8 @@ const (
 	claimAtMost
 )
 
-// seed003Claim is one finding and how to measure it here.
-type seed003Claim struct {
+// thesisClaim is one finding and how to measure it here.
+type thesisClaim struct {
 	where   string // the thesis' section
 	text    string // the finding, paraphrased
 	thesis  string // as published
@@ -54,7 +54,7 @@ type estimate struct {
 
 // claimResult is a finding with our measure and the verdict.
 type claimResult struct {
-	claim   seed003Claim
+	claim   thesisClaim
 	est     estimate
 	verdict string
 	class   verdictClass
@@ -82,8 +82,8 @@ const (
 // concurrency" in its summary).
 var baseline = []string{"operation", "session"}
 
-// seed003Claims are the findings compared, in the thesis' order.
-var seed003Claims = []seed003Claim{
+// thesisClaims are the findings compared, in the thesis' order.
+var thesisClaims = []thesisClaim{
 	{where: "§5.1", text: "baseline concurrency: rc linearizable instead of majority raises write latency",
 		thesis: "+1.54 ms", kind: claimDiff, want: 1.54, unit: "ms",
 		measure: rcDiff(baseline, "linearizable", "majority", writeMean, false)},
@@ -271,9 +271,9 @@ func worst(sel func(results.MatrixCell) bool, metric func(results.MatrixSummary)
 	}
 }
 
-// seed003Caveats say what differs from the thesis' run in a way that
+// thesisCaveats say what differs from the thesis' run in a way that
 // changes the size of the numbers compared.
-func seed003Caveats(m *results.Matrix) []string {
+func thesisCaveats(m *results.Matrix) []string {
 	var out []string
 	if iv := m.Config.WriteIntervalMs; iv > 0 && iv != 1000 {
 		out = append(out, fmt.Sprintf("This run wrote every %s ms, the thesis every 1 s. A read is stale while a newer "+
@@ -285,10 +285,10 @@ func seed003Caveats(m *results.Matrix) []string {
 	return out
 }
 
-// compareSeed003 measures every finding on m and gives its verdict.
-func compareSeed003(m *results.Matrix) []claimResult {
-	out := make([]claimResult, len(seed003Claims))
-	for i, c := range seed003Claims {
+// compareThesis measures every finding on m and gives its verdict.
+func compareThesis(m *results.Matrix) []claimResult {
+	out := make([]claimResult, len(thesisClaims))
+	for i, c := range thesisClaims {
 		e := c.measure(m)
 		v, class := judge(c, e)
 		out[i] = claimResult{claim: c, est: e, verdict: v, class: class}
@@ -297,7 +297,7 @@ func compareSeed003(m *results.Matrix) []claimResult {
 }
 
 // judge gives the verdict on one finding.
-func judge(c seed003Claim, e estimate) (string, verdictClass) {
+func judge(c thesisClaim, e estimate) (string, verdictClass) {
 	if e.n == 0 {
 		return verdictNotMeasure, classNone
 	}
@@ -351,7 +351,7 @@ type MatrixFinding struct {
 // does.
 func MatrixFindings(m *results.Matrix) []MatrixFinding {
 	var out []MatrixFinding
-	for _, r := range compareSeed003(m) {
+	for _, r := range compareThesis(m) {
 		ours := "-"
 		if r.est.n > 0 {
 			ours = fmtNum(r.est.v) + " " + r.claim.unit
