@@ -59,7 +59,7 @@ func proxyPolicy(p balancer.Policy) (balancer.Policy, error) {
 	if p.Name() == "primary" {
 		return balancer.ParseWeights("primary=1")
 	}
-	return nil, fmt.Errorf("%w: %s cannot run through the proxy, which routes with a per-member policy: primary, spillway, weights:..., rpm-balanced", ErrBadOptions, p.Name())
+	return nil, fmt.Errorf("%w: %s cannot run through the proxy, which routes with a per-member policy: primary, spillway or weights:...", ErrBadOptions, p.Name())
 }
 
 // connectProxied starts the run's proxy in this process, on a loopback

@@ -50,7 +50,7 @@ type Config struct {
 	KillTimeout time.Duration
 
 	// Policy routes eligible reads per member (balancer.NewSpillway,
-	// weights:..., rpm-balanced: a per-member policy); nil sends every
+	// weights:...: a per-member policy); nil sends every
 	// command to the primary. The proxy runs a router for it (made
 	// router.WithExternalReads) on URI: its lag polls, per-member shares,
 	// Stats and metrics are the library's.

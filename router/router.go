@@ -209,7 +209,7 @@ func newConfig(uri string, opts []Option) (config, error) {
 		cfg.policy = p
 	}
 	if cfg.external && cfg.policy.Selection().Mode != balancer.PerMember {
-		return cfg, fmt.Errorf("router: policy %s does not route per member; reads sent by the caller (WithExternalReads) need one: spillway, weights:..., or rpm-balanced", cfg.policy.Name())
+		return cfg, fmt.Errorf("router: policy %s does not route per member; reads sent by the caller (WithExternalReads) need one: spillway or weights:...", cfg.policy.Name())
 	}
 	if cfg.policy.Selection().Mode == balancer.PerMember && strings.HasPrefix(uri, "mongodb+srv://") {
 		// The driver refuses a direct connection under an SRV URI.
