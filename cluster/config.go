@@ -130,7 +130,7 @@ const memoryHeadroom = 256 * MiB
 // MinMemory is the smallest memory cap a member with a WiredTiger cache of cacheSizeGB (0 means
 // DefaultCacheSizeGB) is started with: the cache (GiB, as mongod reads --wiredTigerCacheSizeGB)
 // plus 256 MiB for everything else, 512 MiB with the default cache. A fresh member's RSS here is
-// well below that (DESIGN.md gives the measurement); the headroom is for the cache filling up under
+// well below that (docs/measurements.md gives the measurement); the headroom is for the cache filling up under
 // load, connections, and the page cache of the member's own files, which its cgroup is charged for
 // too.
 func MinMemory(cacheSizeGB float64) int64 {

@@ -69,7 +69,7 @@ func (l *lagSeries) last() (time.Duration, bool) {
 // 100 ms, plus up to 1 s more for hello (its lastWriteDate has whole
 // seconds), each hello sample against the replSetGetStatus sample sent
 // nearest to it, and agree on about 0 after the resume (exactly 0 once the
-// writes stop). -agree-pause sets the pause (DESIGN.md's measurement: 60s).
+// writes stop). -agree-pause sets the pause (docs/measurements.md: 60s).
 func TestLagSourcesAgree(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	client := testutil.Connect(t, rs.URI())
