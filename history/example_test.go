@@ -76,7 +76,9 @@ func ExampleCheckLinearizable() {
 		Outcome: history.OutcomeOK, Invoke: 40 * ms, Complete: 50 * ms, Member: "h:27019"})
 	rep := history.CheckLinearizable(h, time.Minute)
 	fmt.Println("a read of 0 after the write returned:", rep.Result)
-	fmt.Printf("key %s: %d ops, longest linearization %d\n", rep.Failure.Key, len(rep.Failure.Ops), rep.Failure.Linearized)
+	if f := rep.Failure; f != nil { // the smallest key history that fails
+		fmt.Printf("key %s: %d ops, longest linearization %d\n", f.Key, len(f.Ops), f.Linearized)
+	}
 	// Output:
 	// concurrent reads: ok
 	// a read of 0 after the write returned: illegal
