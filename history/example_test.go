@@ -35,8 +35,10 @@ func Example() {
 
 	lin := history.CheckLinearizable(h, time.Minute)
 	fmt.Println("linearizable:", lin.Result)
-	for _, op := range lin.Failure.Ops {
-		fmt.Println(" ", op)
+	if lin.Failure != nil {
+		for _, op := range lin.Failure.Ops {
+			fmt.Println(" ", op)
+		}
 	}
 	for _, b := range []time.Duration{history.RealTime, 100 * time.Millisecond} {
 		s := history.CheckStaleness(h, b)
