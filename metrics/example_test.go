@@ -26,7 +26,8 @@ func ExampleHistogram() {
 	}
 	cur := h.Snapshot()
 	p := cur.Sub(prev)
-	fmt.Printf("period 1: %d reads, p50 %v, p95 %v, max %v\n", p.Count(), p.Quantile(0.5), p.Quantile(0.95), p.Max())
+	fmt.Printf("period 1: %d reads, p50 %v, p90 %v, p95 %v, max %v\n",
+		p.Count(), p.Quantile(0.5), p.Quantile(0.9), p.Quantile(0.95), p.Max())
 
 	// Second period: congested, every read takes 8 ms.
 	prev = cur
@@ -38,7 +39,7 @@ func ExampleHistogram() {
 	fmt.Printf("period 2: %d reads, p50 %v, mean %v\n", p.Count(), p.Quantile(0.5), p.Mean())
 	fmt.Printf("since the start: %d reads, p50 %v, mean %v\n", cur.Count(), cur.Quantile(0.5), cur.Mean())
 	// Output:
-	// period 1: 100 reads, p50 2.031615ms, p95 40ms, max 40ms
+	// period 1: 100 reads, p50 2.031615ms, p90 2.031615ms, p95 40ms, max 40ms
 	// period 2: 100 reads, p50 8.126463ms, mean 8ms
 	// since the start: 200 reads, p50 8.126463ms, mean 6.9ms
 }
