@@ -3,41 +3,12 @@ package router_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/decongestant/decongestant/internal/testutil"
 )
-
-// stdout runs f and returns what it printed; a panic in f fails the test.
-func stdout(t *testing.T, f func()) (out string) {
-	t.Helper()
-	rd, wr, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	orig := os.Stdout
-	os.Stdout = wr
-	done := make(chan string)
-	go func() {
-		b, _ := io.ReadAll(rd)
-		done <- string(b)
-	}()
-	defer func() {
-		os.Stdout = orig
-		wr.Close()
-		out = <-done
-		rd.Close()
-		if p := recover(); p != nil {
-			t.Fatalf("panic: %v (printed %q)", p, out)
-		}
-	}()
-	f()
-	return ""
-}
 
 // TestExample runs the library example of README.md (Example, through run,
 // so that an error fails the test instead of exiting) against a real set.
@@ -48,7 +19,7 @@ func TestExample(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var err error
-	out := stdout(t, func() { err = run(ctx) })
+	out := testutil.Stdout(t, func() { err = run(ctx) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +44,7 @@ func TestExamples(t *testing.T) {
 		{"Router_Stats", ExampleRouter_Stats, `^[^ ]+:\d+ \((primary|secondary)\): \d+ reads, wire p50 .* over the latest period, lag .*, share [01]\.\d\d$`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out := stdout(t, c.f)
+			out := testutil.Stdout(t, c.f)
 			lines := regexp.MustCompile(`\n`).Split(out, -1)
 			if len(lines) < 2 || lines[len(lines)-1] != "" {
 				t.Fatalf("printed %q", out)
