@@ -43,8 +43,8 @@ func Example() {
 // SetPassword and WriteFile) and speak TLS; drivers connect to
 // mongodb://app:PASSWORD@proxy.example:27018/?authSource=admin&tls=true.
 // The replica set's own credentials stay in the URI, which clients never
-// see. (Compiled, not run: it needs the files and a set with authentication;
-// the tests of auth_integration_test.go run the same setup.)
+// see. (Compiled, not run: it needs those files and that set;
+// TestAuthTLSGoDriver runs a proxy with users and a TLS listener.)
 func Example_authenticated() {
 	users, err := proxy.LoadCredentials("users.json")
 	if err != nil {
