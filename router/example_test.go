@@ -2,6 +2,7 @@ package router_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -31,18 +32,27 @@ func ExampleConnect() {
 	}
 	defer r.Close(ctx)
 
-	users := r.Database("app").Collection("users")
+	users := r.Database("app").Collection("users") // routed reads
 	var u bson.M
-	if err := users.FindOne(ctx, bson.D{{Key: "_id", Value: 42}}).Decode(&u); err != nil {
-		fmt.Println(err)
+	err = users.FindOne(ctx, bson.D{{Key: "_id", Value: 42}}).Decode(&u)
+	switch {
+	case errors.Is(err, mongo.ErrNoDocuments):
+		fmt.Println("no user 42") // or not yet on the member that served the read
+	case err != nil:
+		panic(err)
 	}
 	// Writes go to the primary, unchanged.
-	r.Client().Database("app").Collection("users").InsertOne(ctx, bson.D{{Key: "_id", Value: 43}})
+	if _, err := r.Client().Database("app").Collection("users").InsertOne(ctx, bson.D{{Key: "name", Value: "ada"}}); err != nil {
+		panic(err)
+	}
 
 	// Several queries routed as one unit (e.g. a read-only transaction).
 	rd := r.Begin(ctx)
 	n, err := rd.Database("app").Collection("orders").CountDocuments(rd.Ctx, bson.D{})
 	rd.Done(err)
+	if err != nil {
+		panic(err)
+	}
 
 	s := r.Served()
 	fmt.Printf("%d orders; %.0f%% of routed reads served by secondaries\n", n, s.SecondaryPct())
