@@ -17,9 +17,8 @@ import (
 //	true
 //	n1 PRIMARY true
 //
-// It has no Output comment, so go test compiles it without running it: it starts a real mongod.
-// TestStartAndDown checks the same (URI, n1 PRIMARY, every member alive) and skips with -short;
-// ExampleConfig_MemberCPUs runs the part that needs no mongod, the caps a config gives.
+// It starts a real mongod, so it has no Output comment (go test -short, which starts none, would
+// fail it); TestExampleStart runs it and checks what it prints.
 func ExampleStart() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

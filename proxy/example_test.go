@@ -12,14 +12,17 @@ import (
 	"github.com/decongestant/decongestant/proxy"
 )
 
-// A proxy in front of a replica set on a loopback port; drivers connect to
-// mongodb://127.0.0.1:27018 and see a mongos. Ctrl-C ends Serve, and Close
-// then closes the client connections and the upstream pool.
+// A proxy on a loopback port in front of the replica set $DECONGESTANT_URI
+// names (mongodb://127.0.0.1:27017,127.0.0.1:27027/?replicaSet=rs0, say);
+// drivers connect to mongodb://127.0.0.1:27018 and see a mongos. Ctrl-C ends
+// Serve, and Close then closes the client connections and the upstream pool.
+// It serves until then, so it has no Output comment; TestExample runs it
+// against a real set and reads and writes through it.
 func Example() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	s, err := proxy.New(proxy.Config{
-		URI:    "mongodb://127.0.0.1:27017,127.0.0.1:27027/?replicaSet=rs0",
+		URI:    os.Getenv("DECONGESTANT_URI"),
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
 	})
 	if err != nil {
@@ -40,7 +43,8 @@ func Example() {
 // SetPassword and WriteFile) and speak TLS; drivers connect to
 // mongodb://app:PASSWORD@proxy.example:27018/?authSource=admin&tls=true.
 // The replica set's own credentials stay in the URI, which clients never
-// see.
+// see. (Compiled, not run: it needs those files and that set;
+// TestAuthTLSGoDriver runs a proxy with users and a TLS listener.)
 func Example_authenticated() {
 	users, err := proxy.LoadCredentials("users.json")
 	if err != nil {

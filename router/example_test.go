@@ -2,6 +2,7 @@ package router_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,8 +15,9 @@ import (
 	"github.com/decongestant/decongestant/router"
 )
 
-// Route reads with Decongestant under a 5 s staleness bound. (Compiled, not
-// run: it needs a replica set; ExampleServed_Sub runs.)
+// Route reads with Decongestant under a 5 s staleness bound, on the replica
+// set $DECONGESTANT_URI names (mongodb://h1,h2,h3/?replicaSet=rs0, say).
+// TestExamples runs it against a real set.
 func ExampleConnect() {
 	ctx := context.Background()
 	cfg := balancer.DefaultConfig()
@@ -24,32 +26,41 @@ func ExampleConnect() {
 	if err != nil {
 		panic(err)
 	}
-	r, err := router.Connect(ctx, "mongodb://h1:27017,h2:27017,h3:27017/?replicaSet=rs0", router.WithPolicy(policy))
+	r, err := router.Connect(ctx, os.Getenv("DECONGESTANT_URI"), router.WithPolicy(policy))
 	if err != nil {
 		panic(err)
 	}
 	defer r.Close(ctx)
 
-	users := r.Database("app").Collection("users")
+	users := r.Database("app").Collection("users") // routed reads
 	var u bson.M
-	if err := users.FindOne(ctx, bson.D{{Key: "_id", Value: 42}}).Decode(&u); err != nil {
-		fmt.Println(err)
+	err = users.FindOne(ctx, bson.D{{Key: "_id", Value: 42}}).Decode(&u)
+	switch {
+	case errors.Is(err, mongo.ErrNoDocuments):
+		fmt.Println("no user 42") // or not yet on the member that served the read
+	case err != nil:
+		panic(err)
 	}
 	// Writes go to the primary, unchanged.
-	r.Client().Database("app").Collection("users").InsertOne(ctx, bson.D{{Key: "_id", Value: 43}})
+	if _, err := r.Client().Database("app").Collection("users").InsertOne(ctx, bson.D{{Key: "name", Value: "ada"}}); err != nil {
+		panic(err)
+	}
 
 	// Several queries routed as one unit (e.g. a read-only transaction).
 	rd := r.Begin(ctx)
 	n, err := rd.Database("app").Collection("orders").CountDocuments(rd.Ctx, bson.D{})
 	rd.Done(err)
+	if err != nil {
+		panic(err)
+	}
 
 	s := r.Served()
 	fmt.Printf("%d orders; %.0f%% of routed reads served by secondaries\n", n, s.SecondaryPct())
 }
 
 // Route reads per member with Spillway under a 2 s bound, and read in a
-// causally consistent session from whichever member it picks. (Compiled,
-// not run: it needs a replica set.)
+// causally consistent session from whichever member it picks.
+// TestExamples runs it against a real set.
 func ExampleRouter_Weights() {
 	ctx := context.Background()
 	cfg := balancer.DefaultSpillwayConfig()
@@ -58,7 +69,7 @@ func ExampleRouter_Weights() {
 	if err != nil {
 		panic(err)
 	}
-	r, err := router.Connect(ctx, "mongodb://h1:27017,h2:27017,h3:27017/?replicaSet=rs0", router.WithPolicy(policy))
+	r, err := router.Connect(ctx, os.Getenv("DECONGESTANT_URI"), router.WithPolicy(policy))
 	if err != nil {
 		panic(err)
 	}
@@ -73,22 +84,32 @@ func ExampleRouter_Weights() {
 	n, err := rd.Database("app").Collection("orders").CountDocuments(rd.Ctx, bson.D{})
 	rd.Done(err)
 
+	from := rd.Host // the secondary Spillway picked, "" for the primary
+	if from == "" {
+		from = "the primary"
+	}
 	w, _ := r.Weights()
-	fmt.Printf("%d orders read from %q; primary share %.2f, secondaries %v\n", n, rd.Host, w.Primary, w.Secondaries)
+	fmt.Printf("%d orders read from %s; shares in force %v\n", n, from, w)
 }
 
-// Log the router's decisions and look at what it does. (Compiled, not run:
-// it needs a replica set.)
+// Log the router's decisions and look at what it does. TestExamples runs it
+// against a real set.
 func ExampleRouter_Stats() {
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	r, err := router.Connect(ctx, "mongodb://h1:27017,h2:27017,h3:27017/?replicaSet=rs0", router.WithLogger(log))
+	r, err := router.Connect(ctx, os.Getenv("DECONGESTANT_URI"), router.WithLogger(log))
 	if err != nil {
 		panic(err)
 	}
 	defer r.Close(ctx)
 
-	st := r.Stats()
+	orders := r.Database("app").Collection("orders")
+	for range 100 {
+		if _, err := orders.CountDocuments(ctx, bson.D{}); err != nil {
+			panic(err)
+		}
+	}
+	st := r.Stats() // Members: those that served reads
 	fmt.Printf("%s: %.0f%% of reads to secondaries, lag known %v, bound forced 0 %d times\n",
 		st.Policy, 100*st.Fraction, st.Lag.Known, st.Bound.ForcedZero)
 	for _, m := range st.Members {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -12,13 +13,16 @@ import (
 	"github.com/decongestant/decongestant/proxy/wire"
 )
 
-// Example sends a client's find to a secondary of a set started with
-// `decongestant cluster up --auth --tls` (the URI is the application
-// user's). It needs that set, so it has no output to check.
+// Example sends a client's find to a secondary of the replica set
+// $DECONGESTANT_URI names: for a set started with `decongestant cluster up
+// --auth --tls`, the application user's URI it prints, such as
+// mongodb://app:PASSWORD@127.0.0.1:27017/?replicaSet=rs0&tls=true&tlsCAFile=/tmp/rs/ca.pem.
+// It prints "reply to request 7"; it needs a set, so it has no Output
+// comment, and TestExample runs it against one.
 func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := upstream.New(ctx, "mongodb://app:PASSWORD@127.0.0.1:27017/?replicaSet=rs0&tls=true&tlsCAFile=/tmp/rs/ca.pem")
+	p, err := upstream.New(ctx, os.Getenv("DECONGESTANT_URI"))
 	if err != nil {
 		fmt.Println(err) // no password in it
 		return

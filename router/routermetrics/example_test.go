@@ -3,8 +3,10 @@ package routermetrics_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"time"
 
@@ -16,20 +18,23 @@ import (
 	"github.com/decongestant/decongestant/router/routermetrics"
 )
 
-// Serve a router's metrics on :9464/metrics from a registry of your own.
-// (Compiled, not run: it needs a replica set; Example_scrape runs.)
+// Serve the metrics of a router connected to the replica set
+// $DECONGESTANT_URI names on :9464/metrics, from a registry of your own. It
+// serves until the program ends, so it has no Output comment; TestExampleNew
+// runs it against a real set and scrapes it (Example_scrape shows what a
+// scrape holds).
 func ExampleNew() {
 	ctx := context.Background()
-	r, err := router.Connect(ctx, "mongodb://h1:27017,h2:27017,h3:27017/?replicaSet=rs0")
+	r, err := router.Connect(ctx, os.Getenv("DECONGESTANT_URI"))
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	defer r.Close(ctx)
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(routermetrics.New(r))
 	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	_ = http.ListenAndServe(":9464", nil)
+	log.Fatal(http.ListenAndServe(":9464", nil))
 }
 
 // fixed is a Source that always has the same Stats: it stands in for a
