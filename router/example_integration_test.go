@@ -23,8 +23,8 @@ func TestExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`^\d+ users named ada; reads served by member: map\[[^ ]+:\d+:[1-9]\d*\]\n$`).MatchString(out) {
-		t.Errorf("printed %q; want the users found and the member that served the read", out)
+	if !regexp.MustCompile(`^ada served by map\[[^ ]+:\d+:[1-9]\d*\]\n$`).MatchString(out) {
+		t.Errorf("printed %q; want the user found and the member that served the read", out)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/format"
 	"go/parser"
+	"go/printer"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -17,12 +18,15 @@ const (
 	exampleFile  = "service_example_test.go"
 	beginExample = "<!-- begin router.Example -->"
 	endExample   = "<!-- end router.Example -->"
+	// The short form: the example's run function alone (README.md).
+	beginRun = "<!-- begin router.Example run -->"
+	endRun   = "<!-- end router.Example run -->"
 )
 
 // exampleProgram returns service_example_test.go as the program a user
 // pastes: package main, the same imports, Example renamed main (without its
 // doc comment, which addresses the reader of the tests), and run as written.
-func exampleProgram(t *testing.T) string {
+func exampleProgram(t *testing.T) (program, runFunc string) {
 	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, exampleFile, nil, parser.ParseComments)
@@ -31,8 +35,17 @@ func exampleProgram(t *testing.T) string {
 	}
 	f.Name.Name = "main"
 	found := false
+	var run bytes.Buffer
 	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
+		if ok && fd.Name.Name == "run" {
+			// The function with the comments inside it, as gofmt prints it.
+			cmap := ast.NewCommentMap(fset, fd, f.Comments)
+			if err := format.Node(&run, fset, &printer.CommentedNode{Node: fd, Comments: cmap.Filter(fd).Comments()}); err != nil {
+				t.Fatal(err)
+			}
+			run.WriteByte('\n')
+		}
 		if !ok || fd.Name.Name != "Example" {
 			continue
 		}
@@ -43,19 +56,19 @@ func exampleProgram(t *testing.T) string {
 			fd.Doc = nil
 		}
 	}
-	if !found {
-		t.Fatalf("%s has no func Example", exampleFile)
+	if !found || run.Len() == 0 {
+		t.Fatalf("%s has no func Example or no func run", exampleFile)
 	}
 	var b bytes.Buffer
 	if err := format.Node(&b, fset, f); err != nil {
 		t.Fatal(err)
 	}
-	return b.String()
+	return b.String(), run.String()
 }
 
-// goBlock returns the ```go block between the markers in md, and whether md
-// has the markers.
-func goBlock(t *testing.T, name, md string) (string, bool) {
+// goBlock returns the ```go block between the markers begin and end in md,
+// and whether md has the markers.
+func goBlock(t *testing.T, name, md, beginExample, endExample string) (string, bool) {
 	t.Helper()
 	_, rest, ok := strings.Cut(md, beginExample)
 	if !ok {
@@ -83,10 +96,12 @@ func goBlock(t *testing.T, name, md string) (string, bool) {
 }
 
 // TestReadmeExample checks that every markdown page that shows the library
-// example (README.md, docs/*.md, between the router.Example markers) shows
-// service_example_test.go, the Example that TestExample runs, as it is.
+// example shows service_example_test.go, the Example that TestExample runs,
+// as it is: the whole program between the router.Example markers (docs/), or
+// its run function between the router.Example run markers (README.md, which
+// must have one of the two).
 func TestReadmeExample(t *testing.T) {
-	want := exampleProgram(t)
+	program, runFunc := exampleProgram(t)
 	pages, err := filepath.Glob("../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
@@ -97,16 +112,23 @@ func TestReadmeExample(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := goBlock(t, page, string(md))
-		if !ok {
-			if page == "../README.md" {
-				t.Errorf("%s: no %s ... %s block", page, beginExample, endExample)
+		shown := 0
+		for _, form := range []struct{ begin, end, want string }{
+			{beginExample, endExample, program},
+			{beginRun, endRun, runFunc},
+		} {
+			got, ok := goBlock(t, page, string(md), form.begin, form.end)
+			if !ok {
+				continue
 			}
-			continue
+			shown++
+			if got != form.want {
+				t.Errorf("%s: the library example differs from router/%s; put this between %s and %s:\n```go\n%s```",
+					page, exampleFile, form.begin, form.end, form.want)
+			}
 		}
-		if got != want {
-			t.Errorf("%s: the library example differs from router/%s; put this between the markers:\n```go\n%s```",
-				page, exampleFile, want)
+		if page == "../README.md" && shown == 0 {
+			t.Errorf("%s: no %s ... %s block (or its run form)", page, beginExample, endExample)
 		}
 	}
 }
