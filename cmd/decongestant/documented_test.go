@@ -11,7 +11,7 @@ import (
 
 // minDocumentedCommands is the fewest decongestant command lines the docs hold: fewer means the
 // extraction broke (or the examples went), and the test would pass checking nothing.
-const minDocumentedCommands = 30
+const minDocumentedCommands = 75
 
 // sampleURI stands for a --uri the docs write as "$URI", "$(cat uri.txt)" or URI.
 const sampleURI = "mongodb://127.0.0.1:27017/?replicaSet=rs0"
