@@ -257,11 +257,8 @@ func parseDurations(s string) ([]time.Duration, error) {
 // checkDurations checks the URI and the flags that must be positive or in
 // a range.
 func (b *benchFlags) checkDurations() error {
-	if b.uri == "" {
-		return errors.New("--uri is required (a replica set connection string; `decongestant cluster up` prints one)")
-	}
-	if _, err := monitor.ParseURI(b.uri); err != nil {
-		return fmt.Errorf("invalid --uri: %w", err)
+	if err := checkURI(b.uri); err != nil {
+		return err
 	}
 	if b.pprof && b.metricsAddr == "" {
 		return errors.New("--pprof serves on --metrics-addr: set it too, e.g. --metrics-addr 127.0.0.1:9464")

@@ -83,39 +83,33 @@ func defineProxy(fs *flag.FlagSet) action {
 		}
 		cfg.Users = creds
 		cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
-		return serveProxy(ctx, cfg, tlsConf, network, addr, *listen, *metricsAddr, *profiles, *policy, *ryw, stdout, stderr)
+		m, err := startMetrics(*metricsAddr, *profiles, stderr) // before connecting: a taken port fails fast
+		if err != nil {
+			return err
+		}
+		defer m.close()
+		s, err := proxy.New(cfg)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		if m != nil && s.Router() != nil {
+			m.col.Set(s.Router())
+		}
+		ln, err := net.Listen(network, addr)
+		if err != nil {
+			return fmt.Errorf("proxy: listen on %s: %w", *listen, err)
+		}
+		if tlsConf != nil {
+			ln = tls.NewListener(ln, tlsConf)
+		}
+		fmt.Fprintf(stdout, "decongestant proxy: %s -> %s, policy %s, reads %s, read-your-writes %s, clients: %s (Ctrl-C stops)\n",
+			ln.Addr(), redact.URI(*uri), *policy, cfg.Reads, *ryw, clientSecurity(creds, tlsConf))
+		if err := s.Serve(ctx, ln); err != nil {
+			return err
+		}
+		return s.Close()
 	}}
-}
-
-// serveProxy serves the proxy of cfg on network addr until ctx ends.
-func serveProxy(ctx context.Context, cfg proxy.Config, tlsConf *tls.Config, network, addr, listen, metricsAddr string, profiles bool, policy, ryw string, stdout, stderr io.Writer) error {
-	creds := cfg.Users
-	m, err := startMetrics(metricsAddr, profiles, stderr) // before connecting: a taken port fails fast
-	if err != nil {
-		return err
-	}
-	defer m.close()
-	s, err := proxy.New(cfg)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	if m != nil && s.Router() != nil {
-		m.col.Set(s.Router())
-	}
-	ln, err := net.Listen(network, addr)
-	if err != nil {
-		return fmt.Errorf("proxy: listen on %s: %w", listen, err)
-	}
-	if tlsConf != nil {
-		ln = tls.NewListener(ln, tlsConf)
-	}
-	fmt.Fprintf(stdout, "decongestant proxy: %s -> %s, policy %s, reads %s, read-your-writes %s, clients: %s (Ctrl-C stops)\n",
-		ln.Addr(), redact.URI(cfg.URI), policy, cfg.Reads, ryw, clientSecurity(creds, tlsConf))
-	if err := s.Serve(ctx, ln); err != nil {
-		return err
-	}
-	return s.Close()
 }
 
 // proxyConfig turns the routing flags into a proxy.Config for uri.
