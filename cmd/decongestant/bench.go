@@ -15,6 +15,7 @@ import (
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/bench"
+	"github.com/decongestant/decongestant/faults"
 	"github.com/decongestant/decongestant/hints"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/report"
@@ -60,6 +61,7 @@ type benchDefaults struct {
 	out, db, writeConcern       string
 	clients                     int
 	policies                    string // "" = primary,secondary,decongestant,spillway
+	ownCluster                  bool   // the command starts its cluster: no --uri
 }
 
 // defaultsFor returns `bench <workload>`'s defaults: the workload's own
@@ -73,13 +75,15 @@ func defaultsFor(m workload.Meta) benchDefaults {
 // run shape, policies, staleness and the balancer's constants.
 func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	d := balancer.DefaultSettings()
-	fs.StringVar(&b.uri, "uri", "", "replica set connection string (required), e.g. mongodb://h1,h2,h3/?replicaSet=rs0")
+	if !def.ownCluster {
+		fs.StringVar(&b.uri, "uri", "", "replica set connection string (required), e.g. mongodb://h1,h2,h3/?replicaSet=rs0")
+	}
 	fs.Int64Var(&b.seed, "seed", 1, "random seed for data and workers")
 	b.clients = clientsFlag{def.clients}
-	fs.Var(&b.clients, "clients", "closed-loop clients (one goroutine each), or a comma-separated client-count sweep (e.g. 20,60,100): every policy runs at every count, on the same loaded data")
+	fs.Var(&b.clients, "clients", "closed-loop clients (one goroutine each), or a comma-separated sweep of such `counts` (e.g. 20,60,100): every policy runs at every count, on the same loaded data")
 	fs.DurationVar(&b.duration, "duration", def.duration, "run length per policy")
 	fs.DurationVar(&b.period, "period", 10*time.Second, "reporting period")
-	fs.DurationVar(&b.warmup, "warmup", def.warmup, "time excluded from summaries at the start of each run (seed 000 used 100s)")
+	fs.DurationVar(&b.warmup, "warmup", def.warmup, "time excluded from summaries at the start of each run (the Decongestant paper used 100s)")
 	fs.IntVar(&b.repeat, "repeat", 1, "repetitions of every policy")
 	policies := def.policies
 	if policies == "" {
@@ -92,14 +96,14 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.BoolVar(&b.memberStats, "member-stats", true, "record every member's WiredTiger cache misses, MB read into cache, CPU and RSS per period (serverStatus on each member at every period end, over a direct connection)")
 	fs.BoolVar(&b.runtimeStats, "runtime-stats", true, "print this process's heap and goroutines in every period's progress line (the results record them either way; reading them costs a few microseconds a period)")
 	fs.StringVar(&b.reconfigAt, "reconfig-at", "", "comma-separated times into each run (e.g. 60s) of reconfigurations that are not fault actions of --phases, measured in the summary as theirs are (throughput dip, recovery)")
-	fs.StringVar(&b.phases, "phases", "", `dynamic phases: workload and client switches and fault actions (pause, resume, isolate, rejoin, slow, unslow, stepdown, kill, stop, restart), e.g. "0s:workload=a,clients=180;620s:workload=b" or "60s:pause=n3;120s:resume=n3"; slow=n3:150ms is a gray failure: n3 answers pings and hello but its reads stall 150ms each (default 200ms) until unslow=n3`)
+	fs.StringVar(&b.phases, "phases", "", phasesHelp)
 	fs.StringVar(&b.out, "out", def.out, "results JSON path (written atomically after every run)")
 	fs.StringVar(&b.db, "db", def.db, "database of the workload")
 	fs.DurationVar(&b.connectTimeout, "connect-timeout", 15*time.Second, "how long to wait for the servers before reporting them unreachable")
-	fs.StringVar(&b.writeConcern, "write-concern", def.writeConcern, "write concern of the workload's writes: a member count (1 = as seed 000's MongoDB 4.2 default) or majority")
+	fs.StringVar(&b.writeConcern, "write-concern", def.writeConcern, "write concern of the workload's writes: a member count (1 = MongoDB 4.2's default, as in the Decongestant paper) or majority")
 	fs.BoolVar(&b.skipLoad, "skip-load", false, "reuse the loaded data")
 	fs.IntVar(&b.loadParallel, "load-parallel", 0, "loader goroutines (default 2 x CPUs)")
-	fs.DurationVar(&b.balPeriod, "balancer-period", def.balPeriod, "decongestant: balancing period (seed 000: 10s)")
+	fs.DurationVar(&b.balPeriod, "balancer-period", def.balPeriod, "decongestant: balancing period (the Decongestant paper's: 10s)")
 	fs.Float64Var(&b.delta, "delta", d.Decongestant.Delta, "decongestant: change of the fraction per period")
 	fs.Float64Var(&b.lowBal, "low-bal", d.Decongestant.LowBal, "decongestant: lowest non-zero (and initial) fraction")
 	fs.Float64Var(&b.highBal, "high-bal", d.Decongestant.HighBal, "decongestant: highest fraction")
@@ -117,20 +121,28 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.Float64Var(&b.rpmExploration, "rpm-exploration", d.RPM.Exploration, "rpm: exploration fraction")
 	fs.Float64Var(&b.rpmThreshold, "rpm-threshold", d.RPM.Threshold, "rpm: decision threshold on P50 secondary/primary")
 	fs.DurationVar(&b.rttInterval, "rtt-interval", time.Second, "mean pause between RTT pings of each member (jittered ±50%)")
-	fs.Float64Var(&b.rttQuantile, "rtt-quantile", 0, "quantile of a period's pings used as the RTT to subtract (0 = minimum; seed 000 used the median, 0.5)")
-	fs.DurationVar(&b.lagInterval, "lag-interval", 0, "pause between lag polls of the primary (default: a fifth of --max-staleness, from 50ms to seed 000's 1s)")
-	fs.StringVar(&b.headroom, "lag-headroom", "auto", "decongestant and spillway: added to each lag poll before comparing with the bound: auto (the poll's horizon: interval + max(interval/2, 2 x the poll's round trip, 1.25 x the slowest of the last 10 polls)), or a duration (0 = seed 000's exact check)")
-	fs.StringVar(&b.latency, "latency-source", "command", "latency the policies see: command (time on a checked-out connection) or client (seed 000: the whole call, including waits for a pooled connection)")
+	fs.Float64Var(&b.rttQuantile, "rtt-quantile", 0, "quantile of a period's pings used as the RTT to subtract (0 = minimum; the Decongestant paper used the median, 0.5)")
+	fs.DurationVar(&b.lagInterval, "lag-interval", 0, "pause between lag polls of the primary (default: a fifth of --max-staleness, from 50ms to the Decongestant paper's 1s)")
+	fs.StringVar(&b.headroom, "lag-headroom", "auto", "decongestant and spillway: added to each lag poll before comparing with the bound: auto (the poll's horizon: interval + max(interval/2, 2 x the poll's round trip, 1.25 x the slowest of the last 10 polls)), or a duration (0 = the Decongestant paper's exact check)")
+	fs.StringVar(&b.latency, "latency-source", "command", "latency the policies see: command (time on a checked-out connection) or client (the Decongestant paper: the whole call, including waits for a pooled connection)")
 	fs.BoolVar(&b.coldStart, "cold-start", false, "restart every secondary with empty caches (WiredTiger and its files' page cache) before each run; needs --cluster-dir")
 	fs.StringVar(&b.viaProxy, "via-proxy", "off", "run the policies through the wire-protocol proxy (one in this process per run, its clients on a loopback port, routed reads sent secondaryPreferred): off, on, or both (each policy in the library, then through the proxy, named proxy:<policy>); per-member policies and primary only")
 	fs.StringVar(&b.readYourWrites, "read-your-writes", "off", "on: a causal session's routed reads go only to members known to have applied its operation time, and through the proxy a connection's reads after its write, else to the primary (counted as held); off: reads go where the policy says and wait there (the papers' behaviour)")
-	fs.StringVar(&b.hints, "hints", "off", "read hints (seed 004): off, on, or variants every policy runs with in turn, e.g. off,on,hints:apply=0.33/targets=one (keys apply, targets all|one|one:n2, interval, batch)")
-	fs.StringVar(&b.lagEstimate, "lag-estimate", "since-applied", "secondary staleness estimate: since-applied (primary's clock minus the last applied write's time when a write is missing) or applied-diff (seed 000: primary's minus secondary's lastAppliedWallTime)")
+	fs.StringVar(&b.hints, "hints", "off", "read hints (the read-hints paper): off, on, or variants every policy runs with in turn, e.g. off,on,hints:apply=0.33/targets=one (keys apply, targets all|one|one:n2, interval, batch)")
+	fs.StringVar(&b.lagEstimate, "lag-estimate", "since-applied", "secondary staleness estimate: since-applied (primary's clock minus the last applied write's time when a write is missing) or applied-diff (the Decongestant paper: primary's minus secondary's lastAppliedWallTime)")
 	fs.StringVar(&b.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the run in progress (its router's Stats) at http://`host:port`/metrics, e.g. 127.0.0.1:9464; off by default")
 	fs.BoolVar(&b.pprof, "pprof", false, "with --metrics-addr, also serve the Go runtime's profiles at http://host:port/debug/pprof/ (heap, goroutine, allocs, profile, trace; not cmdline), e.g. for go tool pprof during a soak; off by default, as anyone who reaches the port could read the goroutines' stacks and load the process with profiles")
 	fs.StringVar(&b.lagSource, "lag-source", "auto", "where lag polls come from: replsetgetstatus (the primary's view; needs the clusterMonitor role), heartbeat (the primary's clock written into one document every poll and read on every secondary; needs readWrite on --heartbeat-ns; milliseconds), hello (every member's lastWrite; any user; whole seconds, so up to 1 s staler) or auto (those three in that order among the ones the user may use, each poll taking the next when one fails or is late)")
 	fs.StringVar(&b.heartbeatNS, "heartbeat-ns", "", "the heartbeat's `db.collection` (--lag-source heartbeat or auto): one small document written every lag poll (default: --db's decongestant_heartbeat)")
 }
+
+// phasesHelp is --phases' help; TestPhasesHelpNamesEveryKey holds it to the keys bench.ParsePhases takes.
+const phasesHelp = `dynamic phases, "TIME:key=value[,key=value];TIME:...": workload=MIX (or mix=MIX) switches the workload's mix, ` +
+	`clients=N the client count, reads=MEMBER moves every read to one member (n2, host:port or primary; weights: policies only), ` +
+	`readoffset=KEY moves the reads' key window (YCSB with --readkeys); the fault actions ` + faults.Keys + ` act on the cluster: ` +
+	`pause/resume (replication), isolate/rejoin (oplog fetching) and slow/unslow take a member or all, kill, stop and restart a member or primary, stepdown nothing; ` +
+	`e.g. "0s:workload=a,clients=180;620s:workload=b" or "60s:pause=n3;120s:resume=n3"; ` +
+	`slow=n3:150ms is a gray failure: n3 answers pings and hello but its reads stall 150ms each (default 200ms) until unslow=n3`
 
 // options validates the runner's flags and the workload's, and builds the
 // runner's options.
@@ -245,11 +257,8 @@ func parseDurations(s string) ([]time.Duration, error) {
 // checkDurations checks the URI and the flags that must be positive or in
 // a range.
 func (b *benchFlags) checkDurations() error {
-	if b.uri == "" {
-		return errors.New("--uri is required (a replica set connection string; `decongestant cluster up` prints one)")
-	}
-	if _, err := monitor.ParseURI(b.uri); err != nil {
-		return fmt.Errorf("invalid --uri: %w", err)
+	if err := checkURI(b.uri); err != nil {
+		return err
 	}
 	if b.pprof && b.metricsAddr == "" {
 		return errors.New("--pprof serves on --metrics-addr: set it too, e.g. --metrics-addr 127.0.0.1:9464")
@@ -405,20 +414,56 @@ func (c *clientsFlag) Set(s string) error {
 	return nil
 }
 
-// runBench runs `bench <workload> [flags]`, built from the registry: the
-// runner's flags and the workload's own.
-func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	o, b, help, err := parseBench(args, stderr)
-	if help || err != nil {
-		return err
+// benchSummary is `bench <workload>`'s one line.
+func benchSummary(m workload.Meta) string {
+	switch m.Name {
+	case "ycsb":
+		return "run YCSB under each policy and write the results JSON"
+	case "tpcc":
+		return "run TPC-C (standard, or the Decongestant paper's read-write mix) under each policy, with tpmC and the consistency checks"
+	case "tpch":
+		return "run TPC-H Q1 on a generated LINEITEM (--sf) under each policy, as the read-hints paper's analytics query"
 	}
-	m, err := startMetrics(b.metricsAddr, b.pprof, stderr)
-	if err != nil {
-		return err
+	return "run the " + m.Name + " workload under each policy and write the results JSON"
+}
+
+const benchLong = `Every policy of --policies runs in turn on the same loaded data, --repeat times; the results
+JSON (--out) is written after every run, and the comparison table printed at the end.
+Fault actions in --phases act on the cluster of --cluster-dir.
+`
+
+// defineBench defines `bench <workload>`: the runner's flags and the workload's own.
+func defineBench(meta workload.Meta) func(fs *flag.FlagSet) action {
+	return func(fs *flag.FlagSet) action {
+		b, w := newBenchFlags(fs, meta)
+		var o bench.Options
+		return action{
+			check: noArgs("bench "+meta.Name, func() (err error) {
+				o, err = b.options(w, io.Discard)
+				return err
+			}),
+			run: func(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
+				o.Progress = stderr
+				m, err := startMetrics(b.metricsAddr, b.pprof, stderr)
+				if err != nil {
+					return err
+				}
+				defer func() { err = errors.Join(err, m.close()) }()
+				m.attach(&o)
+				return execute(ctx, o, stdout, stderr)
+			},
+		}
 	}
-	defer func() { err = errors.Join(err, m.close()) }()
-	m.attach(&o)
-	return execute(ctx, o, stdout, stderr)
+}
+
+// newBenchFlags registers `bench <workload>`'s flags on fs.
+func newBenchFlags(fs *flag.FlagSet, meta workload.Meta) (*benchFlags, workload.Flagser) {
+	b := &benchFlags{}
+	b.registerCommon(fs, defaultsFor(meta))
+	fs.StringVar(&b.clusterDir, "cluster-dir", "", "`dir` of the cluster started by \"decongestant cluster up\" that the fault actions of --phases act on (it must be the set --uri points at)")
+	w := meta.New()
+	addFlags(fs, w.Flags())
+	return b, w
 }
 
 // benchOptions parses `bench <workload> [flags]` into the runner's options.
@@ -439,11 +484,7 @@ func parseBench(args []string, stderr io.Writer) (o bench.Options, b *benchFlags
 	}
 	fs := flag.NewFlagSet("bench "+meta.Name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	b = &benchFlags{}
-	b.registerCommon(fs, defaultsFor(meta))
-	fs.StringVar(&b.clusterDir, "cluster-dir", "", "`dir` of the cluster started by `decongestant cluster up` that the fault actions of --phases act on (it must be the set --uri points at)")
-	w := meta.New()
-	addFlags(fs, w.Flags())
+	b, w := newBenchFlags(fs, meta)
 	if help, err := parseFlags(fs, args[1:]); help || err != nil {
 		return o, b, help, err
 	}

@@ -17,54 +17,22 @@ import (
 	"github.com/decongestant/decongestant/internal/redact"
 )
 
-const clusterUsage = `usage: decongestant cluster up|down|status|stepdown|pause|resume|slow|unslow|kill|restart|cap [flags]
-
-  up        start a local replica set and print its URI (last line of stdout);
-            --cpu 0.35 caps every member, --cpu 0.35,0.35,0.15 each member (n1 first; 0 = uncapped);
-            --memory 600M caps every member's memory, --memory 600M,600M,1G each member;
-            --auth: a key file and two users, admin (root) and app (readWrite on --app-db only),
-            their passwords and URIs in DIR/credentials.json (0600; printed redacted);
-            --tls: members require TLS with a throwaway CA (DIR/ca.pem, named in the URIs)
-  down      stop the cluster in --dir and remove what up created
-  status    print each member's state, CPU and memory caps and the URI
-  stepdown  step the primary down and wait for a new one
-  pause     stop replication on --member (failpoint rsSyncApplyStop; --member all: every secondary)
-  resume    let replication on --member go on again
-  slow      gray failure: --member answers pings and hello but its reads (find, getMore, aggregate,
-            count, distinct) stall for --delay (default 200ms) each; --member all: every secondary
-  unslow    let --member's reads run at once again (--member all: every member)
-  kill      SIGKILL --member
-  restart   start --member again (same port, data and caps; --member all: one by one, the primary
-            last); --cold first drops its data files from the page cache
-  cap       change --member's CPU cap (--cpu cores) and/or memory cap (--memory) on the running
-            cluster (0 = uncapped)
-
-Run "decongestant cluster SUBCOMMAND -h" for the flags of each.
+const clusterUpLong = `--cpu 0.35 caps every member, --cpu 0.35,0.35,0.15 each member (n1 first; 0 = uncapped);
+--memory 600M caps every member's memory, --memory 600M,600M,1G each member. Capping needs a
+writable cgroup; see docs/troubleshooting.md. --auth: a key file and two users, admin (root)
+and app (readWrite on --app-db only), their passwords and URIs in DIR/credentials.json (0600;
+printed redacted). --tls: members require TLS with a throwaway CA (DIR/ca.pem, named in the URIs).
 `
 
-// runCluster implements `decongestant cluster up|down|status`. stdout gets results, stderr gets progress.
-func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, clusterUsage)
-		return errors.New("cluster: missing subcommand (up, down or status)")
-	}
-	switch args[0] {
-	case "up":
-		return clusterUp(ctx, args[1:], stdout, stderr)
-	case "down":
-		return clusterDown(ctx, args[1:], stdout, stderr)
-	case "status":
-		return clusterStatus(ctx, args[1:], stdout, stderr)
-	case "stepdown", "pause", "resume", "slow", "unslow", "kill", "restart":
-		return clusterOp(ctx, args[0], args[1:], stdout, stderr)
-	case "cap":
-		return clusterCap(ctx, args[1:], stdout, stderr)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stderr, clusterUsage)
-		return nil
-	}
-	fmt.Fprint(stderr, clusterUsage)
-	return fmt.Errorf("cluster: unknown subcommand %q (want up, down, status, stepdown, pause, resume, slow, unslow, kill, restart or cap)", args[0])
+// clusterOps are the experiment helpers on a running cluster that clusterOp runs.
+var clusterOps = []struct{ name, summary string }{
+	{"stepdown", "step the primary down and wait for a new one"},
+	{"pause", "stop replication on --member (failpoint rsSyncApplyStop; --member all: every secondary)"},
+	{"resume", "let replication on --member go on again"},
+	{"slow", "gray failure: --member answers pings and hello but its reads (find, getMore, aggregate, count, distinct) stall for --delay each; --member all: every secondary"},
+	{"unslow", "let --member's reads run at once again (--member all: every member)"},
+	{"kill", "SIGKILL --member"},
+	{"restart", "start --member again (same port, data and caps; --member all: one by one, the primary last); --cold first drops its data files from the page cache"},
 }
 
 func defaultClusterDir() string { return filepath.Join(os.TempDir(), "decongestant-cluster") }
@@ -84,10 +52,8 @@ func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
 	return false, nil
 }
 
-func clusterUp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("cluster up", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg := cluster.Config{Progress: stderr}
+func defineClusterUp(fs *flag.FlagSet) action {
+	var cfg cluster.Config
 	fs.StringVar(&cfg.Dir, "dir", defaultClusterDir(), "data `dir` for dbpaths, logs and the state file")
 	fs.IntVar(&cfg.Members, "members", cluster.DefaultMembers, "number of members (1..7)")
 	fs.IntVar(&cfg.BasePort, "base-port", 0, "`port` of n1, n2 gets port+1, ...; 0 picks free ports")
@@ -100,23 +66,28 @@ func clusterUp(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&cfg.AppDB, "app-db", "", "the `database` the app user may read and write (with --auth; default "+cluster.DefaultAppDB+")")
 	fs.BoolVar(&cfg.TLS, "tls", false, "members require TLS, with a throwaway CA and member certificate generated into DIR; the URIs carry tls=true&tlsCAFile=DIR/ca.pem")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up starting after this long")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
+	return action{
+		check: noArgs("cluster up", func() error {
+			if err := applyCPU(&cfg, *cpu); err != nil {
+				return fmt.Errorf("cluster up: %w", err)
+			}
+			if err := applyMemory(&cfg, *memory); err != nil {
+				return fmt.Errorf("cluster up: %w", err)
+			}
+			return nil
+		}),
+		run: func(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Writer) error {
+			cfg.Progress = stderr
+			ctx, cancel := context.WithTimeout(ctx, *timeout)
+			defer cancel()
+			c, err := cluster.Start(ctx, cfg)
+			if err != nil {
+				return fmt.Errorf("cluster up: %w", err)
+			}
+			fmt.Fprintf(stderr, "cluster running in %s; stop it with: decongestant cluster down --dir %s\n", c.Dir(), c.Dir())
+			return printStatus(ctx, c, stdout)
+		},
 	}
-	if err := applyCPU(&cfg, *cpu); err != nil {
-		return fmt.Errorf("cluster up: %w", err)
-	}
-	if err := applyMemory(&cfg, *memory); err != nil {
-		return fmt.Errorf("cluster up: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
-	defer cancel()
-	c, err := cluster.Start(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("cluster up: %w", err)
-	}
-	fmt.Fprintf(stderr, "cluster running in %s; stop it with: decongestant cluster down --dir %s\n", c.Dir(), c.Dir())
-	return printStatus(ctx, c, stdout)
 }
 
 // applyCPU sets cfg's CPU caps from a --cpu value: one cap for every member, or a
@@ -150,46 +121,40 @@ func applyMemory(cfg *cluster.Config, value string) error {
 	return nil
 }
 
-func clusterDown(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("cluster down", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func defineClusterDown(fs *flag.FlagSet) action {
 	dir := fs.String("dir", defaultClusterDir(), "data `dir` of the cluster")
 	timeout := fs.Duration("timeout", time.Minute, "give up after this long")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	c, err := cluster.Open(*dir)
-	if errors.Is(err, cluster.ErrNotRunning) {
-		fmt.Fprintf(stderr, "nothing to do: %v\n", err)
+	return action{run: func(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Writer) error {
+		c, err := cluster.Open(*dir)
+		if errors.Is(err, cluster.ErrNotRunning) {
+			fmt.Fprintf(stderr, "nothing to do: %v\n", err)
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("cluster down: %w", err)
+		}
+		ctx, cancel := context.WithTimeout(ctx, *timeout)
+		defer cancel()
+		if err := c.Down(ctx); err != nil {
+			return fmt.Errorf("cluster down: %w", err)
+		}
+		fmt.Fprintf(stdout, "cluster in %s is down\n", c.Dir())
 		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("cluster down: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
-	defer cancel()
-	if err := c.Down(ctx); err != nil {
-		return fmt.Errorf("cluster down: %w", err)
-	}
-	fmt.Fprintf(stdout, "cluster in %s is down\n", c.Dir())
-	return nil
+	}}
 }
 
-func clusterStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("cluster status", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func defineClusterStatus(fs *flag.FlagSet) action {
 	dir := fs.String("dir", defaultClusterDir(), "data `dir` of the cluster")
 	timeout := fs.Duration("timeout", 30*time.Second, "give up after this long")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	c, err := cluster.Open(*dir)
-	if err != nil {
-		return fmt.Errorf("cluster status: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
-	defer cancel()
-	return printStatus(ctx, c, stdout)
+	return action{run: func(ctx context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) error {
+		c, err := cluster.Open(*dir)
+		if err != nil {
+			return fmt.Errorf("cluster status: %w", err)
+		}
+		ctx, cancel := context.WithTimeout(ctx, *timeout)
+		defer cancel()
+		return printStatus(ctx, c, stdout)
+	}}
 }
 
 // printStatus writes a table of the members and then the URI as the last line.
@@ -251,10 +216,12 @@ func printSecurity(c *cluster.Cluster, w io.Writer) error {
 	return nil
 }
 
-// clusterOp runs one of the experiment helpers on a running cluster.
-func clusterOp(ctx context.Context, op string, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("cluster "+op, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// defineClusterOp defines one of the experiment helpers on a running cluster (clusterOps).
+func defineClusterOp(op string) func(fs *flag.FlagSet) action {
+	return func(fs *flag.FlagSet) action { return clusterOp(op, fs) }
+}
+
+func clusterOp(op string, fs *flag.FlagSet) action {
 	dir := fs.String("dir", defaultClusterDir(), "data `dir` of the cluster")
 	member := ""
 	if op != "stepdown" {
@@ -269,20 +236,27 @@ func clusterOp(ctx context.Context, op string, args []string, stdout, stderr io.
 		fs.BoolVar(&cold, "cold", false, "stop the member, drop its data files from the OS page cache, then start it: it starts with cold caches")
 	}
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	if op == "slow" {
-		// The phases' check, so that --delay and slow=n3:DELAY take the same delays.
-		if _, _, err := faults.ParseAction("slow=n1:" + delay.String()); err != nil {
-			return fmt.Errorf("cluster slow: --delay %v must be whole milliseconds from 1ms to 1h", delay)
+	check := noArgs("cluster "+op, func() error {
+		if op == "slow" {
+			// The phases' check, so that --delay and slow=n3:DELAY take the same delays.
+			if _, _, err := faults.ParseAction("slow=n1:" + delay.String()); err != nil {
+				return fmt.Errorf("cluster slow: --delay %v must be whole milliseconds from 1ms to 1h", delay)
+			}
 		}
-	}
-	c, err := cluster.Open(*dir)
+		return nil
+	})
+	return action{check: check, run: func(ctx context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) error {
+		return runClusterOp(ctx, op, *dir, member, delay, cold, *timeout, stdout)
+	}}
+}
+
+// runClusterOp runs op on the cluster in dir.
+func runClusterOp(ctx context.Context, op, dir, member string, delay time.Duration, cold bool, timeout time.Duration, stdout io.Writer) error {
+	c, err := cluster.Open(dir)
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w", op, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if op == "stepdown" {
 		p, err := c.StepDown(ctx)
@@ -366,41 +340,43 @@ func opTargets(ctx context.Context, c *cluster.Cluster, op, member string) ([]st
 	return names, nil
 }
 
-// clusterCap changes one member's CPU and/or memory cap on a running cluster and prints the status.
-func clusterCap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("cluster cap", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// defineClusterCap defines `cluster cap`: it changes one member's CPU and/or memory cap on a
+// running cluster and prints the status.
+func defineClusterCap(fs *flag.FlagSet) action {
 	dir := fs.String("dir", defaultClusterDir(), "data `dir` of the cluster")
 	member := fs.String("member", "", "member name (n1, n2, ...)")
 	cpu := fs.Float64("cpu", 0, "new CPU cap in `cores` (0.15 = 15% of one core); 0 = uncapped")
 	memory := fs.String("memory", "", "new memory cap (`size`: bytes, or K, M, G; binary, 800M); 0 = uncapped")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	c, err := cluster.Open(*dir)
+	return action{run: func(ctx context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) error {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		return clusterCap(ctx, *dir, *member, *cpu, *memory, set, stdout)
+	}}
+}
+
+func clusterCap(ctx context.Context, dir, member string, cpu float64, memory string, set map[string]bool, stdout io.Writer) error {
+	c, err := cluster.Open(dir)
 	if err != nil {
 		return fmt.Errorf("cluster cap: %w", err)
 	}
-	if *member == "" || !set["cpu"] && !set["memory"] {
+	if member == "" || !set["cpu"] && !set["memory"] {
 		return fmt.Errorf("cluster cap: --member (one of %s) and --cpu (cores) or --memory (size) or both are required; 0 = uncapped", memberNames(c))
 	}
 	// Memory first: its cap is the likelier to be refused (below the minimum, or more than the kernel
 	// can reclaim), and then neither cap has changed.
 	if set["memory"] {
-		mem, err := cluster.ParseSize(*memory)
+		mem, err := cluster.ParseSize(memory)
 		if err != nil {
 			return fmt.Errorf("cluster cap: --memory: %w", err)
 		}
-		if err := c.SetMemory(*member, mem); err != nil {
+		if err := c.SetMemory(member, mem); err != nil {
 			return fmt.Errorf("cluster cap: %w", err)
 		}
 	}
 	if set["cpu"] {
-		if err := c.SetCPU(*member, *cpu); err != nil {
+		if err := c.SetCPU(member, cpu); err != nil {
 			if set["memory"] {
-				return fmt.Errorf("cluster cap: memory cap set to %s, but: %w", *memory, err)
+				return fmt.Errorf("cluster cap: memory cap set to %s, but: %w", memory, err)
 			}
 			return fmt.Errorf("cluster cap: %w", err)
 		}

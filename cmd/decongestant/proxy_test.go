@@ -112,7 +112,7 @@ func TestProxyUserCLI(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "users.json")
 	user := func(stdin string, args ...string) (string, error) {
 		var out, errb strings.Builder
-		err := runProxyUser(t.Context(), append([]string{"--file", file}, args...), strings.NewReader(stdin), &out, &errb)
+		err := dispatch(t.Context(), append([]string{"proxy-user", "--file", file}, args...), strings.NewReader(stdin), &out, &errb)
 		return out.String(), err
 	}
 	out, err := user("first pw\n", "--user", "app")
@@ -249,7 +249,7 @@ func TestProxyCLIAuthTLS(t *testing.T) {
 	certs := testutil.NewCerts(t)
 	users := filepath.Join(t.TempDir(), "users.json")
 	var out, errb strings.Builder
-	if err := runProxyUser(t.Context(), []string{"--file", users, "--user", "app"}, strings.NewReader("cli secret\n"), &out, &errb); err != nil {
+	if err := dispatch(t.Context(), []string{"proxy-user", "--file", users, "--user", "app"}, strings.NewReader("cli secret\n"), &out, &errb); err != nil {
 		t.Fatal(err)
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(testutil.FreePort(t)))

@@ -14,50 +14,47 @@ import (
 	"github.com/decongestant/decongestant/proxy"
 )
 
-// runProxyUser adds a user to a proxy users file, or sets an existing
-// user's password: the password is read from stdin (one line; without echo
-// and twice when stdin is a terminal), never from the arguments, and only
-// its SCRAM-SHA-256 keys are written, mode 0600.
-func runProxyUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fset := flag.NewFlagSet("proxy-user", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	fset.Usage = func() {
-		fmt.Fprint(stderr, `usage: decongestant proxy-user --file FILE --user NAME [--db admin] [--iterations 15000] < password
+const proxyUserLong = `Adds a user clients authenticate to the proxy as (decongestant proxy --users FILE), or sets its
+password. The password is read from stdin: one line (typed twice, not echoed, on a terminal).
+FILE keeps SCRAM-SHA-256 keys only, never the password, mode 0600.
+`
 
-Adds a user clients authenticate to the proxy as (decongestant proxy --users FILE), or
-sets its password. The password is read from stdin: one line (typed twice, not echoed,
-on a terminal). FILE keeps SCRAM-SHA-256 keys only, never the password, mode 0600.
-
-`)
-		fset.PrintDefaults()
-	}
+// defineProxyUser defines proxy-user: it adds a user to a proxy users file, or sets an existing
+// user's password: the password is read from stdin (one line; without echo and twice when stdin
+// is a terminal), never from the arguments, and only its SCRAM-SHA-256 keys are written, mode 0600.
+func defineProxyUser(fset *flag.FlagSet) action {
 	file := fset.String("file", "", "the users `file` to create or update (required)")
 	user := fset.String("user", "", "user `name` (required)")
 	db := fset.String("db", "admin", "the user's authentication `database`: clients give it as authSource")
 	iterations := fset.Int("iterations", proxy.DefaultIterations, "SCRAM-SHA-256 iteration `count` (at least 4096)")
-	if help, err := parseFlags(fset, args); help || err != nil {
-		return err
-	}
-	if *file == "" || *user == "" {
-		fset.Usage()
-		return errors.New("proxy-user: --file and --user are required")
-	}
-	creds, err := proxy.LoadCredentials(*file)
+	check := noArgs("proxy-user", func() error {
+		if *file == "" || *user == "" {
+			return usageError{errors.New("proxy-user: --file and --user are required")}
+		}
+		return nil
+	})
+	return action{check: check, run: func(ctx context.Context, _ []string, stdin io.Reader, stdout, stderr io.Writer) error {
+		return setProxyUser(ctx, *file, *user, *db, *iterations, stdin, stdout, stderr)
+	}}
+}
+
+func setProxyUser(ctx context.Context, file, user, db string, iterations int, stdin io.Reader, stdout, stderr io.Writer) error {
+	creds, err := proxy.LoadCredentials(file)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		creds = &proxy.Credentials{}
 	case err != nil:
 		return fmt.Errorf("proxy-user: %w", err)
 	}
-	password, err := readPassword(ctx, stdin, stderr, *db+"."+*user)
+	password, err := readPassword(ctx, stdin, stderr, db+"."+user)
 	if err != nil {
 		return fmt.Errorf("proxy-user: %w", err)
 	}
-	added, err := creds.SetPassword(*user, *db, password, *iterations)
+	added, err := creds.SetPassword(user, db, password, iterations)
 	if err != nil {
 		return fmt.Errorf("proxy-user: %w", err)
 	}
-	if err := creds.WriteFile(*file); err != nil {
+	if err := creds.WriteFile(file); err != nil {
 		return fmt.Errorf("proxy-user: %w", err)
 	}
 	verb := "added user"
@@ -65,7 +62,7 @@ on a terminal). FILE keeps SCRAM-SHA-256 keys only, never the password, mode 060
 		verb = "set the password of user"
 	}
 	fmt.Fprintf(stdout, "%s %s (db %s) in %s; clients connect with mongodb://%s:PASSWORD@HOST:PORT/?authSource=%s\n",
-		verb, *user, *db, *file, uriUser(*user), *db)
+		verb, user, db, file, uriUser(user), db)
 	return nil
 }
 

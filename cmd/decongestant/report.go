@@ -16,30 +16,18 @@ import (
 	"github.com/decongestant/decongestant/results"
 )
 
-func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	out := fs.String("out", "report.html", "HTML report path")
-	plots := fs.String("plots", "", "directory for the SVG plots (default: next to --out, named after it)")
-	// Accept flags after the file names too: report a.json b.json --out r.html.
-	var files []string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); errors.Is(err, flag.ErrHelp) {
-			return nil
-		} else if err != nil {
-			return err
+func defineReport(fs *flag.FlagSet) action {
+	out := fs.String("out", "report.html", "HTML report `path`")
+	plots := fs.String("plots", "", "`directory` for the SVG plots (default: next to --out, named after it)")
+	check := func(files []string) error {
+		if len(files) == 0 {
+			return usageError{errors.New("usage: decongestant report RESULTS.json... [--out report.html] [--plots DIR]")}
 		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		rest = fs.Args()[1:]
+		return nil
 	}
-	if len(files) == 0 {
-		return errors.New("usage: decongestant report RESULTS.json... [--out report.html] [--plots DIR]")
-	}
-	return writeReports(files, *out, *plots, stdout, stderr)
+	return action{check: check, run: func(_ context.Context, files []string, _ io.Reader, stdout, stderr io.Writer) error {
+		return writeReports(files, *out, *plots, stdout, stderr)
+	}}
 }
 
 func writeReports(files []string, out, plots string, stdout, stderr io.Writer) error {

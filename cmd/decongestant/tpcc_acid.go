@@ -20,86 +20,82 @@ import (
 	"github.com/decongestant/decongestant/workload/tpcc"
 )
 
-const tpccAcidHelp = `usage: decongestant tpcc acid --uri URI [--db tpcc] [--cluster-dir DIR] [--durability=false] [--out acid.json] [flags]
-
-Runs the ACID tests of TPC-C clause 3 on a loaded TPC-C database, which the
-TPC-C-on-MongoDB paper ("TPC-C adapted to MongoDB") performed by hand:
-atomicity (3.2.2), the nine isolation tests (3.4.2) and durability (3.5.4:
-New-Orders with write concern majority while the primary is killed). The
-durability test needs the replica set's directory (--cluster-dir, from
-` + "`decongestant cluster up`" + `) to kill the primary and restart it. The tests run
-TPC-C transactions on one warehouse and leave the database consistent; run
-them while nothing else writes to it.
-
-flags:
+const tpccAcidLong = `The TPC-C-on-MongoDB paper performed these tests by hand; here they run on a loaded TPC-C
+database. The durability test (New-Orders with write concern majority while the primary is
+killed) needs the replica set's directory (--cluster-dir, from "decongestant cluster up") to kill
+the primary and restart it. The tests run TPC-C transactions on one warehouse and leave the
+database consistent; run them while nothing else writes to it.
 `
 
-// runTPCCAcid runs `tpcc acid`: the ACID tests, a table on stdout, the
-// results as JSON with --out; it fails when a test failed.
-func runTPCCAcid(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	fs := flag.NewFlagSet("tpcc acid", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), tpccAcidHelp)
-		fs.PrintDefaults()
-	}
+// defineTPCCAcid defines `tpcc acid`: the ACID tests, a table on stdout, the results as JSON
+// with --out; it fails when a test failed.
+func defineTPCCAcid(fs *flag.FlagSet) action {
 	uri := fs.String("uri", "", "replica set connection string (required)")
-	defer func() { err = monitor.ExplainAccess(err, *uri) }()
 	db := fs.String("db", "tpcc", "database holding a complete TPC-C load")
-	clusterDir := fs.String("cluster-dir", "", "directory of the local replica set behind --uri (`decongestant cluster up --dir`); the durability test kills its primary and restarts it")
+	clusterDir := fs.String("cluster-dir", "", "`dir` of the local replica set behind --uri (as given to decongestant cluster up --dir); the durability test kills its primary and restarts it")
 	durability := fs.Bool("durability", true, "run the durability test (clause 3.5.4); it needs --cluster-dir")
-	out := fs.String("out", "", "also write the results as JSON to this file")
+	out := fs.String("out", "", "also write the results as JSON to this `file`")
 	only := fs.String("test", "", "comma-separated tests or clauses to run (default: all): "+strings.Join(tpcc.ACIDTests(), ", "))
 	load := fs.Bool("load", false, "if --db holds no TPC-C load, load a small one first (1 warehouse, --scale small)")
 	warehouse := fs.Int("warehouse", 1, "the warehouse the tests use")
 	clients := fs.Int("clients", 4, "New-Order clients of the durability test")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	if *clients < 1 {
-		return fmt.Errorf("tpcc acid: --clients %d must be at least 1", *clients)
-	}
-	if *warehouse < 1 {
-		return fmt.Errorf("tpcc acid: --warehouse %d must be at least 1", *warehouse)
-	}
-	var tests []string
-	if *only != "" {
-		tests = strings.Split(*only, ",")
-	}
-	o := tpcc.ACIDOptions{Only: tests, Warehouse: *warehouse, Progress: stderr, Durability: tpcc.DurabilityOptions{Clients: *clients}}
-	if err := o.Validate(); err != nil {
-		return fmt.Errorf("tpcc acid: --test: %w", err)
-	}
+	var o tpcc.ACIDOptions
+	check := noArgs("tpcc acid", func() error {
+		if *clients < 1 {
+			return fmt.Errorf("tpcc acid: --clients %d must be at least 1", *clients)
+		}
+		if *warehouse < 1 {
+			return fmt.Errorf("tpcc acid: --warehouse %d must be at least 1", *warehouse)
+		}
+		var tests []string
+		if *only != "" {
+			tests = strings.Split(*only, ",")
+		}
+		o = tpcc.ACIDOptions{Only: tests, Warehouse: *warehouse, Durability: tpcc.DurabilityOptions{Clients: *clients}}
+		if err := o.Validate(); err != nil {
+			return fmt.Errorf("tpcc acid: --test: %w", err)
+		}
+		return checkURI(*uri)
+	})
+	return action{check: check, run: func(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Writer) error {
+		o.Progress = stderr
+		err := runTPCCAcid(ctx, o, *uri, *db, *clusterDir, *out, *durability, *load, stdout, stderr)
+		return monitor.ExplainAccess(err, *uri)
+	}}
+}
+
+// runTPCCAcid runs the ACID tests of o.
+func runTPCCAcid(ctx context.Context, o tpcc.ACIDOptions, uri, db, clusterDir, out string, durability, load bool, stdout, stderr io.Writer) (err error) {
 	var c *cluster.Cluster
 	switch {
-	case !*durability:
+	case !durability:
 		o.SkipDurability = "left out with --durability=false"
-	case *clusterDir == "":
+	case clusterDir == "":
 		o.SkipDurability = "needs --cluster-dir (the directory of `decongestant cluster up`) to kill the primary; --durability=false leaves it out"
 	default:
-		if c, err = cluster.Open(*clusterDir); err != nil {
+		if c, err = cluster.Open(clusterDir); err != nil {
 			return fmt.Errorf("tpcc acid: --cluster-dir: %w", err)
 		}
 	}
 
-	client, d, err := connectTPCC(ctx, *uri, *db)
+	client, d, err := connectTPCC(ctx, uri, db)
 	if err != nil {
 		return err
 	}
 	defer client.Disconnect(context.Background())
 	if c != nil {
 		if err := sameSet(ctx, client, c); err != nil {
-			return fmt.Errorf("tpcc acid: --cluster-dir %s: %w", *clusterDir, err)
+			return fmt.Errorf("tpcc acid: --cluster-dir %s: %w", clusterDir, err)
 		}
 		o.Failover = clusterFailover(c, stderr)
 	}
 	_, ok, err := tpcc.Loaded(ctx, d)
 	if err != nil {
-		return fmt.Errorf("%s: %w", redact.URI(*uri), err)
+		return fmt.Errorf("%s: %w", redact.URI(uri), err)
 	}
 	if !ok {
-		if !*load {
-			return fmt.Errorf("%w: database %q holds no TPC-C load (run `decongestant tpcc load --scale small` first, or pass --load)", tpcc.ErrEmpty, *db)
+		if !load {
+			return fmt.Errorf("%w: database %q holds no TPC-C load (run `decongestant tpcc load --scale small` first, or pass --load)", tpcc.ErrEmpty, db)
 		}
 		if err := loadSmall(ctx, d, stderr); err != nil {
 			return err
@@ -110,8 +106,8 @@ func runTPCCAcid(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return err
 	}
 	printErr := printACID(stdout, res)
-	if *out != "" {
-		if err := writeJSONPath(*out, res); err != nil {
+	if out != "" {
+		if err := writeJSONPath(out, res); err != nil {
 			return err
 		}
 	}

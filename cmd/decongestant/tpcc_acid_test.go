@@ -35,9 +35,9 @@ func TestTPCCAcidBadInput(t *testing.T) {
 			}
 		})
 	}
-	_, stderr, err := runCLI(t, "tpcc", "acid", "--help")
-	if err != nil || !strings.Contains(stderr, "TPC-C-on-MongoDB paper") || !strings.Contains(stderr, "-cluster-dir") {
-		t.Fatalf("--help: %v\n%s", err, stderr)
+	stdout, _, err := runCLI(t, "tpcc", "acid", "--help")
+	if err != nil || !strings.Contains(stdout, "TPC-C-on-MongoDB paper") || !strings.Contains(stdout, "-cluster-dir") {
+		t.Fatalf("--help: %v\n%s", err, stdout)
 	}
 }
 

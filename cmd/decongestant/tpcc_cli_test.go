@@ -70,7 +70,7 @@ func TestTPCCEndToEnd(t *testing.T) {
 		if err := json.Unmarshal(b, &rep); err != nil {
 			t.Fatal(err)
 		}
-		// The readwrite mix's default (seed 000): read concern local.
+		// The readwrite mix's default (the Decongestant paper's): read concern local.
 		if got := rep.Settings["stock_level_read_concern"]; got != "local" {
 			t.Errorf("%s: settings record Stock-Level read concern %v, want local", run.Policy, got)
 		}
