@@ -15,12 +15,12 @@ func ExampleWriteText() {
 		Config: results.Config{Mix: "95/5", Clients: 32, DurationS: 60, PeriodS: 10, WarmupS: 10,
 			Repeat: 2, MaxStalenessMS: &bound},
 		Runs: []results.Run{
-			{Policy: "primary", Summary: results.Summary{ReadTput: 2400, WriteTput: 1700, ReadP80MS: 7.3, ReadP99MS: 22, ReadP999MS: 41, MaxLagMS: 900}},
+			{Policy: "primary", Summary: results.Summary{ReadTput: 2400, WriteTput: 1700, ReadP80MS: 7.3, ReadP99MS: 22, ReadP999MS: 41, MaxLagMS: 900, Probes: 120}},
 			{Policy: "decongestant", Repetition: 0, Summary: results.Summary{ReadTput: 5200, WriteTput: 3600,
-				ReadP80MS: 4.7, ReadP99MS: 14, ReadP999MS: 30, SecondaryPct: 30, StalenessP80MS: 270, StalenessMaxMS: 500, MaxLagMS: 850}},
+				ReadP80MS: 4.7, ReadP99MS: 14, ReadP999MS: 30, SecondaryPct: 30, StalenessP80MS: 270, StalenessMaxMS: 500, MaxLagMS: 850, Probes: 118}},
 			{Policy: "decongestant", Repetition: 1, Summary: results.Summary{ReadTput: 5000, WriteTput: 3700,
 				ReadP80MS: 4.9, ReadP99MS: 15, ReadP999MS: 34, SecondaryPct: 32, StalenessP80MS: 290, StalenessMaxMS: 530,
-				BoundViolations: 1, MaxLagMS: 950}},
+				BoundViolations: 1, MaxLagMS: 950, Probes: 121}},
 		},
 	}
 	if err := report.WriteText(os.Stdout, []report.Input{{Name: "run.json", Results: r}}); err != nil {

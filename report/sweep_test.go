@@ -41,6 +41,9 @@ func sweepResults(sprobe bool) *results.Results {
 				case "decongestant":
 					s.SecondaryPct = float64(c/2 + 5*rep)
 				}
+				if sprobe {
+					s.Probes = 50
+				}
 				if sprobe && pol != "primary" {
 					s.StalenessP80MS = float64(c)/10 + float64(rep)
 				}

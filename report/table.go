@@ -28,9 +28,9 @@ var columns = []column{
 	{header: "read P99 ms", get: func(s results.Summary) float64 { return s.ReadP99MS }},
 	{header: "read P99.9 ms", get: readP999},
 	{header: "secondary %", get: func(s results.Summary) float64 { return s.SecondaryPct }},
-	{header: "stale P80 ms", get: func(s results.Summary) float64 { return s.StalenessP80MS }},
-	{header: "stale max ms", get: func(s results.Summary) float64 { return s.StalenessMaxMS }},
-	{header: "violations", get: func(s results.Summary) float64 { return float64(s.BoundViolations) }, count: true},
+	{header: "stale P80 ms", get: probed(func(s results.Summary) float64 { return s.StalenessP80MS })},
+	{header: "stale max ms", get: probed(func(s results.Summary) float64 { return s.StalenessMaxMS })},
+	{header: "violations", get: probed(func(s results.Summary) float64 { return float64(s.BoundViolations) }), count: true},
 	{header: "max lag ms", get: func(s results.Summary) float64 { return s.MaxLagMS }},
 	{header: "errors", get: func(s results.Summary) float64 { return float64(s.Errors) }, count: true},
 }
@@ -50,6 +50,18 @@ func readP999(s results.Summary) float64 {
 		return math.NaN()
 	}
 	return s.ReadP999MS
+}
+
+// probed wraps a staleness metric, which only the S probe measures: NaN
+// (shown "-") for a run without probes (no --sprobe), where its 0 would read
+// as "never stale".
+func probed(get func(results.Summary) float64) func(results.Summary) float64 {
+	return func(s results.Summary) float64 {
+		if s.Probes == 0 {
+			return math.NaN()
+		}
+		return get(s)
+	}
 }
 
 // stat is the mean and sample standard deviation of one metric over the
