@@ -125,7 +125,11 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.DurationVar(&b.lagInterval, "lag-interval", 0, "pause between lag polls of the primary (default: a fifth of --max-staleness, from 50ms to the Decongestant paper's 1s)")
 	fs.StringVar(&b.headroom, "lag-headroom", "auto", "decongestant and spillway: added to each lag poll before comparing with the bound: auto (the poll's horizon: interval + max(interval/2, 2 x the poll's round trip, 1.25 x the slowest of the last 10 polls)), or a duration (0 = the Decongestant paper's exact check)")
 	fs.StringVar(&b.latency, "latency-source", "command", "latency the policies see: command (time on a checked-out connection) or client (the Decongestant paper: the whole call, including waits for a pooled connection)")
-	fs.BoolVar(&b.coldStart, "cold-start", false, "restart every secondary with empty caches (WiredTiger and its files' page cache) before each run; needs --cluster-dir")
+	coldStart := "restart every secondary with empty caches (WiredTiger and its files' page cache) before each run"
+	if !def.ownCluster {
+		coldStart += "; needs --cluster-dir"
+	}
+	fs.BoolVar(&b.coldStart, "cold-start", false, coldStart)
 	fs.StringVar(&b.viaProxy, "via-proxy", "off", "run the policies through the wire-protocol proxy (one in this process per run, its clients on a loopback port, routed reads sent secondaryPreferred): off, on, or both (each policy in the library, then through the proxy, named proxy:<policy>); per-member policies and primary only")
 	fs.StringVar(&b.readYourWrites, "read-your-writes", "off", "on: a causal session's routed reads go only to members known to have applied its operation time, and through the proxy a connection's reads after its write, else to the primary (counted as held); off: reads go where the policy says and wait there (the papers' behaviour)")
 	fs.StringVar(&b.hints, "hints", "off", "read hints (the read-hints paper): off, on, or variants every policy runs with in turn, e.g. off,on,hints:apply=0.33/targets=one (keys apply, targets all|one|one:n2, interval, batch)")
