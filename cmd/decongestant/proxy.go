@@ -23,8 +23,8 @@ the file) and use TLS (--tls-cert, --tls-key); a --listen address beyond loopbac
 See docs/proxy.md.
 `
 
-// defineProxy defines the proxy: it runs until ctx ends (Ctrl-C); listener, client connections
-// and upstream pool are closed before it returns.
+// defineProxy defines the proxy: it runs until ctx ends (SIGTERM, Ctrl-C), then drains (see
+// serveAndDrain); listener, client connections and upstream pool are closed before it returns.
 func defineProxy(fs *flag.FlagSet) action {
 	uri := fs.String("uri", "", "the replica set's MongoDB URI, with the proxy's own credentials and TLS options (required)")
 	listen := fs.String("listen", "127.0.0.1:27018", "address to listen on: host:port, or unix:/path.sock; beyond loopback only with --users and --tls-cert/--tls-key")
@@ -38,6 +38,7 @@ func defineProxy(fs *flag.FlagSet) action {
 	tlsCert := fs.String("tls-cert", "", "serve clients TLS with this certificate chain (`PEM` file); with --tls-key")
 	tlsKey := fs.String("tls-key", "", "the certificate's private key (`PEM` file)")
 	tlsCA := fs.String("tls-ca", "", "require client certificates signed by a CA of this `PEM` file (on top of --users); off by default")
+	life := defineLifecycle(fs)
 	var (
 		network, addr string
 		cfg           proxy.Config
@@ -53,6 +54,9 @@ func defineProxy(fs *flag.FlagSet) action {
 			return err
 		}
 		if cfg, err = proxyConfig(*uri, *policy, *staleness, *reads, *ryw); err != nil {
+			return err
+		}
+		if err := life.apply(&cfg); err != nil {
 			return err
 		}
 		if *metricsAddr != "" {
@@ -88,11 +92,13 @@ func defineProxy(fs *flag.FlagSet) action {
 			return err
 		}
 		defer m.close()
+		m.serveHealth()
 		s, err := proxy.New(cfg)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
+		m.setReady(s.Ready)
 		if m != nil && s.Router() != nil {
 			m.col.Set(s.Router())
 		}
@@ -105,10 +111,7 @@ func defineProxy(fs *flag.FlagSet) action {
 		}
 		fmt.Fprintf(stdout, "decongestant proxy: %s -> %s, policy %s, reads %s, read-your-writes %s, clients: %s (Ctrl-C stops)\n",
 			ln.Addr(), redact.URI(*uri), *policy, cfg.Reads, *ryw, clientSecurity(creds, tlsConf))
-		if err := s.Serve(ctx, ln); err != nil {
-			return err
-		}
-		return s.Close()
+		return life.serveAndDrain(ctx, s, ln, stderr)
 	}}
 }
 
