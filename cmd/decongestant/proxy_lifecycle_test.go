@@ -223,3 +223,16 @@ func TestProxySecondSignalStopsTheDrain(t *testing.T) {
 		t.Fatalf("a reply after the second signal: %v", r)
 	}
 }
+
+// A standalone mongod is refused at start, with every policy (without
+// one, every command used to wait 30 s for a primary).
+func TestProxyRefusesStandalone(t *testing.T) {
+	host := testutil.Standalone(t)
+	for _, policy := range []string{"primary", "spillway"} {
+		var out, errb strings.Builder
+		err := run(t.Context(), []string{"proxy", "--uri", "mongodb://" + host, "--policy", policy, "--listen", "127.0.0.1:0"}, &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), host+" is a standalone mongod") {
+			t.Errorf("--policy %s: %v; want a standalone error", policy, err)
+		}
+	}
+}
