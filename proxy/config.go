@@ -28,10 +28,11 @@ const (
 	// DefaultWriteTimeout bounds the write of one reply: a client that
 	// does not read (48 MB at most) within it is closed.
 	DefaultWriteTimeout = time.Minute
-	// DefaultMaxConnections caps the client connections: with about 30 KiB
-	// for an idle connection (its goroutine, read buffer and, with TLS,
-	// its TLS state) the proxy stays under 300 MB at the cap, and far from
-	// any file-descriptor limit Go's runtime raises to (the hard limit).
+	// DefaultMaxConnections caps the client connections: an idle one costs
+	// at most 14 KiB (31 KiB with TLS: goroutine, read buffer, TLS state;
+	// measured over 2 000, both ends counted), so the cap keeps that near
+	// 300 MB, far from the file-descriptor limit Go raises to the hard one
+	// (mongod's own default, 80 % of that limit, is no memory bound).
 	DefaultMaxConnections = 10_000
 )
 
