@@ -19,7 +19,7 @@ import (
 
 // bareServer is a Server without an upstream pool, enough for what the
 // proxy answers itself (ping, hello); cfg takes the defaults.
-func bareServer(t *testing.T, cfg Config) (*Server, *testutil.SyncBuffer) {
+func bareServer(t testing.TB, cfg Config) (*Server, *testutil.SyncBuffer) {
 	t.Helper()
 	logs := &testutil.SyncBuffer{}
 	s := &Server{
