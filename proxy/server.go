@@ -97,8 +97,8 @@ func New(cfg Config) (*Server, error) {
 }
 
 // Serve accepts client connections on ln until ctx ends or Close or
-// Shutdown is called, and returns nil then (ln is closed). Client connections live until they
-// end or Close closes them.
+// Shutdown is called, and returns nil then (ln is closed). Client
+// connections live until they end or Close or Shutdown closes them.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.mu.Lock()
 	if s.closed || s.draining.Load() {
