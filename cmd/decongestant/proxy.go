@@ -32,7 +32,7 @@ func defineProxy(fs *flag.FlagSet) action {
 	staleness := fs.String("max-staleness", "10s", "staleness bound of the routed reads: a duration, or 0 (no secondary reads); a read's own maxStalenessSeconds tightens it")
 	reads := fs.String("reads", "opted-in", "which reads the policy routes: opted-in (reads sent with a read preference other than primary) or all (every find, aggregate without $out/$merge, count and distinct outside transactions)")
 	ryw := fs.String("read-your-writes", "on", "on: after a write acknowledged on a client connection, its routed reads go only to members that have applied it (else the primary); off")
-	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics of the proxy's router at http://`host:port`/metrics, e.g. 127.0.0.1:9464; off by default")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics of the proxy's router at http://`host:port`/metrics, and the probes /healthz and /readyz, e.g. 127.0.0.1:9464; off by default")
 	profiles := fs.Bool("pprof", false, "with --metrics-addr, also serve the Go runtime's profiles at http://host:port/debug/pprof/ (heap, goroutine, profile, trace), e.g. for go tool pprof under load; off by default")
 	users := fs.String("users", "", "clients must authenticate (SCRAM-SHA-256) as a user of this `file` (made with decongestant proxy-user; mode 0600)")
 	tlsCert := fs.String("tls-cert", "", "serve clients TLS with this certificate chain (`PEM` file); with --tls-key")
