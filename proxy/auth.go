@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/xdg-go/scram"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -37,6 +38,8 @@ type authenticator struct {
 	// unknown user fails at the same step as a wrong password and nobody
 	// learns which users exist.
 	decoy decoy
+	// failures limits the failed-authentication lines logged.
+	failures *logLimiter
 	// nonce, when set, replaces the server's random nonce (tests replay
 	// RFC 7677's exchange).
 	nonce scram.NonceGeneratorFcn
@@ -50,7 +53,7 @@ func newAuthenticator(c *Credentials) (*authenticator, error) {
 	if len(users) == 0 {
 		return nil, errors.New("the users file holds no user: no client could connect")
 	}
-	return &authenticator{users: users, decoy: newDecoy(users)}, nil
+	return &authenticator{users: users, decoy: newDecoy(users), failures: newLogLimiter(authLogsPerSecond, time.Now)}, nil
 }
 
 // lookup returns the stored credentials of user in db, or a decoy's (known
@@ -215,11 +218,17 @@ func (s *Server) authenticated(cc *clientConn, conv *saslConv) {
 }
 
 // authFailed logs a failed authentication once (who, where, why; never a
-// password nor a SCRAM message) and returns the error reply. The
-// connection stays open, as mongod keeps it.
+// password nor a SCRAM message), at most authLogsPerSecond lines a second
+// (the next line logged counts those left out), and returns the error
+// reply. The connection stays open, as mongod keeps it.
 func (s *Server) authFailed(cc *clientConn, db, user, mech string, code int32, msg, reason string) bsoncore.Document {
-	s.log.Warn("proxy: client authentication failed", "client", cc.remote, "conn", cc.id,
-		"user", user, "db", db, "mechanism", mech, "reason", reason)
+	if ok, suppressed := s.auth.failures.allow(); ok {
+		args := []any{"client", cc.remote, "conn", cc.id, "user", user, "db", db, "mechanism", mech, "reason", reason}
+		if suppressed > 0 {
+			args = append(args, "suppressed_before", suppressed)
+		}
+		s.log.Warn("proxy: client authentication failed", args...)
+	}
 	return errorDoc(code, msg)
 }
 

@@ -490,3 +490,29 @@ func TestNoUsers(t *testing.T) {
 		t.Fatalf("New with an empty users file: %v", err)
 	}
 }
+
+// 10 000 failed authentications in one second log authLogsPerSecond lines;
+// the first failure of the next second logs the count of those left out.
+func TestFailedAuthLogsBounded(t *testing.T) {
+	s, logs := authServer(t, loadRFC7677(t))
+	now := time.Unix(1_700_000_000, 0)
+	s.auth.failures = newLogLimiter(authLogsPerSecond, func() time.Time { return now })
+	cc := &clientConn{id: 1, remote: "test"}
+	fail := func() {
+		wantError(t, do(t, s, cc, saslStartCmd("SCRAM-SHA-256", "garbage", "admin", true)), codeAuthenticationFailed, errAuthFailed)
+	}
+	const attempts = 10_000
+	for range attempts {
+		fail()
+	}
+	if n := strings.Count(logs.String(), "authentication failed"); n != authLogsPerSecond {
+		t.Fatalf("%d failures logged %d lines; want %d", attempts, n, authLogsPerSecond)
+	}
+	now = now.Add(time.Second)
+	fail()
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	last := lines[len(lines)-1]
+	if want := fmt.Sprintf("suppressed_before=%d", attempts-authLogsPerSecond); len(lines) != authLogsPerSecond+1 || !strings.Contains(last, want) {
+		t.Fatalf("a second later: %d lines, the last %q; want %d, the last with %s", len(lines), last, authLogsPerSecond+1, want)
+	}
+}
