@@ -26,7 +26,8 @@ See docs/proxy.md.
 // defineProxy defines the proxy: it runs until ctx ends (Ctrl-C); listener, client connections
 // and upstream pool are closed before it returns.
 func defineProxy(fs *flag.FlagSet) action {
-	uri := fs.String("uri", "", "the replica set's MongoDB URI, with the proxy's own credentials and TLS options (required)")
+	uri := fs.String("uri", "", "the replica set's MongoDB URI, with the proxy's own credentials and TLS options; anyone on the host sees it in ps: prefer --uri-file or $"+proxyURIEnv+" (exactly one of the three)")
+	uriFile := fs.String("uri-file", "", "read the URI from this `file` (one line; mode 0600 or 0400) instead of --uri")
 	listen := fs.String("listen", "127.0.0.1:27018", "address to listen on: host:port, or unix:/path.sock; beyond loopback only with --users and --tls-cert/--tls-key")
 	policy := fs.String("policy", "spillway", "routing policy for the reads it routes: spillway or weights:n2=0.5,n3=0.5 (a per-member policy), or primary (route nothing: every command to the primary)")
 	staleness := fs.String("max-staleness", "10s", "staleness bound of the routed reads: a duration, or 0 (no secondary reads); a read's own maxStalenessSeconds tightens it")
@@ -43,8 +44,9 @@ func defineProxy(fs *flag.FlagSet) action {
 		cfg           proxy.Config
 	)
 	check := noArgs("proxy", func() (err error) {
-		if *uri == "" {
-			return errors.New("proxy: --uri is required")
+		env, envSet := os.LookupEnv(proxyURIEnv)
+		if *uri, err = proxyURI(*uri, *uriFile, env, envSet); err != nil {
+			return err
 		}
 		if (*tlsCert == "") != (*tlsKey == "") || (*tlsCA != "" && *tlsCert == "") {
 			return errors.New("proxy: --tls-cert and --tls-key go together (and --tls-ca needs them)")

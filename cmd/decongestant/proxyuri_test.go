@@ -1,0 +1,74 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The proxy takes its URI from exactly one of --uri, --uri-file (owner-only
+// mode, one line) and $DECONGESTANT_PROXY_URI; no error quotes the password.
+func TestProxyURI(t *testing.T) {
+	const uri = "mongodb://proxy:s3cret@h1,h2/?replicaSet=rs0"
+	dir := t.TempDir()
+	file := func(name, content string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil { // past the umask
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := file("uri", uri+"\n", 0o600)
+	readOnly := file("ro", "  "+uri+"  \n", 0o400)
+	for _, tc := range []struct {
+		name          string
+		flag, file    string
+		env           string
+		envSet        bool
+		want, wantErr string
+	}{
+		{"flag", uri, "", "", false, uri, ""},
+		{"file", "", good, "", false, uri, ""},
+		{"file 0400, white space", "", readOnly, "", false, uri, ""},
+		{"env", "", "", " " + uri + "\n", true, uri, ""},
+		{"none", "", "", "", false, "", "--uri is required (or --uri-file FILE, or $DECONGESTANT_PROXY_URI"},
+		{"flag and env", uri, "", uri, true, "", "--uri and $DECONGESTANT_PROXY_URI: give the URI one way only"},
+		{"flag and file", uri, good, "", false, "", "--uri and --uri-file: give the URI one way only"},
+		{"all three", uri, good, uri, true, "", "--uri and --uri-file and $DECONGESTANT_PROXY_URI: give"},
+		{"empty env", "", "", " \n", true, "", "$DECONGESTANT_PROXY_URI is set but empty"},
+		{"group-readable", "", file("g", uri, 0o640), "", false, "", "has mode 0640: it holds the upstream password"},
+		{"world-readable", "", file("w", uri, 0o604), "", false, "", "has mode 0604"},
+		{"empty file", "", file("e", "\n", 0o600), "", false, "", "is empty: want the URI on one line"},
+		{"two lines", "", file("2", uri+"\n"+uri+"\n", 0o600), "", false, "", "holds more than one line"},
+		{"too large", "", file("big", strings.Repeat("x", maxURIFile+1), 0o600), "", false, "", "is larger than 64 KiB"},
+		{"missing", "", filepath.Join(dir, "none"), "", false, "", "no such file or directory"},
+		{"directory", "", dir, "", false, "", "is not a regular file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := proxyURI(tc.flag, tc.file, tc.env, tc.envSet)
+			if got != tc.want || (err == nil) != (tc.wantErr == "") || err != nil && !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("proxyURI = %q, %v; want %q, %q", got, err, tc.want, tc.wantErr)
+			}
+			if err != nil && strings.Contains(err.Error(), "s3cret") {
+				t.Fatalf("the error quotes the password: %v", err)
+			}
+		})
+	}
+}
+
+// The CLI reads $DECONGESTANT_PROXY_URI: with it set, --uri is no longer
+// required, and giving both is refused.
+func TestProxyURIFromEnv(t *testing.T) {
+	t.Setenv(proxyURIEnv, "mongodb://127.0.0.1:1")
+	var out, errb strings.Builder
+	if err := run(t.Context(), []string{"proxy", "--listen", "0.0.0.0:1"}, &out, &errb); err == nil || !strings.Contains(err.Error(), "not a loopback address") {
+		t.Fatalf("with $%s: %v; want the URI taken and the --listen check reached", proxyURIEnv, err)
+	}
+	if err := run(t.Context(), []string{"proxy", "--uri", "mongodb://127.0.0.1:1"}, &out, &errb); err == nil || !strings.Contains(err.Error(), "give the URI one way only") {
+		t.Fatalf("with $%s and --uri: %v; want a refusal", proxyURIEnv, err)
+	}
+}
