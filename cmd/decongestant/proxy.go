@@ -39,6 +39,7 @@ func defineProxy(fs *flag.FlagSet) action {
 	tlsCert := fs.String("tls-cert", "", "serve clients TLS with this certificate chain (`PEM` file); with --tls-key")
 	tlsKey := fs.String("tls-key", "", "the certificate's private key (`PEM` file)")
 	tlsCA := fs.String("tls-ca", "", "require client certificates signed by a CA of this `PEM` file (on top of --users); off by default")
+	refuseAdmin := fs.Bool("refuse-admin-commands", false, "refuse (Unauthorized) the commands that administer the replica set: shutdown, replSetReconfig, replSetStepDown, setFeatureCompatibilityVersion, setParameter, fsync, killOp, killAllSessions, user and role management...; every client runs as the --uri's user, so without this a client may do all that user may (see docs/proxy.md)")
 	var (
 		network, addr string
 		cfg           proxy.Config
@@ -84,6 +85,7 @@ func defineProxy(fs *flag.FlagSet) action {
 			}
 		}
 		cfg.Users = creds
+		cfg.RefuseAdminCommands = *refuseAdmin
 		cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 		m, err := startMetrics(*metricsAddr, *profiles, stderr) // before connecting: a taken port fails fast
 		if err != nil {
