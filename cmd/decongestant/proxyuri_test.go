@@ -1,10 +1,19 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/decongestant/decongestant/internal/testutil"
 )
 
 // The proxy takes its URI from exactly one of --uri, --uri-file (owner-only
@@ -71,4 +80,34 @@ func TestProxyURIFromEnv(t *testing.T) {
 	if err := run(t.Context(), []string{"proxy", "--uri", "mongodb://127.0.0.1:1"}, &out, &errb); err == nil || !strings.Contains(err.Error(), "give the URI one way only") {
 		t.Fatalf("with $%s and --uri: %v; want a refusal", proxyURIEnv, err)
 	}
+}
+
+// End to end: the proxy takes its URI from --uri-file and, with
+// --refuse-admin-commands, answers setParameter Unauthorized itself (one
+// harmless to the shared set should it get through: logLevel 0, the
+// default) while a ping and a find are served.
+func TestProxyCLIURIFileAndAdminRefusal(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	uriFile := filepath.Join(t.TempDir(), "uri")
+	if err := os.WriteFile(uriFile, []byte(rs.URI()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "p.sock")
+	p := startCLI(t, "proxy", "--uri-file", uriFile, "--listen", "unix:"+sock, "--refuse-admin-commands")
+	testutil.Eventually(t, time.Minute, func() bool { _, err := os.Stat(sock); return err == nil }, "the proxy to listen")
+	client := testutil.Connect(t, "mongodb://"+url.PathEscape(sock))
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if err := client.Ping(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Database("proxy_cli_admin").Collection("c").FindOne(ctx, bson.D{}).Err(); err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		t.Fatalf("find through the proxy: %v", err)
+	}
+	err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "logLevel", Value: 0}}).Err()
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Name != "Unauthorized" {
+		t.Fatalf("setParameter through the proxy: %v; want Unauthorized", err)
+	}
+	p.stop(t)
 }
