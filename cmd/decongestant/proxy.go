@@ -45,8 +45,8 @@ func defineProxy(fs *flag.FlagSet) action {
 		cfg           proxy.Config
 	)
 	check := noArgs("proxy", func() (err error) {
-		env, envSet := os.LookupEnv(proxyURIEnv)
-		if *uri, err = proxyURI(*uri, *uriFile, env, envSet); err != nil {
+		_, envSet := os.LookupEnv(proxyURIEnv)
+		if err := uriSources(*uri, *uriFile, envSet); err != nil {
 			return err
 		}
 		if (*tlsCert == "") != (*tlsKey == "") || (*tlsCA != "" && *tlsCert == "") {
@@ -84,6 +84,10 @@ func defineProxy(fs *flag.FlagSet) action {
 				return err
 			}
 		}
+		env, envSet := os.LookupEnv(proxyURIEnv)
+		if cfg.URI, err = proxyURI(*uri, *uriFile, env, envSet); err != nil {
+			return err
+		}
 		cfg.Users = creds
 		cfg.RefuseAdminCommands = *refuseAdmin
 		cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
@@ -108,7 +112,7 @@ func defineProxy(fs *flag.FlagSet) action {
 			ln = tls.NewListener(ln, tlsConf)
 		}
 		fmt.Fprintf(stdout, "decongestant proxy: %s -> %s, policy %s, reads %s, read-your-writes %s, clients: %s (Ctrl-C stops)\n",
-			ln.Addr(), redact.URI(*uri), *policy, cfg.Reads, *ryw, clientSecurity(creds, tlsConf))
+			ln.Addr(), redact.URI(cfg.URI), *policy, cfg.Reads, *ryw, clientSecurity(creds, tlsConf))
 		if err := s.Serve(ctx, ln); err != nil {
 			return err
 		}

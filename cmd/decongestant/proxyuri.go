@@ -16,9 +16,27 @@ const proxyURIEnv = "DECONGESTANT_PROXY_URI"
 const maxURIFile = 64 << 10
 
 // proxyURI returns the upstream URI from exactly one of --uri (flagURI),
-// --uri-file (file) and $DECONGESTANT_PROXY_URI (env, set when ok). No
+// --uri-file (file) and $DECONGESTANT_PROXY_URI (env, set when envSet). No
 // error quotes the URI or the file's content: they hold the password.
 func proxyURI(flagURI, file string, env string, envSet bool) (string, error) {
+	if err := uriSources(flagURI, file, envSet); err != nil {
+		return "", err
+	}
+	switch {
+	case file != "":
+		return readURIFile(file)
+	case envSet:
+		if env = strings.TrimSpace(env); env == "" {
+			return "", fmt.Errorf("proxy: $%s is set but empty", proxyURIEnv)
+		}
+		return env, nil
+	}
+	return flagURI, nil
+}
+
+// uriSources checks that exactly one of --uri, --uri-file and
+// $DECONGESTANT_PROXY_URI gives the URI, before anything is read.
+func uriSources(flagURI, file string, envSet bool) error {
 	var given []string
 	if flagURI != "" {
 		given = append(given, "--uri")
@@ -31,18 +49,11 @@ func proxyURI(flagURI, file string, env string, envSet bool) (string, error) {
 	}
 	switch {
 	case len(given) == 0:
-		return "", fmt.Errorf("proxy: --uri is required (or --uri-file FILE, or $%s, which keep the password out of ps)", proxyURIEnv)
+		return fmt.Errorf("proxy: --uri is required (or --uri-file FILE, or $%s, which keep the password out of ps)", proxyURIEnv)
 	case len(given) > 1:
-		return "", fmt.Errorf("proxy: %s: give the URI one way only", strings.Join(given, " and "))
-	case file != "":
-		return readURIFile(file)
-	case envSet:
-		if env = strings.TrimSpace(env); env == "" {
-			return "", fmt.Errorf("proxy: $%s is set but empty", proxyURIEnv)
-		}
-		return env, nil
+		return fmt.Errorf("proxy: %s: give the URI one way only", strings.Join(given, " and "))
 	}
-	return flagURI, nil
+	return nil
 }
 
 // readURIFile reads --uri-file: a file only its owner may read or write

@@ -111,3 +111,20 @@ func TestProxyCLIURIFileAndAdminRefusal(t *testing.T) {
 	}
 	p.stop(t)
 }
+
+// A world-readable --uri-file fails the command before it connects, with the
+// mode in the error and not the password.
+func TestProxyURIFileModeRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "uri")
+	if err := os.WriteFile(file, []byte("mongodb://proxy:s3cret@127.0.0.1:1/\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	err := run(t.Context(), []string{"proxy", "--uri-file", file}, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "has mode 0644") || strings.Contains(err.Error()+errb.String(), "s3cret") {
+		t.Fatalf("proxy --uri-file (mode 0644): %v; want the mode refused, no password", err)
+	}
+}
