@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/xdg-go/scram"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -53,7 +52,7 @@ func newAuthenticator(c *Credentials) (*authenticator, error) {
 	if len(users) == 0 {
 		return nil, errors.New("the users file holds no user: no client could connect")
 	}
-	return &authenticator{users: users, decoy: newDecoy(users), failures: newLogLimiter(authLogsPerSecond, time.Now)}, nil
+	return &authenticator{users: users, decoy: newDecoy(users), failures: newLogLimiter(authLogsPerSecond, "proxy: client authentications failed and were not logged (over the limit of lines a second)")}, nil
 }
 
 // lookup returns the stored credentials of user in db, or a decoy's (known
@@ -219,10 +218,9 @@ func (s *Server) authenticated(cc *clientConn, conv *saslConv) {
 
 // authFailed logs a failed authentication once (who, where, why; never a
 // password nor a SCRAM message), at most authLogsPerSecond lines a second
-// (the next line logged counts those left out), and returns the error
-// reply. The connection stays open, as mongod keeps it.
+// (a later line counts those left out), and returns the error reply. The connection stays open, as mongod keeps it.
 func (s *Server) authFailed(cc *clientConn, db, user, mech string, code int32, msg, reason string) bsoncore.Document {
-	if ok, suppressed := s.auth.failures.allow(); ok {
+	if ok, suppressed := s.auth.failures.allow(s.log); ok {
 		args := []any{"client", cc.remote, "conn", cc.id, "user", user, "db", db, "mechanism", mech, "reason", reason}
 		if suppressed > 0 {
 			args = append(args, "suppressed_before", suppressed)

@@ -491,28 +491,35 @@ func TestNoUsers(t *testing.T) {
 	}
 }
 
-// 10 000 failed authentications in one second log authLogsPerSecond lines;
-// the first failure of the next second logs the count of those left out.
+// 10 000 failed authentications in one second log authLogsPerSecond lines,
+// and one more at the end of that second counting those left out; failures
+// in the next second log again, without a count.
 func TestFailedAuthLogsBounded(t *testing.T) {
 	s, logs := authServer(t, loadRFC7677(t))
 	now := time.Unix(1_700_000_000, 0)
-	s.auth.failures = newLogLimiter(authLogsPerSecond, func() time.Time { return now })
+	var scheduled []func()
+	var wait time.Duration
+	s.auth.failures.now = func() time.Time { return now }
+	s.auth.failures.after = func(d time.Duration, f func()) { scheduled, wait = append(scheduled, f), d }
 	cc := &clientConn{id: 1, remote: "test"}
 	fail := func() {
 		wantError(t, do(t, s, cc, saslStartCmd("SCRAM-SHA-256", "garbage", "admin", true)), codeAuthenticationFailed, errAuthFailed)
 	}
+	lines := func() []string { return strings.Split(strings.TrimSpace(logs.String()), "\n") }
 	const attempts = 10_000
 	for range attempts {
 		fail()
 	}
-	if n := strings.Count(logs.String(), "authentication failed"); n != authLogsPerSecond {
-		t.Fatalf("%d failures logged %d lines; want %d", attempts, n, authLogsPerSecond)
+	if n := len(lines()); n != authLogsPerSecond || len(scheduled) != 1 || wait != time.Second {
+		t.Fatalf("%d failures logged %d lines and scheduled %d summaries (in %v); want %d lines, one summary in 1s", attempts, n, len(scheduled), wait, authLogsPerSecond)
 	}
 	now = now.Add(time.Second)
+	scheduled[0]()
+	if l := lines(); len(l) != authLogsPerSecond+1 || !strings.Contains(l[len(l)-1], fmt.Sprintf("suppressed=%d", attempts-authLogsPerSecond)) {
+		t.Fatalf("the summary: %d lines, the last %q; want %d, the last with suppressed=%d", len(l), l[len(l)-1], authLogsPerSecond+1, attempts-authLogsPerSecond)
+	}
 	fail()
-	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
-	last := lines[len(lines)-1]
-	if want := fmt.Sprintf("suppressed_before=%d", attempts-authLogsPerSecond); len(lines) != authLogsPerSecond+1 || !strings.Contains(last, want) {
-		t.Fatalf("a second later: %d lines, the last %q; want %d, the last with %s", len(lines), last, authLogsPerSecond+1, want)
+	if l := lines(); len(l) != authLogsPerSecond+2 || !strings.Contains(l[len(l)-1], "authentication failed") || strings.Contains(l[len(l)-1], "suppressed") {
+		t.Fatalf("a failure a second later: %d lines, the last %q; want it logged, with no count", len(l), l[len(l)-1])
 	}
 }

@@ -20,9 +20,8 @@ import (
 //     the user's name with a key derived from the users file's stored keys:
 //     the same at every attempt, as a real user's, and across restarts and
 //     proxy instances sharing the file, yet unpredictable to whoever does
-//     not hold the file (RFC 5802, section 9, and RFC 7677 advise the
-//     same: a server should answer an unknown user with a consistent
-//     made-up salt).
+//     not hold the file (a salt drawn at random at each start tells a
+//     decoy apart to whoever asks before and after a restart).
 //
 // Its stored and server keys are derived the same way; no password
 // matches them but by breaking SHA-256.
