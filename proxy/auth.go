@@ -1,9 +1,6 @@
 package proxy
 
 import (
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -36,12 +33,12 @@ var unauthenticated = map[string]bool{
 // conversations against Config.Users. It is read-only after New.
 type authenticator struct {
 	users map[userKey]scram.StoredCredentials
-	// decoy answers for users that do not exist: a salt derived from the
-	// user's name with decoySalt (the same at every attempt, as a real
-	// user's) and keys no password matches, so an unknown user fails at
-	// the same step as a wrong password and nobody learns which users
-	// exist.
-	decoySalt, decoyStored, decoyServer []byte
+	// decoy answers for users that do not exist (see newDecoy), so an
+	// unknown user fails at the same step as a wrong password and nobody
+	// learns which users exist.
+	decoy decoy
+	// failures limits the failed-authentication lines logged.
+	failures *logLimiter
 	// nonce, when set, replaces the server's random nonce (tests replay
 	// RFC 7677's exchange).
 	nonce scram.NonceGeneratorFcn
@@ -55,11 +52,7 @@ func newAuthenticator(c *Credentials) (*authenticator, error) {
 	if len(users) == 0 {
 		return nil, errors.New("the users file holds no user: no client could connect")
 	}
-	a := &authenticator{users: users, decoySalt: make([]byte, 32), decoyStored: make([]byte, sha256Len), decoyServer: make([]byte, sha256Len)}
-	rand.Read(a.decoySalt)
-	rand.Read(a.decoyStored)
-	rand.Read(a.decoyServer)
-	return a, nil
+	return &authenticator{users: users, decoy: newDecoy(users), failures: newLogLimiter(authLogsPerSecond, "proxy: client authentications failed and were not logged (over the limit of lines a second)")}, nil
 }
 
 // lookup returns the stored credentials of user in db, or a decoy's (known
@@ -68,13 +61,7 @@ func (a *authenticator) lookup(db, user string) (sc scram.StoredCredentials, kno
 	if sc, ok := a.users[userKey{db, user}]; ok {
 		return sc, true
 	}
-	m := hmac.New(sha256.New, a.decoySalt)
-	m.Write([]byte(db + "\x00" + user))
-	return scram.StoredCredentials{
-		KeyFactors: scram.KeyFactors{Salt: string(m.Sum(nil)[:saltLen]), Iters: DefaultIterations},
-		StoredKey:  a.decoyStored,
-		ServerKey:  a.decoyServer,
-	}, false
+	return a.decoy.credentials(db, user), false
 }
 
 // authState is a client connection's authentication: the user it
@@ -230,11 +217,16 @@ func (s *Server) authenticated(cc *clientConn, conv *saslConv) {
 }
 
 // authFailed logs a failed authentication once (who, where, why; never a
-// password nor a SCRAM message) and returns the error reply. The
-// connection stays open, as mongod keeps it.
+// password nor a SCRAM message), at most authLogsPerSecond lines a second
+// (a later line counts those left out), and returns the error reply. The connection stays open, as mongod keeps it.
 func (s *Server) authFailed(cc *clientConn, db, user, mech string, code int32, msg, reason string) bsoncore.Document {
-	s.log.Warn("proxy: client authentication failed", "client", cc.remote, "conn", cc.id,
-		"user", user, "db", db, "mechanism", mech, "reason", reason)
+	if ok, suppressed := s.auth.failures.allow(s.log); ok {
+		args := []any{"client", cc.remote, "conn", cc.id, "user", user, "db", db, "mechanism", mech, "reason", reason}
+		if suppressed > 0 {
+			args = append(args, "suppressed_before", suppressed)
+		}
+		s.log.Warn("proxy: client authentication failed", args...)
+	}
 	return errorDoc(code, msg)
 }
 

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -330,32 +331,76 @@ func TestSASLProtocolErrors(t *testing.T) {
 	wantError(t, do(t, s, cc, saslStartCmd("SCRAM-SHA-256", "n,a=admin,n=user,r=abcdefgh", "admin", true)), codeAuthenticationFailed, "Authentication failed.")
 }
 
+// serverFirst returns the salt and iteration count ("s=...,i=...") s's
+// server-first message gives user.
+func serverFirst(t *testing.T, s *Server, user string) string {
+	t.Helper()
+	cc := &clientConn{id: 1, remote: "test"}
+	r := do(t, s, cc, saslStartCmd("SCRAM-SHA-256", "n,,n="+user+",r=abcdefgh", "admin", true))
+	if r.Lookup("ok").Double() != 1 {
+		t.Fatalf("saslStart for %s: %v", user, r)
+	}
+	f := strings.Split(payloadOf(t, r), ",")
+	if len(f) != 3 {
+		t.Fatalf("server-first %q", payloadOf(t, r))
+	}
+	return f[1] + "," + f[2]
+}
+
 // An unknown user gets a salt as a known one does: the same at every
-// attempt, its own, and DefaultIterations; nothing tells it apart from a
-// user that exists before the proof is checked.
+// attempt and after a restart (another authenticator of the same file),
+// its own, as long as the real user's, with the real user's iteration
+// count (RFC 7677's user: 4096 iterations, a 16-byte salt); nothing tells
+// it apart from a user that exists before the proof is checked.
 func TestUnknownUserDecoy(t *testing.T) {
 	s, _ := authServer(t, loadRFC7677(t))
-	saltOf := func(user string) string {
-		cc := &clientConn{id: 1, remote: "test"}
-		r := do(t, s, cc, saslStartCmd("SCRAM-SHA-256", "n,,n="+user+",r=abcdefgh", "admin", true))
-		if r.Lookup("ok").Double() != 1 {
-			t.Fatalf("saslStart for %s: %v", user, r)
-		}
-		f := strings.Split(payloadOf(t, r), ",")
-		if len(f) != 3 {
-			t.Fatalf("server-first %q", payloadOf(t, r))
-		}
-		return f[1] + "," + f[2]
+	restarted, _ := authServer(t, loadRFC7677(t))
+	a1, a2, b := serverFirst(t, s, "mallory"), serverFirst(t, s, "mallory"), serverFirst(t, s, "eve")
+	if a1 != a2 || a1 == b || !strings.HasSuffix(a1, ",i=4096") {
+		t.Errorf("decoys: %q, %q, %q; want the first two equal, the third another, 4096 iterations", a1, a2, b)
 	}
-	a1, a2, b := saltOf("mallory"), saltOf("mallory"), saltOf("eve")
-	if a1 != a2 || a1 == b || !strings.HasSuffix(a1, ",i=15000") {
-		t.Fatalf("decoys: %q, %q, %q; want the first two equal, the third another, 15000 iterations", a1, a2, b)
+	if again := serverFirst(t, restarted, "mallory"); again != a1 {
+		t.Errorf("decoy after a restart %q; want %q as before", again, a1)
 	}
-	if raw, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(strings.TrimSuffix(a1, ",i=15000"), "s=")); len(raw) != saltLen {
-		t.Fatalf("decoy salt of %d bytes, want %d", len(raw), saltLen)
+	if raw, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(strings.TrimSuffix(a1, ",i=4096"), "s=")); len(raw) != 16 {
+		t.Fatalf("decoy salt of %d bytes, want 16 as the real user's", len(raw))
 	}
-	if got := saltOf("user"); got != "s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096" {
+	if got := serverFirst(t, s, "user"); got != "s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096" {
 		t.Fatalf("the real user's salt: %q", got)
+	}
+}
+
+// The decoy's iteration count and salt length are the real users' most
+// common ones (the highest on a tie), and its salts depend on the file's
+// keys: another file, other salts.
+func TestDecoyFollowsTheUsers(t *testing.T) {
+	file := func(iters ...int) *Credentials {
+		var c Credentials
+		for i, n := range iters {
+			if _, err := c.SetPassword(fmt.Sprintf("u%d", i), "admin", "pw", n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return &c
+	}
+	for _, tc := range []struct {
+		iters []int
+		want  string
+	}{
+		{[]int{15000}, ",i=15000"},
+		{[]int{4096, 20000, 20000}, ",i=20000"},
+		{[]int{20000, 4096, 4096}, ",i=4096"},
+		{[]int{4096, 20000}, ",i=20000"},
+	} {
+		s, _ := authServer(t, file(tc.iters...))
+		if got := serverFirst(t, s, "nobody"); !strings.HasSuffix(got, tc.want) {
+			t.Errorf("users with %v iterations: decoy %q; want %s", tc.iters, got, tc.want)
+		}
+	}
+	s1, _ := authServer(t, file(15000))
+	s2, _ := authServer(t, file(15000)) // same user, another random salt and keys
+	if a, b := serverFirst(t, s1, "nobody"), serverFirst(t, s2, "nobody"); a == b {
+		t.Errorf("two files with other keys give the same decoy %q", a)
 	}
 }
 
@@ -443,5 +488,38 @@ func TestNoUsers(t *testing.T) {
 	}
 	if _, err := New(Config{URI: "mongodb://127.0.0.1:1", Users: &Credentials{}}); err == nil || !strings.Contains(err.Error(), "holds no user") {
 		t.Fatalf("New with an empty users file: %v", err)
+	}
+}
+
+// 10 000 failed authentications in one second log authLogsPerSecond lines,
+// and one more at the end of that second counting those left out; failures
+// in the next second log again, without a count.
+func TestFailedAuthLogsBounded(t *testing.T) {
+	s, logs := authServer(t, loadRFC7677(t))
+	now := time.Unix(1_700_000_000, 0)
+	var scheduled []func()
+	var wait time.Duration
+	s.auth.failures.now = func() time.Time { return now }
+	s.auth.failures.after = func(d time.Duration, f func()) { scheduled, wait = append(scheduled, f), d }
+	cc := &clientConn{id: 1, remote: "test"}
+	fail := func() {
+		wantError(t, do(t, s, cc, saslStartCmd("SCRAM-SHA-256", "garbage", "admin", true)), codeAuthenticationFailed, errAuthFailed)
+	}
+	lines := func() []string { return strings.Split(strings.TrimSpace(logs.String()), "\n") }
+	const attempts = 10_000
+	for range attempts {
+		fail()
+	}
+	if n := len(lines()); n != authLogsPerSecond || len(scheduled) != 1 || wait != time.Second {
+		t.Fatalf("%d failures logged %d lines and scheduled %d summaries (in %v); want %d lines, one summary in 1s", attempts, n, len(scheduled), wait, authLogsPerSecond)
+	}
+	now = now.Add(time.Second)
+	scheduled[0]()
+	if l := lines(); len(l) != authLogsPerSecond+1 || !strings.Contains(l[len(l)-1], fmt.Sprintf("suppressed=%d", attempts-authLogsPerSecond)) {
+		t.Fatalf("the summary: %d lines, the last %q; want %d, the last with suppressed=%d", len(l), l[len(l)-1], authLogsPerSecond+1, attempts-authLogsPerSecond)
+	}
+	fail()
+	if l := lines(); len(l) != authLogsPerSecond+2 || !strings.Contains(l[len(l)-1], "authentication failed") || strings.Contains(l[len(l)-1], "suppressed") {
+		t.Fatalf("a failure a second later: %d lines, the last %q; want it logged, with no count", len(l), l[len(l)-1])
 	}
 }

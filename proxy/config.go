@@ -120,6 +120,14 @@ type Config struct {
 	// the proxy refuses those that try). Encryption is the listener's:
 	// give Serve a tls.NewListener.
 	Users *Credentials
+	// RefuseAdminCommands refuses (Unauthorized) the commands that
+	// administer the replica set or its servers rather than read or write
+	// an application's data: shutdown, replSetReconfig, replSetStepDown,
+	// setFeatureCompatibilityVersion, setParameter, fsync, killOp,
+	// killAllSessions, user and role management, internal commands...
+	// (see adminCommands). Every client runs its commands as URI's user:
+	// without it, a client may do all that user may.
+	RefuseAdminCommands bool
 }
 
 // Reads says which eligible reads (find, aggregate without $out or $merge,

@@ -136,6 +136,9 @@ func (s *Server) handle(ctx context.Context, cc *clientConn, msg []byte) ([]byte
 			return answer(doc)
 		}
 	}
+	if s.cfg.RefuseAdminCommands && isAdminCommand(c.Command) {
+		return answer(refusedAdmin(c.Command))
+	}
 	switch c.Kind {
 	case wire.KindAuth, wire.KindLocal:
 		if doc, ok := local(&c, cc.remote); ok {

@@ -30,11 +30,19 @@
 //     but those mongod allows before it.
 //   - credentials.go: the users file (Credentials): stored SCRAM-SHA-256
 //     keys, never passwords.
+//   - decoy.go: the made-up salt and iteration count of users that do not
+//     exist, indistinguishable from a real user's.
+//   - lograte.go: the limit on failed-authentication log lines.
+//   - admin.go: the administration commands Config.RefuseAdminCommands
+//     refuses.
 //   - route.go: the choice of member: routeRead asks the router for the
 //     reads the policy routes (with the read preference's staleness and
 //     tags and the connection's read-your-writes fence), route sends
 //     getMore and killCursors to their cursor's owner and the rest to the
 //     primary.
+//   - majority.go: a majority read routed to a secondary waits for the
+//     connection's fence (readConcern afterClusterTime).
+//   - sessions.go: the sessions commands sent to every secondary too.
 //   - cursors.go: the cursor map: which member owns a cursor id.
 //   - forward.go: a round trip to the chosen member under a deadline,
 //     remembering new cursors, reporting routed reads, writes and the

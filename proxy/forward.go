@@ -39,9 +39,11 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 	if rd.msg != nil {
 		msg = rd.msg
 	}
+	wait := s.fanOut(ctx, addr, msg, c)
 	start := time.Now()
 	reply, err := s.pool.RoundTrip(ctx, addr, msg)
 	took := time.Since(start)
+	wait()
 	rd.done(addr, took, err)
 	if err != nil {
 		s.log.Warn("proxy: forwarding failed", "command", c.Command, "member", addr, "err", err)

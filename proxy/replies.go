@@ -64,8 +64,14 @@ func errorDoc(code int32, msg string, labels ...string) bsoncore.Document {
 // SocketException) make drivers retry reads; a retryable write (txnNumber
 // outside a transaction) gets the RetryableWriteError label and a
 // transaction's statement TransientTransactionError, as a mongos labels them.
+//
+// A member that refused the proxy's own credentials is HostUnreachable
+// (the request was not sent) without the pool's words, which name the
+// proxy's upstream user: that is for the proxy's log (forward logs it), not
+// for clients.
 func upstreamError(err error, c *wire.Class) bsoncore.Document {
 	var code int32
+	msg := err.Error()
 	switch {
 	case errors.Is(err, errNoPrimary):
 		code = codeFailedToSatisfyReadPreference
@@ -73,6 +79,8 @@ func upstreamError(err error, c *wire.Class) bsoncore.Document {
 		return errorDoc(codeCursorNotFound, err.Error())
 	case errors.Is(err, upstream.ErrClosed):
 		return errorDoc(codeShutdownInProgress, "the decongestant proxy is shutting down")
+	case errors.Is(err, upstream.ErrAuthentication):
+		code, msg = codeHostUnreachable, errUpstreamAuth
 	case errors.Is(err, context.DeadlineExceeded):
 		code = codeNetworkTimeout
 	case errors.Is(err, upstream.ErrProtocol):
@@ -90,5 +98,9 @@ func upstreamError(err error, c *wire.Class) bsoncore.Document {
 	case c.Session.HasTxnNumber:
 		labels = append(labels, "RetryableWriteError")
 	}
-	return errorDoc(code, err.Error(), labels...)
+	return errorDoc(code, msg, labels...)
 }
+
+// errUpstreamAuth is the errmsg of a request that failed because a member
+// refused the proxy's credentials.
+const errUpstreamAuth = "a replica set member refused the decongestant proxy's own credentials: the proxy's log says which member and user"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,5 +107,16 @@ func TestHelloReply(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A member that refuses the proxy's credentials: the pool's error names the
+// proxy's upstream user (for the proxy's log); the client's reply does not.
+func TestUpstreamAuthErrorHidesTheUser(t *testing.T) {
+	const user = "proxyadmin"
+	err := fmt.Errorf("upstream h2:27017: %w as %s@admin: auth error: sasl conversation error", upstream.ErrAuthentication, user)
+	d := bson.Raw(upstreamError(err, &wire.Class{Kind: wire.KindRead}))
+	if msg := d.Lookup("errmsg").StringValue(); strings.Contains(msg, user) || d.Lookup("codeName").StringValue() != "HostUnreachable" {
+		t.Fatalf("reply %v; want HostUnreachable, no %q in it", d, user)
 	}
 }

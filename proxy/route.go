@@ -83,7 +83,8 @@ func (r readRoute) done(addr string, took time.Duration, err error) {
 // maxStalenessSeconds and tag sets and by the connection's read-your-writes
 // fence and the read's afterClusterTime (specOf). A read the policy sends to
 // a secondary that the proxy's own view does not show as one goes to the
-// primary (an election under way).
+// primary (an election under way). A majority read sent to a secondary
+// carries the fence as its afterClusterTime (majorityAfter).
 func (s *Server) routeRead(cc *clientConn, m *wire.Message, c *wire.Class) readRoute {
 	if s.router == nil || !routes(c, s.cfg.Reads) {
 		return readRoute{}
@@ -108,6 +109,7 @@ func (s *Server) routeRead(cc *clientConn, m *wire.Message, c *wire.Class) readR
 	if mode := c.ReadPref.Mode; mode == 0 || mode == wire.PrimaryMode {
 		rd.msg = wire.WithReadPreference(nil, m, wire.SecondaryPreferredMode)
 	}
+	rd.msg = majorityAfter(m, rd.msg, c, fence)
 	return rd
 }
 

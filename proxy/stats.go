@@ -14,9 +14,10 @@ type Stats struct {
 	// under ReadsOptedIn, or there is no policy).
 	Reads  map[string]int64
 	Routed int64
-	// Rewritten counts routed reads sent to a secondary with their
+	// Rewritten counts routed reads sent to a secondary rewritten: their
 	// $readPreference made secondaryPreferred (they carried none, or
-	// primary).
+	// primary), or, for a majority read after a write, the connection's
+	// fence added as readConcern afterClusterTime.
 	Rewritten int64
 }
 

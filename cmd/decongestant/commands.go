@@ -90,7 +90,7 @@ func commands() []*command {
 		&command{name: "reproduce", args: "list | PAPER FIGURE [flags] | all --quick [flags]",
 			summary: "the papers' figures and tables, one command each: runs them on a local set it starts and writes the paper's numbers beside ours with a verdict",
 			long:    reproduceLong, define: defineReproduce},
-		&command{name: "proxy", args: "--uri URI [flags]",
+		&command{name: "proxy", args: "(--uri-file FILE | --uri URI) [flags]",
 			summary: "a MongoDB wire-protocol proxy that drivers connect to as to a mongos; it routes reads by --policy",
 			long:    proxyLong, define: defineProxy},
 		&command{name: "proxy-user", args: "--file FILE --user NAME [flags] < password",

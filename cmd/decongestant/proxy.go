@@ -26,7 +26,8 @@ See docs/proxy.md.
 // defineProxy defines the proxy: it runs until ctx ends (SIGTERM, Ctrl-C), then drains (see
 // serveAndDrain); listener, client connections and upstream pool are closed before it returns.
 func defineProxy(fs *flag.FlagSet) action {
-	uri := fs.String("uri", "", "the replica set's MongoDB URI, with the proxy's own credentials and TLS options (required)")
+	uri := fs.String("uri", "", "the replica set's MongoDB URI, with the proxy's own credentials and TLS options; anyone on the host sees it in ps: prefer --uri-file or $"+proxyURIEnv+" (exactly one of the three)")
+	uriFile := fs.String("uri-file", "", "read the URI from this `file` (one line; mode 0600 or 0400) instead of --uri")
 	listen := fs.String("listen", "127.0.0.1:27018", "address to listen on: host:port, or unix:/path.sock; beyond loopback only with --users and --tls-cert/--tls-key")
 	policy := fs.String("policy", "spillway", "routing policy for the reads it routes: spillway or weights:n2=0.5,n3=0.5 (a per-member policy), or primary (route nothing: every command to the primary)")
 	staleness := fs.String("max-staleness", "10s", "staleness bound of the routed reads: a duration, or 0 (no secondary reads); a read's own maxStalenessSeconds tightens it")
@@ -39,13 +40,15 @@ func defineProxy(fs *flag.FlagSet) action {
 	tlsKey := fs.String("tls-key", "", "the certificate's private key (`PEM` file)")
 	tlsCA := fs.String("tls-ca", "", "require client certificates signed by a CA of this `PEM` file (on top of --users); off by default")
 	life := defineLifecycle(fs)
+	refuseAdmin := fs.Bool("refuse-admin-commands", false, "refuse (Unauthorized) the commands that administer the replica set: shutdown, replSetReconfig, replSetStepDown, setFeatureCompatibilityVersion, setParameter, fsync, killOp, killAllSessions, user and role management...; every client runs as the --uri's user, so without this a client may do all that user may (see docs/proxy.md)")
 	var (
 		network, addr string
 		cfg           proxy.Config
 	)
 	check := noArgs("proxy", func() (err error) {
-		if *uri == "" {
-			return errors.New("proxy: --uri is required")
+		_, envSet := os.LookupEnv(proxyURIEnv)
+		if err := uriSources(*uri, *uriFile, envSet); err != nil {
+			return err
 		}
 		if (*tlsCert == "") != (*tlsKey == "") || (*tlsCA != "" && *tlsCert == "") {
 			return errors.New("proxy: --tls-cert and --tls-key go together (and --tls-ca needs them)")
@@ -85,7 +88,12 @@ func defineProxy(fs *flag.FlagSet) action {
 				return err
 			}
 		}
+		env, envSet := os.LookupEnv(proxyURIEnv)
+		if cfg.URI, err = proxyURI(*uri, *uriFile, env, envSet); err != nil {
+			return err
+		}
 		cfg.Users = creds
+		cfg.RefuseAdminCommands = *refuseAdmin
 		cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 		m, err := startMetrics(*metricsAddr, *profiles, stderr) // before connecting: a taken port fails fast
 		if err != nil {
@@ -110,7 +118,7 @@ func defineProxy(fs *flag.FlagSet) action {
 			ln = tls.NewListener(ln, tlsConf)
 		}
 		fmt.Fprintf(stdout, "decongestant proxy: %s -> %s, policy %s, reads %s, read-your-writes %s, clients: %s (Ctrl-C stops)\n",
-			ln.Addr(), redact.URI(*uri), *policy, cfg.Reads, *ryw, clientSecurity(creds, tlsConf))
+			ln.Addr(), redact.URI(cfg.URI), *policy, cfg.Reads, *ryw, clientSecurity(creds, tlsConf))
 		return life.serveAndDrain(ctx, s, ln, stderr)
 	}}
 }

@@ -28,7 +28,7 @@ const (
 	// KindSessions (endSessions, killSessions, killAllSessions,
 	// killAllSessionsByPattern, refreshSessions, startSession): sessions
 	// live on every member a command of theirs reached, so the proxy sends
-	// these to each member it used.
+	// all but startSession to every data-bearing member.
 	KindSessions
 	// KindRead: an eligible read, which the policy may route to a
 	// secondary within the staleness bound.

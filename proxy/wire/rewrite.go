@@ -28,6 +28,47 @@ func WithoutField(dst []byte, m *Message, key string) []byte {
 	return rewrite(dst, m, key, nil)
 }
 
+// WithAfterClusterTime appends to dst a copy of the OP_MSG m (parsed from
+// its whole bytes) whose body's readConcern has afterClusterTime t, its
+// other fields (level) kept and an afterClusterTime it had replaced; a body
+// without readConcern gets {afterClusterTime: t}. What the proxy sends for a
+// majority read it routes to a secondary after a write on the connection:
+// the member then waits until its majority-committed snapshot holds t
+// (readConcern afterClusterTime), where it would otherwise read a snapshot
+// from before the write it has applied. The copy is made as
+// WithReadPreference makes it.
+func WithAfterClusterTime(dst []byte, m *Message, t Timestamp) []byte {
+	var rc bsoncore.Document
+	e := newElems(m.Body)
+	for {
+		key, v, ok := e.next()
+		if !ok {
+			break
+		}
+		if string(key) == "readConcern" {
+			rc, _ = docValue(v)
+		}
+	}
+	return rewrite(dst, m, "readConcern", func(body []byte) []byte {
+		idx, body := bsoncore.AppendDocumentElementStart(body, "readConcern")
+		f := newElems(rc)
+		for {
+			key, v, ok := f.next()
+			if !ok {
+				break
+			}
+			if string(key) == "afterClusterTime" {
+				continue
+			}
+			body = bsoncore.AppendHeader(body, v.Type, string(key))
+			body = append(body, v.Data...)
+		}
+		body = bsoncore.AppendTimestampElement(body, "afterClusterTime", t.T, t.I)
+		body, _ = bsoncore.AppendDocumentEnd(body, idx)
+		return body
+	})
+}
+
 // rewrite appends m to dst with the body's field drop left out and add's
 // elements appended to the body (add may be nil).
 func rewrite(dst []byte, m *Message, drop string, add func(body []byte) []byte) []byte {

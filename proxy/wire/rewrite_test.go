@@ -158,3 +158,42 @@ func TestInspectReply(t *testing.T) {
 		t.Fatal("an OP_QUERY is not a member's reply")
 	}
 }
+
+// WithAfterClusterTime sets readConcern.afterClusterTime, keeping the level
+// and every other field, replacing an earlier afterClusterTime.
+func TestWithAfterClusterTime(t *testing.T) {
+	at := Timestamp{T: 1700000000, I: 7}
+	for _, tt := range []struct {
+		name, level string
+		body        bson.D
+	}{
+		{"majority", "majority", d("find", "c", "filter", d("x", 1), "readConcern", d("level", "majority"), "$db", "db")},
+		{"earlier afterClusterTime replaced", "majority", d("find", "c", "readConcern", d("level", "majority", "afterClusterTime", bson.Timestamp{T: 5, I: 1}), "$db", "db")},
+		{"no readConcern", "", d("count", "c", "$db", "db")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Parse(opMsg(0, doc(t, tt.body)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Parse(WithAfterClusterTime(nil, &m, at))
+			if err != nil {
+				t.Fatalf("rewritten message does not parse: %v", err)
+			}
+			c, err := Classify(&got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.ReadConcern.AfterClusterTime != at || c.ReadConcern.Level != tt.level || c.Command != tt.body[0].Key || c.Database != "db" {
+				t.Fatalf("rewritten: %v; want readConcern {level %q, afterClusterTime %v}", bson.Raw(got.Body), tt.level, at)
+			}
+			rc, _ := bsoncore.Document(got.Body).Lookup("readConcern").DocumentOK()
+			if n, _ := rc.Elements(); len(n) != 1+min(len(tt.level), 1) {
+				t.Fatalf("readConcern %v; want level (if any) and afterClusterTime only", rc)
+			}
+			if f, want := bsoncore.Document(got.Body).Lookup("filter"), bsoncore.Document(m.Body).Lookup("filter"); !f.Equal(want) {
+				t.Fatalf("filter %v; want %v kept", f, want)
+			}
+		})
+	}
+}
