@@ -24,7 +24,8 @@ import (
 // declines). A panic ends only this connection, logged with its stack.
 func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 	remote := nc.RemoteAddr().String()
-	cc := &clientConn{id: id, remote: remote}
+	r := bufio.NewReader(nc)
+	cc := &clientConn{id: id, remote: remote, nc: nc, r: r}
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("proxy: panic serving a client connection; closing it", "client", remote, "conn", id, "panic", r, "stack", string(debug.Stack()))
@@ -33,17 +34,16 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 		s.killOpen(id)
 		s.forget(nc)
 	}()
-	r := bufio.NewReader(nc)
 	var buf []byte
 	for {
-		msg, err := wire.ReadMessageInto(buf, r, wire.MaxMessageSize)
+		msg, err := wire.ReadMessageInto(buf, r, s.readLimit(cc))
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) && !s.isClosed() && ctx.Err() == nil {
 				s.log.Warn("proxy: closing client connection", "client", remote, "conn", id, "err", err)
 			}
 			return
 		}
-		buf = msg[:0]
+		buf = keepBuffer(msg)
 		reply, err := s.handle(ctx, cc, msg)
 		if err != nil {
 			s.log.Warn("proxy: closing client connection", "client", remote, "conn", id, "err", err)
@@ -72,6 +72,41 @@ type clientConn struct {
 	fence wire.Timestamp
 	// auth is who the client authenticated as (Config.Users).
 	auth authState
+	// nc and r are the client's connection and its reader, which
+	// watchHangup peeks at during a long request (nil in tests that call
+	// handle directly).
+	nc net.Conn
+	r  *bufio.Reader
+}
+
+// maxPreAuthMessage caps the messages of a connection that has not
+// authenticated (with Config.Users): a hello with speculativeAuthenticate
+// and client metadata takes about 1 KiB, a SCRAM step less; a connection
+// announcing more is closed before its body is read, so unauthenticated
+// clients cost at most this much each.
+const maxPreAuthMessage = 64 << 10
+
+// maxKeptBuffer is the largest read buffer a connection keeps between
+// messages: the usual requests fit in a few KiB and reuse it, and a
+// connection that once read a large message (up to 48 MB) does not hold
+// that much for life.
+const maxKeptBuffer = 1 << 20
+
+// readLimit is the largest message cc may send next.
+func (s *Server) readLimit(cc *clientConn) int {
+	if s.auth != nil && cc.auth.user == "" {
+		return maxPreAuthMessage
+	}
+	return wire.MaxMessageSize
+}
+
+// keepBuffer returns the buffer to read the next message into: msg's,
+// emptied, unless it is over maxKeptBuffer (then nil: a new one is grown).
+func keepBuffer(msg []byte) []byte {
+	if cap(msg) > maxKeptBuffer {
+		return nil
+	}
+	return msg[:0]
 }
 
 // handle answers one message: the reply to write (nil for none), or an
@@ -91,6 +126,12 @@ func (s *Server) handle(ctx context.Context, cc *clientConn, msg []byte) ([]byte
 			return wire.AppendReply(nil, s.nextRequestID(), m.Header.RequestID, 0, doc), nil
 		}
 		return wire.AppendMsg(nil, s.nextRequestID(), m.Header.RequestID, 0, doc), nil
+	}
+	if s.auth != nil && cc.auth.user == "" {
+		// Refused by name before Classify reads anything else.
+		if name := wire.CommandName(&m); !allowedBeforeAuth(name) {
+			return answer(errorDoc(codeUnauthorized, fmt.Sprintf("command %s requires authentication", name)))
+		}
 	}
 	c, err := wire.Classify(&m)
 	switch {
@@ -116,6 +157,9 @@ func (s *Server) handle(ctx context.Context, cc *clientConn, msg []byte) ([]byte
 		if doc, ok := local(&c, cc.remote); ok {
 			return answer(doc)
 		}
+	}
+	if s.auth != nil && cc.auth.user == "" && (c.Command == "buildInfo" || c.Command == "buildinfo") {
+		return answer(s.buildInfo(ctx))
 	}
 	if legacy {
 		return nil, fmt.Errorf("%w: OP_QUERY %q", wire.ErrUnsupported, c.Command)
