@@ -31,8 +31,13 @@
 //     getMore and killCursors to their cursor's owner and the rest to the
 //     primary.
 //   - cursors.go: the cursor map: which member owns a cursor id.
-//   - forward.go: a round trip to the chosen member under a deadline,
-//     remembering new cursors, reporting routed reads, writes and the
+//   - buildinfo.go: buildInfo before authentication, from a member's
+//     answer cached by the proxy.
+//   - hangup.go: watching a client's connection during a long request, to
+//     cancel it when the client hangs up.
+//   - forward.go: a round trip to the chosen member (bounded by the
+//     command's maxTimeMS and RequestTimeout; abandoned operations
+//     killed), remembering new cursors, reporting routed reads, writes and the
 //     members' applied optimes to the router, moving the connection's
 //     fence; upstream errors turned into error replies.
 //   - stats.go: what was forwarded, by member.

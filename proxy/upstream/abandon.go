@@ -31,11 +31,11 @@ func (e *AbandonedError) Unwrap() error { return e.Err }
 
 // KillOps ends the operations the member at addr runs for its connection
 // connID (currentOp, then killOp for each), as a mongos kills a shard's
-// operations for a client that left; it returns how many it killed. The
-// URI's user needs the inprog and killop privileges (clusterMonitor and
-// hostManager, or root).
+// operations for a client that left; it returns how many it killed. They
+// are the URI's user's own operations ($ownOps), which a user may see and
+// kill without the inprog and killop privileges.
 func (p *Pool) KillOps(ctx context.Context, addr string, connID int64) (int, error) {
-	cur := bsoncore.NewDocumentBuilder().AppendInt32("currentOp", 1).AppendInt64("connectionId", connID).AppendString("$db", "admin").Build()
+	cur := bsoncore.NewDocumentBuilder().AppendInt32("currentOp", 1).AppendInt64("connectionId", connID).AppendBoolean("$ownOps", true).AppendString("$db", "admin").Build()
 	body, err := p.command(ctx, addr, cur)
 	if err != nil {
 		return 0, err
