@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -13,7 +14,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/decongestant/decongestant/internal/testutil"
 	"github.com/decongestant/decongestant/proxy/wire"
 )
 
@@ -165,4 +165,84 @@ func TestRequestTimeoutOf(t *testing.T) {
 	}
 }
 
-var _ = testutil.Eventually
+// The pre-auth cap applies only with users and only until the connection
+// authenticates.
+func TestReadLimit(t *testing.T) {
+	a, err := newAuthenticator(loadRFC7677(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		auth *authenticator
+		user string
+		want int
+	}{
+		{"no users", nil, "", wire.MaxMessageSize},
+		{"users, not authenticated", a, "", maxPreAuthMessage},
+		{"users, authenticated", a, "user", wire.MaxMessageSize},
+	}
+	for _, tt := range tests {
+		s := &Server{auth: tt.auth}
+		if got := s.readLimit(&clientConn{auth: authState{user: tt.user}}); got != tt.want {
+			t.Errorf("%s: readLimit = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// The commands allowed before authentication are mongod's, by exact name.
+func TestAllowedBeforeAuth(t *testing.T) {
+	for _, name := range []string{"hello", "isMaster", "ismaster", "ping", "buildInfo", "buildinfo", "whatsmyuri", "connectionStatus", "saslStart", "saslContinue", "authenticate"} {
+		if !allowedBeforeAuth(name) {
+			t.Errorf("%s refused before authentication", name)
+		}
+	}
+	for _, name := range []string{"", "find", "insert", "getMore", "killCursors", "HELLO", "listDatabases", "endSessions", "logout"} {
+		if allowedBeforeAuth(name) {
+			t.Errorf("%q allowed before authentication", name)
+		}
+	}
+}
+
+// watchHangup cancels the request's context when the client hangs up, and
+// leaves the connection as it found it when the request ends first: a
+// pipelined byte is still there to read.
+func TestWatchHangup(t *testing.T) {
+	t.Run("hang-up", func(t *testing.T) {
+		client, server := net.Pipe()
+		cc := &clientConn{nc: server, r: bufio.NewReader(server)}
+		ctx, stop := cc.watchHangup(context.Background())
+		defer stop()
+		client.Close()
+		<-ctx.Done()
+		if !errors.Is(context.Cause(ctx), errClientGone) {
+			t.Fatalf("cause %v, want errClientGone", context.Cause(ctx))
+		}
+	})
+	for _, watching := range []bool{false, true} {
+		name := "request ends before the watch"
+		if watching {
+			name = "request ends during the watch"
+		}
+		t.Run(name, func(t *testing.T) {
+			client, server := net.Pipe()
+			defer client.Close()
+			cc := &clientConn{nc: server, r: bufio.NewReader(server)}
+			ctx, stop := cc.watchHangup(context.Background())
+			if watching {
+				// Not an assertion: the watch's peek is blocked by now,
+				// and stop must unblock it.
+				time.Sleep(2 * watchAfter)
+			}
+			stop()
+			if cause := context.Cause(ctx); errors.Is(cause, errClientGone) {
+				t.Fatalf("cause %v after the request ended", cause)
+			}
+			go client.Write([]byte{42})
+			b, err := cc.r.ReadByte()
+			if err != nil || b != 42 {
+				t.Fatalf("the next read: %d, %v; want 42 (the deadline cleared, nothing lost)", b, err)
+			}
+		})
+	}
+}
