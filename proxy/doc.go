@@ -15,6 +15,8 @@
 //     connections, the upstream pool.
 //   - conn.go: one client connection's loop: read, parse, classify,
 //     dispatch, write; malformed input closes that connection only.
+//   - limits.go: what one client connection may cost: the message size
+//     before authentication, the read buffer kept between messages.
 //   - handshake.go: the hello/isMaster reply of a mongos, built from the
 //     members' wire versions and limits.
 //   - local.go: ping, whatsmyuri, connectionStatus, logout, and the refusal
