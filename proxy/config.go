@@ -49,7 +49,7 @@ type Config struct {
 	// a primary, no lag poll vouches for any.
 	PrimaryWait time.Duration
 	// KillTimeout bounds the killCursors sent for a disconnected client's
-	// open cursors.
+	// open cursors, and the killOp of a request its client abandoned.
 	KillTimeout time.Duration
 
 	// Policy routes eligible reads per member (balancer.NewSpillway,

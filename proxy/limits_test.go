@@ -246,3 +246,16 @@ func TestWatchHangup(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkWatchHangup is what the hang-up watch adds to a request that
+// ends before watchAfter: the common case.
+func BenchmarkWatchHangup(b *testing.B) {
+	client, server := net.Pipe()
+	defer client.Close()
+	cc := &clientConn{nc: server, r: bufio.NewReader(server)}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, stop := cc.watchHangup(context.Background())
+		stop()
+	}
+}
