@@ -29,6 +29,16 @@ var unauthenticated = map[string]bool{
 	"connectionStatus": true, "saslStart": true, "saslContinue": true, "authenticate": true,
 }
 
+// allowedBeforeAuth reports whether a client that has not authenticated may
+// send the command named name: the handshake and unauthenticated.
+func allowedBeforeAuth(name string) bool {
+	switch name {
+	case "hello", "isMaster", "ismaster":
+		return true
+	}
+	return unauthenticated[name]
+}
+
 // authenticator runs the server side of clients' SCRAM-SHA-256
 // conversations against Config.Users. It is read-only after New.
 type authenticator struct {

@@ -13,7 +13,6 @@ import (
 
 // Defaults of Config's zero fields.
 const (
-	DefaultRequestTimeout = 2 * time.Minute
 	DefaultPrimaryWait    = 30 * time.Second
 	DefaultConnectTimeout = 30 * time.Second
 	DefaultKillTimeout    = 5 * time.Second
@@ -49,8 +48,12 @@ type Config struct {
 	// ConnectTimeout bounds New's wait for the set (and the URI's
 	// serverSelectionTimeoutMS bounds it too).
 	ConnectTimeout time.Duration
-	// RequestTimeout bounds every round trip to a member, so a hung member
-	// never hangs a client: the client gets an error reply.
+	// RequestTimeout, when positive, bounds every round trip to a member,
+	// so a hung member never hangs a client: the client gets a
+	// NetworkTimeout error reply. Zero (the default): no bound of the
+	// proxy's own, as a mongos has none; a command's maxTimeMS bounds its
+	// round trip (plus a margin) either way, and a request whose client
+	// hangs up is cancelled on its member.
 	RequestTimeout time.Duration
 	// PrimaryWait is how long a command waits for a primary (during an
 	// election) before it is answered with an error, as a mongos waits: 30
@@ -63,7 +66,7 @@ type Config struct {
 	// a primary, no lag poll vouches for any.
 	PrimaryWait time.Duration
 	// KillTimeout bounds the killCursors sent for a disconnected client's
-	// open cursors.
+	// open cursors, and the killOp of a request its client abandoned.
 	KillTimeout time.Duration
 
 	// HandshakeTimeout bounds a TLS client's handshake (a listener made
@@ -177,7 +180,7 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	set(&c.ConnectTimeout, DefaultConnectTimeout)
-	set(&c.RequestTimeout, DefaultRequestTimeout)
+	c.RequestTimeout = max(c.RequestTimeout, 0)
 	set(&c.PrimaryWait, DefaultPrimaryWait)
 	set(&c.KillTimeout, DefaultKillTimeout)
 	// Negative bounds mean none; zero takes the default.

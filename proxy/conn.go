@@ -26,7 +26,7 @@ import (
 // ends only this connection, logged with its stack.
 func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 	remote := nc.RemoteAddr().String()
-	cc := &clientConn{id: id, remote: remote}
+	cc := &clientConn{id: id, remote: remote, nc: nc}
 	st := s.stateOf(nc)
 	defer func() {
 		if r := recover(); r != nil {
@@ -44,12 +44,13 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 	}
 	dl := s.newDeadlines(time.Now())
 	r := bufio.NewReader(nc)
+	cc.r = r
 	var buf []byte
 	for {
 		if err := nc.SetReadDeadline(dl.read(time.Now(), cc.auth.user != "")); err != nil {
 			return
 		}
-		msg, err := wire.ReadMessageInto(buf, r, wire.MaxMessageSize)
+		msg, err := wire.ReadMessageInto(buf, r, s.readLimit(cc))
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				s.log.Info("proxy: closing client connection", "client", remote, "conn", id, "reason", dl.missed(cc.auth.user != ""))
@@ -61,7 +62,7 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 		if !st.begin() {
 			return // Shutdown closed it: the message is not served
 		}
-		buf = msg[:0]
+		buf = keepBuffer(msg)
 		reply, err := s.handle(ctx, cc, msg)
 		if err != nil {
 			s.log.Warn("proxy: closing client connection", "client", remote, "conn", id, "err", err)
@@ -97,6 +98,11 @@ type clientConn struct {
 	fence wire.Timestamp
 	// auth is who the client authenticated as (Config.Users).
 	auth authState
+	// nc and r are the client's connection and its reader, which
+	// watchHangup peeks at during a long request (nil in tests that call
+	// handle directly).
+	nc net.Conn
+	r  *bufio.Reader
 }
 
 // handle answers one message: the reply to write (nil for none), or an
@@ -116,6 +122,12 @@ func (s *Server) handle(ctx context.Context, cc *clientConn, msg []byte) ([]byte
 			return wire.AppendReply(nil, s.nextRequestID(), m.Header.RequestID, 0, doc), nil
 		}
 		return wire.AppendMsg(nil, s.nextRequestID(), m.Header.RequestID, 0, doc), nil
+	}
+	if s.auth != nil && cc.auth.user == "" {
+		// Refused by name before Classify reads anything else.
+		if name := wire.CommandName(&m); !allowedBeforeAuth(name) {
+			return answer(errorDoc(codeUnauthorized, fmt.Sprintf("command %s requires authentication", name)))
+		}
 	}
 	c, err := wire.Classify(&m)
 	switch {
@@ -144,6 +156,9 @@ func (s *Server) handle(ctx context.Context, cc *clientConn, msg []byte) ([]byte
 		if doc, ok := local(&c, cc.remote); ok {
 			return answer(doc)
 		}
+	}
+	if s.auth != nil && cc.auth.user == "" && (c.Command == "buildInfo" || c.Command == "buildinfo") {
+		return answer(s.buildInfo(ctx))
 	}
 	if legacy {
 		return nil, fmt.Errorf("%w: OP_QUERY %q", wire.ErrUnsupported, c.Command)

@@ -20,6 +20,8 @@
 //     dispatch, write; malformed input closes that connection only.
 //   - deadlines.go: a connection's TLS-handshake, pre-auth, idle and
 //     write deadlines.
+//   - limits.go: what one client connection may cost: the message size
+//     before authentication, the read buffer kept between messages.
 //   - handshake.go: the hello/isMaster reply of a mongos, built from the
 //     members' wire versions and limits.
 //   - local.go: ping, whatsmyuri, connectionStatus, logout, and the refusal
@@ -44,8 +46,13 @@
 //     connection's fence (readConcern afterClusterTime).
 //   - sessions.go: the sessions commands sent to every secondary too.
 //   - cursors.go: the cursor map: which member owns a cursor id.
-//   - forward.go: a round trip to the chosen member under a deadline,
-//     remembering new cursors, reporting routed reads, writes and the
+//   - buildinfo.go: buildInfo before authentication, from a member's
+//     answer cached by the proxy.
+//   - hangup.go: watching a client's connection during a long request, to
+//     cancel it when the client hangs up.
+//   - forward.go: a round trip to the chosen member (bounded by the
+//     command's maxTimeMS and RequestTimeout; abandoned operations
+//     killed), remembering new cursors, reporting routed reads, writes and the
 //     members' applied optimes to the router, moving the connection's
 //     fence; upstream errors turned into error replies.
 //   - stats.go: what was forwarded, by member.

@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/decongestant/decongestant/proxy/upstream"
 	"github.com/decongestant/decongestant/proxy/wire"
 )
 
@@ -25,8 +26,13 @@ import (
 // and clears its pool, and its next heartbeat, which the proxy answers itself
 // (always a writable mongos), makes the proxy selectable again.
 func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wire.Message, c *wire.Class) ([]byte, bsoncore.Document) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
-	defer cancel()
+	if d := requestTimeout(s.cfg.RequestTimeout, c.MaxTimeMS); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	ctx, stop := cc.watchHangup(ctx)
+	defer stop()
 	rd := s.routeRead(cc, m, c)
 	addr := rd.addr
 	if addr == "" {
@@ -46,7 +52,12 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 	wait()
 	rd.done(addr, took, err)
 	if err != nil {
-		s.log.Warn("proxy: forwarding failed", "command", c.Command, "member", addr, "err", err)
+		if cause := context.Cause(ctx); errors.Is(cause, errClientGone) {
+			s.log.Info("proxy: request cancelled", "command", c.Command, "member", addr, "conn", cc.id, "err", cause)
+		} else {
+			s.log.Warn("proxy: forwarding failed", "command", c.Command, "member", addr, "err", err)
+		}
+		s.killAbandoned(err)
 		return nil, upstreamError(err, c)
 	}
 	if reply == nil {
@@ -75,6 +86,36 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 		}
 	}
 	return reply, nil
+}
+
+// maxTimeMargin is how long past a command's maxTimeMS the proxy waits for
+// its member's reply: the member itself ends the command at maxTimeMS with
+// MaxTimeMSExpired, the precise error, which needs the time to notice
+// (it checks for interruption between units of work, and a loaded member
+// can be late by a second) and to travel; after the margin, the proxy
+// answers NetworkTimeout and cancels the round trip, for a member that
+// hangs.
+const maxTimeMargin = 2 * time.Second
+
+// maxRequestTimeout is the longest round trip bound a maxTimeMS sets
+// (about 24 days: maxTimeMS is an int32 on the members).
+const maxRequestTimeout = (1<<31 - 1) * time.Millisecond
+
+// requestTimeout is how long one round trip may take: the command's
+// maxTimeMS plus maxTimeMargin, or cfg (Config.RequestTimeout) when it is
+// smaller; 0 for no bound.
+func requestTimeout(cfg time.Duration, maxTimeMS int64) time.Duration {
+	var d time.Duration
+	if maxTimeMS > 0 {
+		d = maxRequestTimeout
+		if maxTimeMS < int64(maxRequestTimeout/time.Millisecond) {
+			d = min(time.Duration(maxTimeMS)*time.Millisecond+maxTimeMargin, maxRequestTimeout)
+		}
+	}
+	if cfg > 0 && (d == 0 || cfg < d) {
+		d = cfg
+	}
+	return d
 }
 
 // observe tells the router what a reply shows: the member applied its
@@ -141,6 +182,26 @@ func (s *Server) track(addr string, conn uint64, c *wire.Class, info wire.Reply)
 	case info.CursorID != 0:
 		s.cursors.add(addr, info.CursorID, info.Namespace, conn)
 	}
+}
+
+// killAbandoned ends, in the background and within KillTimeout, the
+// member's operation of a round trip abandoned (err an
+// *upstream.AbandonedError: its client hung up, or a timeout passed): a
+// mongod does not stop an operation whose connection closes (a w:majority
+// write keeps waiting), so the proxy kills it as a mongos kills a shard's
+// operations for a client that left.
+func (s *Server) killAbandoned(err error) {
+	var ab *upstream.AbandonedError
+	if !errors.As(err, &ab) {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.KillTimeout)
+		defer cancel()
+		if _, err := s.pool.KillOps(ctx, ab.Member, ab.ConnectionID); err != nil && !s.isClosed() {
+			s.log.Warn("proxy: killing an abandoned request's operation failed", "member", ab.Member, "err", err)
+		}
+	}()
 }
 
 // killOpen sends killCursors, best effort and within KillTimeout, for the

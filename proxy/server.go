@@ -30,6 +30,7 @@ type Server struct {
 	auth    *authenticator // nil: clients do not authenticate
 	cursors *cursors
 	counts  counters
+	build   buildInfoCache // buildInfo before authentication
 
 	nextConn atomic.Uint64
 	reqID    atomic.Int32

@@ -38,6 +38,7 @@ func defineProxy(fs *flag.FlagSet) action {
 	users := fs.String("users", "", "clients must authenticate (SCRAM-SHA-256) as a user of this `file` (made with decongestant proxy-user; mode 0600)")
 	tlsCert := fs.String("tls-cert", "", "serve clients TLS with this certificate chain (`PEM` file); with --tls-key")
 	tlsKey := fs.String("tls-key", "", "the certificate's private key (`PEM` file)")
+	requestTimeout := fs.Duration("request-timeout", 0, "bound every round trip to a member to this `duration` (the client then gets a NetworkTimeout error and its operation is killed), e.g. 5m; 0: none, as a mongos (a command's maxTimeMS bounds its own round trip, plus 2s, either way)")
 	tlsCA := fs.String("tls-ca", "", "require client certificates signed by a CA of this `PEM` file (on top of --users); off by default")
 	life := defineLifecycle(fs)
 	refuseAdmin := fs.Bool("refuse-admin-commands", false, "refuse (Unauthorized) the commands that administer the replica set: shutdown, replSetReconfig, replSetStepDown, setFeatureCompatibilityVersion, setParameter, fsync, killOp, killAllSessions, user and role management...; every client runs as the --uri's user, so without this a client may do all that user may (see docs/proxy.md)")
@@ -62,6 +63,10 @@ func defineProxy(fs *flag.FlagSet) action {
 		if err := life.apply(&cfg); err != nil {
 			return err
 		}
+		if *requestTimeout < 0 {
+			return fmt.Errorf("proxy: --request-timeout %v: want a duration of 0 (none) or more", *requestTimeout)
+		}
+		cfg.RequestTimeout = *requestTimeout
 		if *metricsAddr != "" {
 			if _, _, err := net.SplitHostPort(*metricsAddr); err != nil {
 				return fmt.Errorf("proxy: --metrics-addr %q: want host:port, e.g. 127.0.0.1:9464: %v", *metricsAddr, err)

@@ -96,6 +96,8 @@ func TestProxySecurityFlags(t *testing.T) {
 		{[]string{"--users", loose}, "has mode 0644: credentials file is accessible by group or others: run chmod 600 " + loose},
 		{[]string{"--tls-cert", notPEM, "--tls-key", notPEM}, "proxy: --tls-cert " + notPEM + " / --tls-key " + notPEM + ": tls: failed to find any PEM data in certificate input"},
 		{[]string{"--listen", "0.0.0.0:1", "--tls-cert", notPEM, "--tls-key", notPEM}, "add --users FILE"},
+		{[]string{"--request-timeout", "-1s"}, "proxy: --request-timeout -1s: want a duration of 0 (none) or more"},
+		{[]string{"--request-timeout", "soon"}, `invalid value "soon" for flag -request-timeout`},
 	} {
 		var out, errb strings.Builder
 		err := run(t.Context(), append([]string{"proxy", "--uri", "mongodb://127.0.0.1:1"}, tc.args...), &out, &errb)

@@ -32,6 +32,9 @@ import (
 // for a connection, the write and the read; when it ends, the error wraps
 // ctx.Err().
 //
+// A request abandoned when ctx ended after it was sent gives an
+// *AbandonedError, to end the member's operation with KillOps.
+//
 // Errors wrap the package's sentinels (see ErrUnavailable) and name addr.
 // A network error or a reply saying the member is not primary or is
 // recovering updates the driver's view of the member, as the driver's own
@@ -50,8 +53,16 @@ func (p *Pool) RoundTrip(ctx context.Context, addr string, msg []byte) ([]byte, 
 		return nil, p.checkoutError(addr, err)
 	}
 	reply, err := p.exchange(ctx, srv, conn, addr, msg, req)
-	if errors.Is(err, ErrProtocol) {
-		// The stream on this connection cannot be trusted any more.
+	if err != nil && ctx.Err() != nil && errors.Is(err, ErrConnection) {
+		if id := conn.ServerConnectionID(); id != nil {
+			err = &AbandonedError{Member: addr, ConnectionID: *id, Err: err}
+		}
+	}
+	var ab *AbandonedError
+	if errors.Is(err, ErrProtocol) || errors.As(err, &ab) {
+		// The stream on this connection cannot be trusted any more, or
+		// its request may still run: a connection the member might
+		// still answer on must not carry another request.
 		if c, ok := conn.ReadWriteCloser.(driver.Expirable); ok {
 			_ = c.Expire()
 			return nil, err

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -156,13 +157,31 @@ func parseReadPref(v bsoncore.Value) (ReadPref, error) {
 	return rp, nil
 }
 
-// parseTagSets parses a tags value: an array of documents of strings.
+// The caps on a $readPreference's tags, far above what a deployment uses
+// (a tag set names a member's data centre, rack or use; drivers send a few)
+// and low enough that parsing one costs a few KiB whatever the message
+// carries: a hostile find with millions of empty tag sets is refused, not
+// copied.
+const (
+	// MaxTagSets caps the tag sets of a read preference.
+	MaxTagSets = 64
+	// MaxTags caps the tags of one tag set.
+	MaxTags = 64
+)
+
+// parseTagSets parses a tags value: an array of at most MaxTagSets
+// documents of at most MaxTags strings. It counts before it copies, so a
+// value over the caps costs no allocation.
 func parseTagSets(v bsoncore.Value) ([]TagSet, error) {
 	arr, ok := arrayValue(v)
 	if !ok {
 		return nil, fmt.Errorf("%w: $readPreference.tags is a %s, not an array", ErrBadCommand, v.Type)
 	}
-	sets := []TagSet{}
+	n, err := countElems(arr, MaxTagSets)
+	if err != nil {
+		return nil, fmt.Errorf("%w: $readPreference.tags: %w", ErrBadCommand, err)
+	}
+	sets := make([]TagSet, 0, n)
 	e := newElems(arr)
 	for {
 		_, sv, ok := e.next()
@@ -173,7 +192,11 @@ func parseTagSets(v bsoncore.Value) ([]TagSet, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: $readPreference.tags[%d] is a %s, not a document", ErrBadCommand, len(sets), sv.Type)
 		}
-		set := TagSet{}
+		n, err := countElems(doc, MaxTags)
+		if err != nil {
+			return nil, fmt.Errorf("%w: $readPreference.tags[%d]: %w", ErrBadCommand, len(sets), err)
+		}
+		set := make(TagSet, 0, n)
 		te := newElems(doc)
 		for {
 			name, tv, ok := te.next()
@@ -186,13 +209,26 @@ func parseTagSets(v bsoncore.Value) ([]TagSet, error) {
 			}
 			set = append(set, Tag{Name: string(name), Value: string(s)})
 		}
-		if te.bad {
-			return nil, fmt.Errorf("%w: $readPreference.tags[%d] is not a whole document", ErrBadCommand, len(sets))
-		}
 		sets = append(sets, set)
 	}
-	if e.bad {
-		return nil, fmt.Errorf("%w: $readPreference.tags is not a whole array", ErrBadCommand)
-	}
 	return sets, nil
+}
+
+// countElems counts the elements of a document or array, refusing one with
+// more than limit or that is not whole. It does not allocate.
+func countElems(doc []byte, limit int) (int, error) {
+	n := 0
+	e := newElems(doc)
+	for {
+		if _, _, ok := e.next(); !ok {
+			break
+		}
+		if n++; n > limit {
+			return n, fmt.Errorf("more than %d elements", limit)
+		}
+	}
+	if e.bad {
+		return n, errors.New("not a whole document")
+	}
+	return n, nil
 }
