@@ -10,6 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/decongestant/decongestant/internal/clock"
 )
 
 // watcher follows the inserts into the docs collection with a change
@@ -79,7 +81,7 @@ func (w *watcher) run(ctx context.Context, cs *mongo.ChangeStream) {
 		}
 		w.failed(err)
 		for ctx.Err() == nil {
-			sleep(ctx, time.Second)
+			clock.Sleep(ctx, time.Second)
 			var oerr error
 			if cs, oerr = w.open(ctx, token); oerr == nil {
 				break

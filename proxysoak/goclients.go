@@ -12,6 +12,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+
+	"github.com/decongestant/decongestant/internal/clock"
 )
 
 // The soak's database and collections: inserts go to docs, the
@@ -66,7 +68,7 @@ func goWorker(ctx context.Context, o *Options, c *mongo.Client, w int, rec *reco
 	reads := db.Collection(docsColl, options.Collection().SetReadPreference(readpref.SecondaryPreferred()))
 	var last string
 	for seq := 1; ; seq++ {
-		if !sleep(ctx, time.Duration(float64(o.OpInterval)*(0.5+rnd.Float64()))) {
+		if !clock.Sleep(ctx, time.Duration(float64(o.OpInterval)*(0.5+rnd.Float64()))) {
 			return
 		}
 		id := fmt.Sprintf("g%d-%d", w, seq)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/decongestant/decongestant/internal/clock"
 )
 
 // HostileConfig tunes the unauthenticated hostile connections that run
@@ -100,7 +102,7 @@ func (h *hostile) run(ctx context.Context) error {
 			defer wg.Done()
 			for ctx.Err() == nil {
 				f()
-				sleep(ctx, d)
+				clock.Sleep(ctx, d)
 			}
 		}()
 	}
@@ -155,7 +157,7 @@ func (h *hostile) send(ctx context.Context, k *kindCounters, msg []byte, perByte
 				return
 			}
 			k.bytes.Add(1)
-			if !sleep(ctx, perByte) {
+			if !clock.Sleep(ctx, perByte) {
 				return
 			}
 		}
@@ -201,16 +203,4 @@ func (h *hostile) flood(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
-}
-
-// sleep waits d or until ctx ends; false when it ended.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

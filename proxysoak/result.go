@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/decongestant/decongestant/internal/atomicfile"
 )
 
 // FormatVersion is the version of the results file's format.
@@ -165,22 +166,9 @@ func (r *Result) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// WriteFile writes r to path atomically: a temporary file in the same
-// directory, renamed over path.
+// WriteFile writes r to path atomically (temporary file and rename).
 func (r *Result) WriteFile(path string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".soak-*.json")
-	if err != nil {
-		return fmt.Errorf("write results: %w", err)
-	}
-	defer os.Remove(f.Name())
-	if err := r.WriteJSON(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write results %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write results %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err := atomicfile.Write(path, r.WriteJSON); err != nil {
 		return fmt.Errorf("write results: %w", err)
 	}
 	return nil

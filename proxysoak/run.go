@@ -22,6 +22,7 @@ import (
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/cluster"
 	"github.com/decongestant/decongestant/faults"
+	"github.com/decongestant/decongestant/internal/clock"
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/proxy"
 	"github.com/decongestant/decongestant/workload/sprobe"
@@ -245,7 +246,7 @@ func soak(ctx context.Context, o *Options, cl *cluster.Cluster, px *proxyProc, p
 	}
 	missed := w.missing(rec.acked)
 	for deadline := time.Now().Add(changeStreamGrace); len(missed) > 0 && time.Now().Before(deadline); missed = w.missing(rec.acked) {
-		sleep(ctx, time.Second)
+		clock.Sleep(ctx, time.Second)
 	}
 	slices.Sort(missed)
 	r.ChangeStream = w.stats(rec.acked, missed)
@@ -269,7 +270,7 @@ func soak(ctx context.Context, o *Options, cl *cluster.Cluster, px *proxyProc, p
 // picking the members by their roles then.
 func schedule(ctx context.Context, steps []FaultStep, cl *cluster.Cluster, runner *faults.Runner, start time.Time) {
 	for _, s := range steps {
-		if !sleep(ctx, time.Until(start.Add(s.At))) {
+		if !clock.Sleep(ctx, time.Until(start.Add(s.At))) {
 			return
 		}
 		var primary string
@@ -302,7 +303,7 @@ func judgeProbes(samples []sprobe.Sample, bound time.Duration) Reads {
 
 // progress prints a line every 30s.
 func progress(ctx context.Context, o *Options, rec *recorder, smp *sampler, start time.Time) {
-	for sleep(ctx, 30*time.Second) {
+	for clock.Sleep(ctx, 30*time.Second) {
 		rec.mu.Lock()
 		var ops, errs int64
 		for i, xs := range rec.lat {
