@@ -73,7 +73,9 @@ func goWorker(ctx context.Context, o *Options, c *mongo.Client, w int, rec *reco
 		}
 		id := fmt.Sprintf("g%d-%d", w, seq)
 		began := time.Now()
-		octx, cancel := context.WithTimeout(ctx, o.OpTimeout)
+		// An operation under way when the run ends finishes (within
+		// OpTimeout) and counts: cutting it off would leave its outcome unknown.
+		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.OpTimeout)
 		var (
 			op, wrote string
 			err       error
@@ -97,9 +99,6 @@ func goWorker(ctx context.Context, o *Options, c *mongo.Client, w int, rec *reco
 			}
 		}
 		cancel()
-		if ctx.Err() != nil && err != nil {
-			return // cut off by the end of the run: not an outcome
-		}
 		rec.add(began, time.Since(began), op, errKind(err), wrote)
 	}
 }

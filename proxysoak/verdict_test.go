@@ -116,14 +116,15 @@ func TestRecorderPhases(t *testing.T) {
 func TestHeapGrowth(t *testing.T) {
 	var s []Sample
 	for i := range 8 {
-		s = append(s, Sample{HeapMB: float64(10 + i/4*10)}, Sample{HeapMB: 0}) // unread samples skipped
+		// The floor grows from 10 to 20 under spikes of 80; unread samples are skipped.
+		s = append(s, Sample{HeapMB: float64(10 + i/4*10)}, Sample{HeapMB: 0}, Sample{HeapMB: 80})
 	}
 	q1, q4, pct := heapGrowth(s)
 	if q1 != 10 || q4 != 20 || pct == nil || *pct != 100 {
 		t.Errorf("heapGrowth = %v, %v, %v; want 10, 20, 100%%", q1, q4, pct)
 	}
-	if _, _, pct := heapGrowth(s[:10]); pct != nil {
-		t.Errorf("heapGrowth of 5 samples = %v, want nil", *pct)
+	if _, _, pct := heapGrowth(s[:9]); pct != nil {
+		t.Errorf("heapGrowth of 6 samples = %v, want nil", *pct)
 	}
 }
 
