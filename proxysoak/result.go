@@ -115,7 +115,8 @@ type ProxyUsage struct {
 	RSSMaxMB  float64 `json:"rss_max_mb"`
 	// HeapQ1MB and HeapQ4MB are the floors (least samples) of the live
 	// heap (after a forced collection) over the first and last quarter of
-	// the samples; null growth when not measured.
+	// the samples after the warm-up (a tenth of the run, at most a minute);
+	// null growth when not measured.
 	HeapQ1MB      float64  `json:"heap_q1_mb"`
 	HeapQ4MB      float64  `json:"heap_q4_mb"`
 	HeapGrowthPct *float64 `json:"heap_growth_pct"`

@@ -175,7 +175,7 @@ func soak(ctx context.Context, o *Options, cl *cluster.Cluster, px *proxyProc, p
 	start := time.Now()
 	bounds, names := phaseBounds(o.Schedule)
 	rec := newRecorder(start, bounds)
-	smp := &sampler{pid: px.pid(), metrics: px.metrics, start: start, client: &http.Client{}}
+	smp := &sampler{pid: px.pid(), metrics: px.metrics, start: start, client: &http.Client{}, warmup: warmup(o.Duration)}
 	sampleCtx, stopSampling := context.WithCancel(ctx)
 	sampled := make(chan struct{})
 	go func() { defer close(sampled); smp.run(sampleCtx, o.SampleInterval) }()
@@ -288,6 +288,10 @@ func schedule(ctx context.Context, steps []FaultStep, cl *cluster.Cluster, runne
 		runner.Enqueue(s.Actions(primary, secs))
 	}
 }
+
+// warmup is the start of a run the live heap is not judged over: a tenth,
+// at most a minute.
+func warmup(d time.Duration) time.Duration { return min(d/10, time.Minute) }
 
 // judgeProbes counts the S probe's reads beyond the bound.
 func judgeProbes(samples []sprobe.Sample, bound time.Duration) Reads {

@@ -24,6 +24,9 @@ type sampler struct {
 	metrics string // host:port
 	start   time.Time
 	client  *http.Client
+	// warmup is left out of the live heap's verdict: the first samples,
+	// before the clients connected, hold nothing of theirs.
+	warmup time.Duration
 
 	mu      sync.Mutex
 	samples []Sample
@@ -66,7 +69,13 @@ func (s *sampler) usage() ProxyUsage {
 		u.RSSMaxMB = max(u.RSSMaxMB, x.RSSMB)
 		u.FDsMax = max(u.FDsMax, x.FDs)
 	}
-	u.HeapQ1MB, u.HeapQ4MB, u.HeapGrowthPct = heapGrowth(s.samples)
+	var measured []Sample
+	for _, x := range s.samples {
+		if x.TS >= s.warmup.Seconds() {
+			measured = append(measured, x)
+		}
+	}
+	u.HeapQ1MB, u.HeapQ4MB, u.HeapGrowthPct = heapGrowth(measured)
 	return u
 }
 

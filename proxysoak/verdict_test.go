@@ -189,3 +189,16 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestHeapAfterWarmup: the samples of the warm-up, before the clients
+// connected, are left out of the live heap's verdict.
+func TestHeapAfterWarmup(t *testing.T) {
+	s := &sampler{warmup: 10 * time.Second}
+	s.samples = append(s.samples, Sample{TS: 0, HeapMB: 1}, Sample{TS: 5, HeapMB: 1})
+	for i := range 8 {
+		s.samples = append(s.samples, Sample{TS: float64(10 + i), HeapMB: 10})
+	}
+	if u := s.usage(); u.HeapQ1MB != 10 || u.HeapGrowthPct == nil || *u.HeapGrowthPct != 0 {
+		t.Errorf("usage = %+v, want a floor of 10 MB from the first quarter after the warm-up, 0%% growth", u)
+	}
+}
