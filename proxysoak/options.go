@@ -23,6 +23,15 @@ type Options struct {
 	// --pprof, then ProxyArgs.
 	ProxyCommand []string
 	ProxyArgs    []string
+	// ProxyURI soaks a proxy already running instead (ProxyCommand unused):
+	// its URI with a proxy user's credentials, in front of ClusterDir's set
+	// (required then), with the bound Bound. ProxyPID, when not 0, is its
+	// process, whose RSS and descriptors are sampled; ProxyMetrics, when
+	// set, the host:port of its --metrics-addr with --pprof, whose heap
+	// profile gives the live heap.
+	ProxyURI     string
+	ProxyPID     int
+	ProxyMetrics string
 	// ClusterDir is a running cluster ("decongestant cluster up --dir") to
 	// soak; "" starts a 3-member set in a temporary directory (with Mongod,
 	// "" to find one) and tears it down after.
@@ -110,8 +119,12 @@ func (o *Options) defaults() {
 func (o *Options) Validate() error {
 	o.defaults()
 	switch {
-	case len(o.ProxyCommand) == 0:
+	case len(o.ProxyCommand) == 0 && o.ProxyURI == "":
 		return fmt.Errorf("%w: no command starts the proxy", ErrBadOptions)
+	case o.ProxyURI != "" && o.ClusterDir == "":
+		return fmt.Errorf("%w: a running proxy is soaked with the running set behind it: give its cluster directory", ErrBadOptions)
+	case o.ProxyURI == "" && (o.ProxyPID != 0 || o.ProxyMetrics != ""):
+		return fmt.Errorf("%w: a proxy's process id and metrics address are for a running proxy: give its URI", ErrBadOptions)
 	case o.Duration < 10*time.Second:
 		return fmt.Errorf("%w: duration %v: at least 10s", ErrBadOptions, o.Duration)
 	case o.Connections < 2:

