@@ -121,6 +121,7 @@ type ProxyUsage struct {
 	HeapQ4MB      float64  `json:"heap_q4_mb"`
 	HeapGrowthPct *float64 `json:"heap_growth_pct"`
 	FDsMax        int      `json:"fds_max"`
+	GoroutinesMax int      `json:"goroutines_max"`
 	Samples       []Sample `json:"samples"`
 }
 
@@ -130,6 +131,9 @@ type Sample struct {
 	RSSMB  float64 `json:"rss_mb"`
 	HeapMB float64 `json:"heap_live_mb"` // 0: not read
 	FDs    int     `json:"fds"`
+	// Goroutines are the proxy's goroutines (0: not read): one or two per
+	// connection, so they fall back when connections close.
+	Goroutines int `json:"goroutines"`
 }
 
 // HostileStats count the unauthenticated hostile connections and how the

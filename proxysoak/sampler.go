@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -58,8 +59,10 @@ func (s *sampler) sample(ctx context.Context) {
 		}
 		fds, _ = os.ReadDir(fmt.Sprintf("/proc/%d/fd", s.pid))
 	}
+	var goroutines int
 	if s.metrics != "" {
 		heap, _ = s.liveHeap(ctx)
+		goroutines, _ = s.goroutines(ctx)
 	}
 	if s.pid == 0 && heap == 0 {
 		return
@@ -67,7 +70,7 @@ func (s *sampler) sample(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.samples = append(s.samples, Sample{TS: metrics.Round3(time.Since(s.start).Seconds()), RSSMB: metrics.Round3(rss),
-		HeapMB: metrics.Round3(heap), FDs: len(fds)})
+		HeapMB: metrics.Round3(heap), FDs: len(fds), Goroutines: goroutines})
 	s.peakMB = max(s.peakMB, hwm)
 }
 
@@ -79,6 +82,7 @@ func (s *sampler) usage() ProxyUsage {
 	for _, x := range s.samples {
 		u.RSSMaxMB = max(u.RSSMaxMB, x.RSSMB)
 		u.FDsMax = max(u.FDsMax, x.FDs)
+		u.GoroutinesMax = max(u.GoroutinesMax, x.Goroutines)
 	}
 	var measured []Sample
 	for _, x := range s.samples {
@@ -117,21 +121,45 @@ func statusKB(status []byte, key string) float64 {
 // liveHeap reads HeapAlloc (MiB) from the proxy's heap profile in text
 // form, taken right after a garbage collection: the live heap.
 func (s *sampler) liveHeap(ctx context.Context) (float64, error) {
+	var mb float64
+	err := s.profile(ctx, "heap?gc=1&debug=1", func(r io.Reader) (err error) {
+		mb, err = heapAlloc(r)
+		return err
+	})
+	return mb, err
+}
+
+// goroutines reads the proxy's goroutine count from its goroutine profile.
+func (s *sampler) goroutines(ctx context.Context) (int, error) {
+	var n int
+	err := s.profile(ctx, "goroutine?debug=1", func(r io.Reader) error {
+		line, err := bufio.NewReader(r).ReadString('\n')
+		if _, serr := fmt.Sscanf(line, "goroutine profile: total %d", &n); serr != nil {
+			return fmt.Errorf("goroutine profile: %q: %w", line, errors.Join(err, serr))
+		}
+		return nil
+	})
+	return n, err
+}
+
+// profile fetches one of the proxy's profiles (name and query) and hands
+// its body to read.
+func (s *sampler) profile(ctx context.Context, name string, read func(io.Reader) error) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+s.metrics+"/debug/pprof/heap?gc=1&debug=1", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+s.metrics+"/debug/pprof/"+name, nil)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("heap profile: %s", resp.Status)
+		return fmt.Errorf("profile %s: %s", name, resp.Status)
 	}
-	return heapAlloc(resp.Body)
+	return read(resp.Body)
 }
 
 // heapAlloc finds "# HeapAlloc = N" in a text heap profile; MiB.

@@ -128,20 +128,6 @@ func TestHeapGrowth(t *testing.T) {
 	}
 }
 
-func TestProcFigures(t *testing.T) {
-	status := []byte("Name:\tdecongestant\nVmHWM:\t  204800 kB\nVmRSS:\t  102400 kB\n")
-	if got := statusKB(status, "VmRSS:"); got != 102400 {
-		t.Errorf("VmRSS = %v", got)
-	}
-	heap, err := heapAlloc(strings.NewReader("heap profile: ...\n# runtime.MemStats\n# Alloc = 1\n# HeapAlloc = 3145728\n"))
-	if err != nil || heap != 3 {
-		t.Errorf("heapAlloc = %v, %v; want 3 MiB", heap, err)
-	}
-	if _, err := heapAlloc(strings.NewReader("nothing\n")); err == nil {
-		t.Error("heapAlloc of a profile without HeapAlloc: no error")
-	}
-}
-
 // TestResultRoundTrip: a results file reads back, and a table names every
 // target's verdict.
 func TestResultRoundTrip(t *testing.T) {
@@ -187,18 +173,5 @@ func TestValidate(t *testing.T) {
 		if err := o.Validate(); err == nil {
 			t.Errorf("%d: Validate accepted %+v", i, o)
 		}
-	}
-}
-
-// TestHeapAfterWarmup: the samples of the warm-up, before the clients
-// connected, are left out of the live heap's verdict.
-func TestHeapAfterWarmup(t *testing.T) {
-	s := &sampler{warmup: 10 * time.Second}
-	s.samples = append(s.samples, Sample{TS: 0, HeapMB: 1}, Sample{TS: 5, HeapMB: 1})
-	for i := range 8 {
-		s.samples = append(s.samples, Sample{TS: float64(10 + i), HeapMB: 10})
-	}
-	if u := s.usage(); u.HeapQ1MB != 10 || u.HeapGrowthPct == nil || *u.HeapGrowthPct != 0 {
-		t.Errorf("usage = %+v, want a floor of 10 MB from the first quarter after the warm-up, 0%% growth", u)
 	}
 }
