@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -228,4 +231,34 @@ func phaseBounds(steps []FaultStep) ([]time.Duration, []string) {
 		bounds, names = append(bounds, s.At), append(names, s.Name)
 	}
 	return bounds, names
+}
+
+// shape is what a run and its baseline must share: the load, the bound
+// and the fault plan, as the results' settings name them.
+func (o *Options) shape() map[string]string {
+	var plan []string
+	for _, st := range o.Schedule {
+		plan = append(plan, fmt.Sprintf("%v:%s", st.At, st.Name))
+	}
+	return map[string]string{
+		"duration": o.Duration.String(), "connections": fmt.Sprint(o.Connections), "python_share": fmt.Sprint(o.PythonShare),
+		"op_interval": o.OpInterval.String(), "txn_every": fmt.Sprint(o.TxnEvery), "read_share": fmt.Sprint(o.ReadShare),
+		"bound": o.Bound.String(), "policy": "spillway", "faults": strings.Join(plan, ";")}
+}
+
+// CheckBaseline checks that b can be o's baseline: a run without hostile
+// connections, of the same shape (duration, connections, drivers' shares,
+// operations, bound and fault plan), else the P99s do not compare.
+func (o *Options) CheckBaseline(b *Result) error {
+	if b.Hostile != nil {
+		return fmt.Errorf("%w: the baseline is a run with hostile connections: give a run without", ErrBadOptions)
+	}
+	o.defaults()
+	want := o.shape()
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if b.Settings[k] != want[k] {
+			return fmt.Errorf("%w: the baseline's %s is %q, this run's %q: give a baseline of the same shape", ErrBadOptions, k, b.Settings[k], want[k])
+		}
+	}
+	return nil
 }

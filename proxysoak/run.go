@@ -184,11 +184,10 @@ func (secondaryReads) ReadPref(balancer.Side) *readpref.ReadPref {
 
 func soak(ctx context.Context, o *Options, cl *cluster.Cluster, t target, dir string) (*Result, error) {
 	proxyURI, uriFile := t.uri, t.uriFile
-	r := &Result{Version: FormatVersion, Started: time.Now().UTC(), Settings: map[string]string{
-		"duration": o.Duration.String(), "connections": fmt.Sprint(o.Connections), "python_share": fmt.Sprint(o.PythonShare),
-		"op_interval": o.OpInterval.String(), "txn_every": fmt.Sprint(o.TxnEvery), "read_share": fmt.Sprint(o.ReadShare),
-		"bound": o.Bound.String(), "policy": "spillway", "hostile": fmt.Sprint(!o.NoHostile), "replica_set": redact.URI(cl.URI()),
-		"proxy_args": fmt.Sprint(o.ProxyArgs)}, BaselineP99MS: o.BaselineP99MS}
+	r := &Result{Version: FormatVersion, Started: time.Now().UTC(), Settings: o.shape(), BaselineP99MS: o.BaselineP99MS}
+	r.Settings["hostile"] = fmt.Sprint(!o.NoHostile)
+	r.Settings["replica_set"] = redact.URI(cl.URI())
+	r.Settings["proxy_args"] = fmt.Sprint(o.ProxyArgs)
 	direct, err := mongo.Connect(options.Client().ApplyURI(cl.URI()))
 	if err != nil {
 		return nil, fmt.Errorf("soak: connect to the replica set: %w", err)

@@ -175,3 +175,36 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckBaseline: a baseline must be a run without hostile connections
+// of the same shape; any difference in the load or the fault plan is named.
+func TestCheckBaseline(t *testing.T) {
+	o := Options{ProxyCommand: []string{"x"}, Duration: 5 * time.Minute, Connections: 200}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	base := &Result{Version: FormatVersion, Settings: o.shape()}
+	if err := o.CheckBaseline(base); err != nil {
+		t.Fatalf("a baseline of the same shape: %v", err)
+	}
+	for _, tt := range []struct {
+		change func(o *Options)
+		want   string
+	}{
+		{func(o *Options) { o.Connections = 1000 }, "connections"},
+		{func(o *Options) { o.Duration = time.Hour; o.Schedule = nil }, "duration"},
+		{func(o *Options) { o.Schedule = StepDownSchedule(o.Duration) }, "faults"},
+		{func(o *Options) { o.OpInterval = time.Second }, "op_interval"},
+		{func(o *Options) { o.Bound = 5 * time.Second }, "bound"},
+	} {
+		other := Options{ProxyCommand: []string{"x"}, Duration: 5 * time.Minute, Connections: 200}
+		tt.change(&other)
+		if err := other.CheckBaseline(base); err == nil || !strings.Contains(err.Error(), "baseline's "+tt.want) {
+			t.Errorf("a baseline differing in %s: error %v", tt.want, err)
+		}
+	}
+	hostile := &Result{Version: FormatVersion, Settings: o.shape(), Hostile: &HostileStats{}}
+	if err := o.CheckBaseline(hostile); err == nil {
+		t.Error("a run with hostile connections taken as a baseline")
+	}
+}

@@ -91,8 +91,8 @@ func defineProxySoak(fs *flag.FlagSet) action {
 			if err != nil {
 				return fmt.Errorf("proxy-soak: --baseline: %w", err)
 			}
-			if b.Hostile != nil {
-				return fmt.Errorf("proxy-soak: --baseline %s is a run with hostile connections: give a --no-hostile run's", *baseline)
+			if err := o.CheckBaseline(b); err != nil {
+				return fmt.Errorf("proxy-soak: --baseline %s: %w", *baseline, err)
 			}
 			o.BaselineP99MS = b.Overall.P99MS
 		}

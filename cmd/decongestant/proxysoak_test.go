@@ -36,7 +36,7 @@ func TestProxySoakBadFlags(t *testing.T) {
 		{[]string{"--proxy-uri-file", "u", "--cluster-dir", "d", "--proxy-flags", "--reads all"}, "--proxy-flags are for the proxy it starts", 2},
 		{[]string{"--proxy-uri-file", filepath.Join(dir, "none"), "--cluster-dir", dir}, "--proxy-uri-file: open", 1},
 		{[]string{"--baseline", filepath.Join(dir, "none.json")}, "--baseline: read soak results", 1},
-		{[]string{"--baseline", hostileRun}, "is a run with hostile connections: give a --no-hostile run's", 1},
+		{[]string{"--baseline", hostileRun}, "the baseline is a run with hostile connections", 1},
 	}
 	for _, tt := range tests {
 		_, _, err := runCLI(t, append([]string{"proxy-soak", "--out", filepath.Join(dir, "out.json")}, tt.args...)...)
