@@ -51,8 +51,12 @@ func pyClients(ctx context.Context, o *Options, uriFile, dir string, n int, rec 
 		go func() {
 			defer wg.Done()
 			stop := context.AfterFunc(ctx, func() {
-				// Past the duration they stop themselves; give them a minute
-				// to finish the operations under way.
+				if errors.Is(ctx.Err(), context.Canceled) { // interrupted
+					_ = cmd.Process.Kill()
+					return
+				}
+				// Past the duration they stop themselves; give them two
+				// minutes to finish the operations under way.
 				time.AfterFunc(2*time.Minute, func() { _ = cmd.Process.Kill() })
 			})
 			defer stop()
@@ -105,4 +109,14 @@ func readPyRecords(path string, rec *recorder) error {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// checkPymongo checks that python imports pymongo, before the soak starts.
+func checkPymongo(ctx context.Context, python string) error {
+	out, err := exec.CommandContext(ctx, python, "-c", "import pymongo").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("the pymongo clients need %s with pymongo (python3 -m pip install --user pymongo==4.10.1), or a python share of 0: %w: %s",
+			python, err, lastLines(string(out), 2))
+	}
+	return nil
 }

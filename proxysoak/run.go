@@ -184,6 +184,11 @@ func (secondaryReads) ReadPref(balancer.Side) *readpref.ReadPref {
 
 func soak(ctx context.Context, o *Options, cl *cluster.Cluster, t target, dir string) (*Result, error) {
 	proxyURI, uriFile := t.uri, t.uriFile
+	if _, pyN := o.split(); pyN > 0 {
+		if err := checkPymongo(ctx, o.Python); err != nil {
+			return nil, fmt.Errorf("soak: %w", err)
+		}
+	}
 	r := &Result{Version: FormatVersion, Started: time.Now().UTC(), Settings: o.shape(), BaselineP99MS: o.BaselineP99MS}
 	r.Settings["hostile"] = fmt.Sprint(!o.NoHostile)
 	r.Settings["replica_set"] = redact.URI(cl.URI())
@@ -233,6 +238,12 @@ func soak(ctx context.Context, o *Options, cl *cluster.Cluster, t target, dir st
 		defer evMu.Unlock()
 		r.Faults = append(r.Faults, fmt.Sprintf("t=%.1fs %s: %s", ts, kind, detail))
 	}, &faults.LockedWriter{W: o.Progress}, "soak")
+	finished := false
+	defer func() {
+		if !finished { // the soak failed or was interrupted: restore the set all the same
+			_ = runner.Finish(ctx)
+		}
+	}()
 
 	runCtx, stopRun := context.WithTimeout(ctx, o.Duration)
 	defer stopRun()
@@ -268,6 +279,7 @@ func soak(ctx context.Context, o *Options, cl *cluster.Cluster, t target, dir st
 		return nil, fmt.Errorf("soak: interrupted: %w", ctx.Err())
 	}
 	fmt.Fprintf(o.Progress, "soak: clients stopped after %.0fs; restoring the cluster and checking\n", end.Seconds())
+	finished = true
 	if err := runner.Finish(ctx); err != nil {
 		fmt.Fprintf(o.Progress, "soak: %v\n", err)
 	}
