@@ -59,20 +59,40 @@ func errorDoc(code int32, msg string, labels ...string) bsoncore.Document {
 	return b.Build()
 }
 
+// The error labels drivers act on (the transactions, retryable-writes and
+// change-streams specifications).
+const (
+	labelTransientTransaction  = "TransientTransactionError"
+	labelUnknownCommitResult   = "UnknownTransactionCommitResult"
+	labelRetryableWrite        = "RetryableWriteError"
+	labelResumableChangeStream = "ResumableChangeStreamError"
+)
+
 // upstreamError turns a failed round trip into the error reply a mongos
-// would give. Network-shaped codes (HostUnreachable, NetworkTimeout,
-// SocketException) make drivers retry reads; a retryable write (txnNumber
-// outside a transaction) gets the RetryableWriteError label and a
-// transaction's statement TransientTransactionError, as a mongos labels them.
-func upstreamError(err error, c *wire.Class) bsoncore.Document {
+// would give. stream: the command reads a change stream (an aggregate
+// opening one, or a getMore of its cursor).
+//
+// The codes: HostUnreachable when no connection to the member could be had
+// or the connection broke, NetworkTimeout past the deadline,
+// SocketException for a reply that does not answer, FailedToSatisfyReadPreference
+// without a primary. None of them is a state-change error for a driver's
+// SDAM: the driver neither marks the proxy unknown nor clears its pool to
+// the proxy for a member's failure. Only the proxy's own shutdown answers
+// ShutdownInProgress, which does both, as a mongos shutting down does.
+//
+// The labels (see labels) depend on the command, not on whether the round
+// trip may have reached the member: every error here is one a retry may
+// cure.
+func upstreamError(err error, c *wire.Class, stream bool) bsoncore.Document {
 	var code int32
+	msg := err.Error()
 	switch {
 	case errors.Is(err, errNoPrimary):
 		code = codeFailedToSatisfyReadPreference
 	case errors.Is(err, errAmbiguousCursor):
-		return errorDoc(codeCursorNotFound, err.Error())
+		return errorDoc(codeCursorNotFound, msg)
 	case errors.Is(err, upstream.ErrClosed):
-		return errorDoc(codeShutdownInProgress, "the decongestant proxy is shutting down")
+		code, msg = codeShutdownInProgress, "the decongestant proxy is shutting down"
 	case errors.Is(err, context.DeadlineExceeded):
 		code = codeNetworkTimeout
 	case errors.Is(err, upstream.ErrProtocol):
@@ -81,14 +101,37 @@ func upstreamError(err error, c *wire.Class) bsoncore.Document {
 		errors.Is(err, upstream.ErrConnection):
 		code = codeHostUnreachable
 	default:
-		return errorDoc(codeBadValue, err.Error())
+		return errorDoc(codeBadValue, msg)
 	}
-	var labels []string
+	return errorDoc(code, msg, labels(c, stream)...)
+}
+
+// labels are the error labels of a retriable failure of c, as a mongos's
+// (src/mongo/db/error_labels.cpp) and the drivers' specifications give them:
+//
+//   - commitTransaction: RetryableWriteError, so the driver retries the
+//     commit once (with w:majority; a commit is idempotent), and
+//     UnknownTransactionCommitResult: it may have committed, whether or not
+//     this attempt reached the member, since an earlier one may have. Never
+//     TransientTransactionError, which would have withTransaction run the
+//     whole transaction again.
+//   - abortTransaction: RetryableWriteError.
+//   - any other statement of a transaction: TransientTransactionError: the
+//     transaction cannot commit any more, so running it again is safe.
+//   - a retryable write (txnNumber outside a transaction): RetryableWriteError.
+//   - a change stream's aggregate or getMore: ResumableChangeStreamError.
+func labels(c *wire.Class, stream bool) []string {
 	switch {
+	case c.Session.InTransaction && c.Command == "commitTransaction":
+		return []string{labelRetryableWrite, labelUnknownCommitResult}
+	case c.Session.InTransaction && c.Command == "abortTransaction":
+		return []string{labelRetryableWrite}
 	case c.Session.InTransaction:
-		labels = append(labels, "TransientTransactionError")
+		return []string{labelTransientTransaction}
 	case c.Session.HasTxnNumber:
-		labels = append(labels, "RetryableWriteError")
+		return []string{labelRetryableWrite}
+	case stream:
+		return []string{labelResumableChangeStream}
 	}
-	return errorDoc(code, err.Error(), labels...)
+	return nil
 }
