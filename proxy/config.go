@@ -82,6 +82,14 @@ type Config struct {
 	// the proxy refuses those that try). Encryption is the listener's:
 	// give Serve a tls.NewListener.
 	Users *Credentials
+
+	// EnableTestCommands, for tests only, makes the proxy honour
+	// configureFailPoint "failCommand" itself, for its own client
+	// connections, as a mongos started with enableTestCommands does (so
+	// the drivers' specification tests fail the proxy, not a member): any
+	// client may then fail, delay or drop any other client's commands.
+	// Off: configureFailPoint goes to the primary like any command.
+	EnableTestCommands bool
 }
 
 // Reads says which eligible reads (find, aggregate without $out or $merge,

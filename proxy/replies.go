@@ -59,15 +59,6 @@ func errorDoc(code int32, msg string, labels ...string) bsoncore.Document {
 	return b.Build()
 }
 
-// The error labels drivers act on (the transactions, retryable-writes and
-// change-streams specifications).
-const (
-	labelTransientTransaction  = "TransientTransactionError"
-	labelUnknownCommitResult   = "UnknownTransactionCommitResult"
-	labelRetryableWrite        = "RetryableWriteError"
-	labelResumableChangeStream = "ResumableChangeStreamError"
-)
-
 // upstreamError turns a failed round trip into the error reply a mongos
 // would give. stream: the command reads a change stream (an aggregate
 // opening one, or a getMore of its cursor).
@@ -104,34 +95,4 @@ func upstreamError(err error, c *wire.Class, stream bool) bsoncore.Document {
 		return errorDoc(codeBadValue, msg)
 	}
 	return errorDoc(code, msg, labels(c, stream)...)
-}
-
-// labels are the error labels of a retriable failure of c, as a mongos's
-// (src/mongo/db/error_labels.cpp) and the drivers' specifications give them:
-//
-//   - commitTransaction: RetryableWriteError, so the driver retries the
-//     commit once (with w:majority; a commit is idempotent), and
-//     UnknownTransactionCommitResult: it may have committed, whether or not
-//     this attempt reached the member, since an earlier one may have. Never
-//     TransientTransactionError, which would have withTransaction run the
-//     whole transaction again.
-//   - abortTransaction: RetryableWriteError.
-//   - any other statement of a transaction: TransientTransactionError: the
-//     transaction cannot commit any more, so running it again is safe.
-//   - a retryable write (txnNumber outside a transaction): RetryableWriteError.
-//   - a change stream's aggregate or getMore: ResumableChangeStreamError.
-func labels(c *wire.Class, stream bool) []string {
-	switch {
-	case c.Session.InTransaction && c.Command == "commitTransaction":
-		return []string{labelRetryableWrite, labelUnknownCommitResult}
-	case c.Session.InTransaction && c.Command == "abortTransaction":
-		return []string{labelRetryableWrite}
-	case c.Session.InTransaction:
-		return []string{labelTransientTransaction}
-	case c.Session.HasTxnNumber:
-		return []string{labelRetryableWrite}
-	case stream:
-		return []string{labelResumableChangeStream}
-	}
-	return nil
 }

@@ -30,6 +30,9 @@ type Server struct {
 	auth    *authenticator // nil: clients do not authenticate
 	cursors *cursors
 	counts  counters
+	// failPoint is the failCommand fail point; nil unless
+	// Config.EnableTestCommands.
+	failPoint *failPoint
 
 	nextConn atomic.Uint64
 	reqID    atomic.Int32
@@ -87,6 +90,9 @@ func New(cfg Config) (*Server, error) {
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[net.Conn]struct{}{},
 		done:      make(chan struct{}),
+	}
+	if cfg.EnableTestCommands {
+		s.failPoint = &failPoint{}
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.limits()

@@ -38,6 +38,7 @@ func defineProxy(fs *flag.FlagSet) action {
 	tlsCert := fs.String("tls-cert", "", "serve clients TLS with this certificate chain (`PEM` file); with --tls-key")
 	tlsKey := fs.String("tls-key", "", "the certificate's private key (`PEM` file)")
 	tlsCA := fs.String("tls-ca", "", "require client certificates signed by a CA of this `PEM` file (on top of --users); off by default")
+	testCommands := fs.Bool("enable-test-commands", false, "for tests only: answer configureFailPoint \"failCommand\" on the proxy and fail its clients' commands as told, as a mongos with enableTestCommands does (any client can then fail any other's commands); off by default")
 	var (
 		network, addr string
 		cfg           proxy.Config
@@ -82,6 +83,7 @@ func defineProxy(fs *flag.FlagSet) action {
 			}
 		}
 		cfg.Users = creds
+		cfg.EnableTestCommands = *testCommands
 		cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 		m, err := startMetrics(*metricsAddr, *profiles, stderr) // before connecting: a taken port fails fast
 		if err != nil {
@@ -105,6 +107,9 @@ func defineProxy(fs *flag.FlagSet) action {
 		}
 		fmt.Fprintf(stdout, "decongestant proxy: %s -> %s, policy %s, reads %s, read-your-writes %s, clients: %s (Ctrl-C stops)\n",
 			ln.Addr(), redact.URI(*uri), *policy, cfg.Reads, *ryw, clientSecurity(creds, tlsConf))
+		if cfg.EnableTestCommands {
+			fmt.Fprintln(stderr, "decongestant proxy: --enable-test-commands: any client may fail, delay or drop other clients' commands (configureFailPoint failCommand); for tests only")
+		}
 		if err := s.Serve(ctx, ln); err != nil {
 			return err
 		}

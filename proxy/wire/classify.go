@@ -585,6 +585,14 @@ func readHello(h *Hello, key []byte, v bsoncore.Value) {
 		}
 	case "loadBalanced":
 		h.LoadBalanced = truthy(v)
+	case "client":
+		if client, ok := docValue(v); ok {
+			if app, ok := docValue(lookup(client, "application")); ok {
+				if name, ok := strBytes(lookup(app, "name")); ok {
+					h.AppName = string(name)
+				}
+			}
+		}
 	}
 }
 

@@ -35,6 +35,8 @@ func TestClassify(t *testing.T) {
 		// Handshake, auth, local, sessions.
 		{name: "hello", in: msg(d("hello", 1, "helloOk", true, "$db", "admin")),
 			want: Class{Kind: KindHandshake, Command: "hello", Database: "admin", Hello: Hello{HelloOK: true}}},
+		{name: "hello with an application name", in: msg(d("hello", 1, "client", d("driver", d("name", "x"), "application", d("name", "app1")), "$db", "admin")),
+			want: Class{Kind: KindHandshake, Command: "hello", Database: "admin", Hello: Hello{AppName: "app1"}}},
 		{name: "awaitable hello", in: msg(d("hello", 1, "topologyVersion", topology, "maxAwaitTimeMS", int64(10000), "$db", "admin")),
 			want: Class{Kind: KindHandshake, Command: "hello", Database: "admin", Hello: Hello{TopologyVersion: topologyDoc, MaxAwaitTimeMS: 10000}}},
 		{name: "isMaster with speculative auth", in: msg(d("isMaster", 1, "speculativeAuthenticate", spec, "saslSupportedMechs", "admin.app", "loadBalanced", false, "$db", "admin")),
