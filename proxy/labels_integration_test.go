@@ -1,16 +1,86 @@
 package proxy
 
 import (
+	"context"
 	"os/exec"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/decongestant/decongestant/internal/testutil"
 )
+
+// breakNext makes the primary close the connection of its next command
+// cmd (failCommand closeConnection, times 1, sent to the primary directly),
+// turned off at cleanup.
+func breakNext(t *testing.T, cmd string) {
+	t.Helper()
+	rs := testutil.ReplicaSet(t)
+	prim, err := rs.Primary(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := func(mode any) bson.D {
+		return bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: mode},
+			{Key: "data", Value: bson.D{{Key: "failCommands", Value: bson.A{cmd}}, {Key: "closeConnection", Value: true}}}}
+	}
+	t.Cleanup(func() {
+		if err := rs.SetFailPoint(ctxFor(t, time.Minute), prim.Name, fp("off")); err != nil {
+			t.Errorf("turning the fail point off: %v", err)
+		}
+	})
+	if err := rs.SetFailPoint(ctx(t), prim.Name, fp(bson.D{{Key: "times", Value: 1}})); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestChangeStreamResumes: the primary's connection breaks during a change
+// stream's getMore; through the proxy the Go driver sees an error it may
+// resume (ResumableChangeStreamError), resumes, and sees every event.
+func TestChangeStreamResumes(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	_, addr, _ := startProxy(t)
+	testutil.DropAtCleanup(t, testutil.Connect(t, rs.URI()).Database("proxytest_stream"))
+	var getMores atomic.Int32
+	coll := connectDriver(t, addr, &getMores).Database("proxytest_stream").Collection("c")
+	if err := coll.Database().CreateCollection(ctx(t), "c"); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := coll.Watch(ctx(t), mongo.Pipeline{}, options.ChangeStream().SetMaxAwaitTime(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(context.Background())
+	var seen []int32
+	next := func() {
+		t.Helper()
+		if !cs.Next(ctx(t)) {
+			t.Fatalf("change stream ended after %v: %v", seen, cs.Err())
+		}
+		seen = append(seen, bson.Raw(cs.Current).Lookup("fullDocument", "_id").Int32())
+	}
+	if _, err := coll.InsertOne(ctx(t), bson.D{{Key: "_id", Value: int32(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	next()
+	breakNext(t, "getMore")
+	for i := int32(2); i <= 3; i++ {
+		if _, err := coll.InsertOne(ctx(t), bson.D{{Key: "_id", Value: i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next()
+	next()
+	if !slices.Equal(seen, []int32{1, 2, 3}) {
+		t.Fatalf("events %v, want 1, 2, 3", seen)
+	}
+}
 
 // commitBreaks makes the primary close the connection of its next n
 // commitTransaction commands (failCommand, sent to the primary directly,
