@@ -262,7 +262,8 @@ func parseFailData(data bsoncore.Document) (failData, error) {
 			if !ok {
 				return d, bad("a document")
 			}
-			d.writeConcernError = doc
+			// A copy: the client connection reuses its message buffer.
+			d.writeConcernError = slices.Clone(doc)
 		}
 	}
 	if len(d.commands) == 0 {

@@ -165,7 +165,9 @@ func TestCodeLabels(t *testing.T) {
 		{"transaction's insert, DuplicateKey", 11000, insert, false, nil},
 		{"commit, retriable", 10107, commit, false, []string{"RetryableWriteError"}},
 		{"commit, NoSuchTransaction", 251, commit, false, []string{"TransientTransactionError"}},
-		{"commit, WriteConflict", 112, commit, false, nil},
+		{"commit, WriteConflict", 112, commit, false, []string{"TransientTransactionError"}},
+		{"commit, LockTimeout", 24, commit, false, []string{"TransientTransactionError"}},
+		{"commit, DuplicateKey", 11000, commit, false, nil},
 		{"abort, retriable", 189, abort, false, []string{"RetryableWriteError"}},
 		{"retryable write, retriable", 11600, retryable, false, []string{"RetryableWriteError"}},
 		{"retryable write, not retriable", 2, retryable, false, nil},
@@ -210,10 +212,12 @@ func TestWithWriteConcernError(t *testing.T) {
 		{"given labels", bson.D{{Key: "failCommands", Value: bson.A{"insert"}}, {Key: "writeConcernError", Value: wce}, {Key: "errorLabels", Value: bson.A{"X"}}}, []string{"X"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := parseFailData(mustDoc(t, tc.data))
+			buf := mustDoc(t, tc.data)
+			d, err := parseFailData(buf)
 			if err != nil {
 				t.Fatal(err)
 			}
+			clear(buf) // the connection reads its next message into the same buffer
 			out, err := d.withWriteConcernError(reply, &c)
 			if err != nil {
 				t.Fatal(err)

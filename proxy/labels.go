@@ -53,6 +53,17 @@ const (
 // serverCodeNames names the codes the drivers' tests fail commands with,
 // beyond those the proxy answers itself (codeNames).
 var serverCodeNames = map[int32]string{
+	1:     "InternalError",
+	8:     "UnknownError",
+	11:    "UserNotFound",
+	20:    "IllegalOperation",
+	26:    "NamespaceNotFound",
+	79:    "UnknownReplWriteConcern",
+	136:   "CappedPositionLost",
+	175:   "QueryPlanKilled",
+	237:   "CursorKilled",
+	11000: "DuplicateKey",
+	11601: "Interrupted",
 	7:     "HostNotFound",
 	24:    "LockTimeout",
 	50:    "MaxTimeMSExpired",
@@ -109,23 +120,25 @@ func commitOrAbort(c *wire.Class) bool {
 
 // codeLabels are the labels a mongos gives an error with code for c
 // (stream: c reads a change stream): TransientTransactionError for a
-// transaction's statement (a commit or abort only on NoSuchTransaction),
-// else RetryableWriteError for a retryable write, commit or abort on a
-// retriable code, else ResumableChangeStreamError.
+// transaction's statement on a transient code (a commit or abort: on one
+// that says the transaction surely failed), else RetryableWriteError for a
+// retryable write, commit or abort on a retriable code, else
+// ResumableChangeStreamError.
 func codeLabels(code int32, c *wire.Class, stream bool) []string {
 	s := &c.Session
+	inTxn := s.InTransaction && s.HasTxnNumber
+	// Transient for any statement: the transaction surely aborted.
+	aborted := code == 112 || code == 24 || code == 267 || retargeting(code)
 	switch {
-	case s.InTransaction && s.HasTxnNumber && commitOrAbort(c):
-		if code == codeNoSuchTransaction {
+	case inTxn && commitOrAbort(c):
+		if aborted || code == codeNoSuchTransaction {
 			return []string{labelTransientTransaction}
 		}
 		if retriable(code) {
 			return []string{labelRetryableWrite}
 		}
-	case s.InTransaction && s.HasTxnNumber:
-		switch {
-		case retriable(code), retargeting(code), code == codeNoSuchTransaction,
-			code == 112, code == 24, code == 267:
+	case inTxn:
+		if aborted || retriable(code) || code == codeNoSuchTransaction {
 			return []string{labelTransientTransaction}
 		}
 	case s.HasTxnNumber:

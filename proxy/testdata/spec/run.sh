@@ -99,36 +99,4 @@ for s in "${suites[@]}"; do
 	done
 done
 
-python3 - "$junit" "$out" <<'PY'
-import glob, json, os, sys
-import xml.etree.ElementTree as ET
-
-junit, out = sys.argv[1], sys.argv[2]
-times = {}
-for line in open(os.path.join(junit, "times")):
-    s, t, a, b = line.split()
-    times[(s, t)] = float(b) - float(a)
-rows = []
-for (s, t), secs in times.items():
-    passed = failed = skipped = 0
-    failures = []
-    path = os.path.join(junit, f"{s}-{t}.xml")
-    if os.path.exists(path):
-        for case in ET.parse(path).getroot().iter("testcase"):
-            name = case.get("classname", "") + "." + case.get("name", "")
-            if case.find("failure") is not None or case.find("error") is not None:
-                failed += 1
-                failures.append(name)
-            elif case.find("skipped") is not None:
-                skipped += 1
-            else:
-                passed += 1
-    rows.append({"suite": s, "target": t, "passed": passed, "failed": failed, "skipped": skipped,
-                 "seconds": round(secs, 1), "failures": sorted(failures)})
-json.dump({"pymongo": "4.10.1", "results": rows}, open(out, "w"), indent=1)
-with open(out[: -len(".json")] + ".txt", "w") as f:
-    f.write("%-24s %-7s %7s %7s %8s %9s\n" % ("suite", "target", "passed", "failed", "skipped", "seconds"))
-    for r in rows:
-        f.write("%-24s %-7s %7d %7d %8d %9.1f\n" % (r["suite"], r["target"], r["passed"], r["failed"], r["skipped"], r["seconds"]))
-print(open(out[: -len(".json")] + ".txt").read())
-PY
+python3 "$(dirname "$0")/summarize.py" "$junit" "$out"
