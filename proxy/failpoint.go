@@ -52,7 +52,7 @@ type failData struct {
 	appName  string
 	// closeConnection: close the client's connection, no reply.
 	closeConnection bool
-	// block: wait this long first (blockConnection, blockTimeMS).
+	// block: wait this long first (blockTimeMS, with blockConnection).
 	block time.Duration
 	// errorCode, when hasCode: answer an error with this code instead of
 	// running the command.
@@ -201,7 +201,12 @@ func parseFailCommand(body bsoncore.Document) (failCommand, error) {
 
 // parseFailData parses failCommand's data.
 func parseFailData(data bsoncore.Document) (failData, error) {
-	var d failData
+	var (
+		d         failData
+		blockConn bool
+		blockMS   int64
+		ok        bool
+	)
 	elems, err := data.Elements()
 	if err != nil {
 		return d, fmt.Errorf("configureFailPoint failCommand: data: %w", err)
@@ -229,22 +234,12 @@ func parseFailData(data bsoncore.Document) (failData, error) {
 			}
 			d.closeConnection = b
 		case "blockConnection":
-			b, ok := v.BooleanOK()
-			if !ok {
+			if blockConn, ok = v.BooleanOK(); !ok {
 				return d, bad("a boolean")
 			}
-			if !b {
-				d.block = 0
-			} else if d.block == 0 {
-				d.block = -1 // blockTimeMS still to come
-			}
 		case "blockTimeMS":
-			ms, ok := v.AsInt64OK()
-			if !ok || ms < 0 {
+			if blockMS, ok = v.AsInt64OK(); !ok || blockMS < 0 {
 				return d, bad("a non-negative integer")
-			}
-			if d.block != 0 || ms > 0 {
-				d.block = time.Duration(ms) * time.Millisecond
 			}
 		case "errorCode":
 			n, ok := v.AsInt64OK()
@@ -269,12 +264,15 @@ func parseFailData(data bsoncore.Document) (failData, error) {
 	if len(d.commands) == 0 {
 		return d, errors.New("configureFailPoint failCommand: data.failCommands names no command")
 	}
+	if blockConn {
+		d.block = time.Duration(blockMS) * time.Millisecond
+	}
 	return d, nil
 }
 
-// blockFor is how long a matching command waits first: blockConnection
-// without blockTimeMS waits not at all, as in mongod.
-func (d *failData) blockFor() time.Duration { return max(d.block, 0) }
+// blockFor is how long a matching command waits first: blockTimeMS with
+// blockConnection, else not at all, as in mongod.
+func (d *failData) blockFor() time.Duration { return d.block }
 
 // reply is the error reply of a fail point with an errorCode for c: the
 // data's errorLabels, or else the labels a mongos gives that code.

@@ -237,3 +237,36 @@ func TestWithWriteConcernError(t *testing.T) {
 		})
 	}
 }
+
+// TestFailBeforeBlock: blockConnection waits blockTimeMS, then answers the
+// errorCode or lets the command run; the connection's end ends the wait.
+func TestFailBeforeBlock(t *testing.T) {
+	s := &Server{cursors: newCursors()}
+	c := wire.Class{Command: "find"}
+	parse := func(data bson.D) failData {
+		t.Helper()
+		d, err := parseFailData(mustDoc(t, append(bson.D{{Key: "failCommands", Value: bson.A{"find"}}}, data...)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	d := parse(bson.D{{Key: "blockConnection", Value: true}, {Key: "blockTimeMS", Value: 1}, {Key: "errorCode", Value: 50}})
+	if doc, err := s.failBefore(context.Background(), &d, &c); err != nil || bson.Raw(doc).Lookup("codeName").StringValue() != "MaxTimeMSExpired" {
+		t.Fatalf("blocked then failed: %v, %v; want MaxTimeMSExpired", bson.Raw(doc), err)
+	}
+	d = parse(bson.D{{Key: "blockTimeMS", Value: 1}, {Key: "blockConnection", Value: true}})
+	if doc, err := s.failBefore(context.Background(), &d, &c); doc != nil || err != nil {
+		t.Fatalf("blocked then run: %v, %v; want the command to run", bson.Raw(doc), err)
+	}
+	d = parse(bson.D{{Key: "blockConnection", Value: true}, {Key: "blockTimeMS", Value: int64(3_600_000)}})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.failBefore(ctx, &d, &c); !errors.Is(err, context.Canceled) {
+		t.Fatalf("blocked on a closed connection: %v, want context.Canceled", err)
+	}
+	d = parse(bson.D{{Key: "blockTimeMS", Value: 5000}})
+	if d.blockFor() != 0 {
+		t.Fatalf("blockTimeMS without blockConnection blocks %v, want 0", d.blockFor())
+	}
+}
