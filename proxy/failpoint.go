@@ -91,7 +91,7 @@ func (s *Server) configureFailPoint(c *wire.Class, body bsoncore.Document) (bson
 // the connection (errFailPointClose), waits blockTimeMS (or until ctx
 // ends), then answers the errorCode (doc) or lets the command run (nil,
 // nil).
-func (s *Server) failBefore(ctx context.Context, d *failData, c *wire.Class) (bsoncore.Document, error) {
+func (*Server) failBefore(ctx context.Context, d *failData, c *wire.Class) (bsoncore.Document, error) {
 	if d.closeConnection {
 		return nil, errFailPointClose
 	}
@@ -105,7 +105,11 @@ func (s *Server) failBefore(ctx context.Context, d *failData, c *wire.Class) (bs
 		}
 	}
 	if d.hasCode {
-		return d.reply(c, s.changeStream(c)), nil
+		// As in mongod, a failed getMore is not known as a change
+		// stream's: the fail point fires before the getMore finds its
+		// cursor, whose originating aggregate the server's label rule
+		// reads. Only the aggregate opening one is.
+		return d.reply(c, c.ChangeStream), nil
 	}
 	return nil, nil
 }

@@ -265,6 +265,20 @@ func TestFailBeforeBlock(t *testing.T) {
 	if _, err := s.failBefore(ctx, &d, &c); !errors.Is(err, context.Canceled) {
 		t.Fatalf("blocked on a closed connection: %v, want context.Canceled", err)
 	}
+	// A change stream's getMore failed by the fail point is not resumable
+	// (mongod's rule reads the cursor's aggregate, not found yet); the
+	// aggregate opening one is.
+	s.cursors.add("a:1", 9, "db.c", 1)
+	s.cursors.markStream("a:1", 9)
+	d = parse(bson.D{{Key: "failCommands", Value: bson.A{"getMore", "aggregate"}}, {Key: "errorCode", Value: 6}})
+	getMore := wire.Class{Kind: wire.KindGetMore, Command: "getMore", CursorID: 9}
+	if doc, _ := s.failBefore(context.Background(), &d, &getMore); labelsOf(bson.Raw(doc)) != nil {
+		t.Fatalf("a change stream's getMore failed by the fail point: %v, want no labels", bson.Raw(doc))
+	}
+	agg := wire.Class{Kind: wire.KindRead, Command: "aggregate", ChangeStream: true}
+	if doc, _ := s.failBefore(context.Background(), &d, &agg); !slices.Equal(labelsOf(bson.Raw(doc)), []string{"ResumableChangeStreamError"}) {
+		t.Fatalf("a change stream's aggregate failed by the fail point: %v, want ResumableChangeStreamError", bson.Raw(doc))
+	}
 	d = parse(bson.D{{Key: "blockTimeMS", Value: 5000}})
 	if d.blockFor() != 0 {
 		t.Fatalf("blockTimeMS without blockConnection blocks %v, want 0", d.blockFor())
