@@ -10,7 +10,8 @@
 # messages). SUITEs (default all): transactions convenient-transactions retryable-writes
 # retryable-reads sessions causal-consistency change-streams crud command-monitoring.
 # Environment: SPEC_WORK (default /tmp/decongestant-spec): the set, the venv and pymongo's sources;
-# SPEC_TARGETS (default "direct proxy"); SPEC_PROXY_ARGS: more flags for the proxy (e.g. --policy primary).
+# SPEC_TARGETS (default "direct proxy"); SPEC_PROXY_ARGS: more flags for the proxy (e.g. --policy primary);
+# SPEC_NOTE: a line for the results. summarize.py alone re-summarises (or merges) JUnit directories.
 # Needs go, python3 with venv, and network access to PyPI the first time.
 set -euo pipefail
 

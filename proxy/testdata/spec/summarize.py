@@ -29,6 +29,11 @@ for (s, t), secs in times.items():
                 passed += 1
     rows.append({"suite": s, "target": t, "passed": passed, "failed": failed, "skipped": skipped,
                  "seconds": round(secs, 1), "failures": sorted(failures)})
+order = ["transactions", "convenient-transactions", "retryable-writes", "retryable-reads", "sessions",
+         "causal-consistency", "change-streams", "crud", "command-monitoring"]
+rows.sort(key=lambda r: (order.index(r["suite"]) if r["suite"] in order else len(order), r["suite"], r["target"]))
+note = os.environ.get("SPEC_NOTE", "")
+
 # Tests that pass directly but fail through the proxy: the ones that matter.
 status = {}
 for s_, t in times:
@@ -40,9 +45,12 @@ for s_, t in times:
             status[(s_, t, name)] = "failed" if bad else ("skipped" if case.find("skipped") is not None else "passed")
 regressions = sorted(f"{s_}: {n}" for (s_, t, n), v in status.items()
                      if t == "proxy" and v == "failed" and status.get((s_, "direct", n)) == "passed")
-json.dump({"pymongo": "4.10.1", "results": rows, "passed_direct_failed_proxy": regressions}, open(out, "w"), indent=1)
+json.dump({"pymongo": "4.10.1", "note": note, "results": rows, "passed_direct_failed_proxy": regressions}, open(out, "w"), indent=1)
 with open(out[: -len(".json")] + ".txt", "w") as f:
-    f.write("%-24s %-7s %7s %7s %8s %9s\n" % ("suite", "target", "passed", "failed", "skipped", "seconds"))
+    f.write("pymongo 4.10.1's specification tests, directly and through the proxy (proxy/testdata/spec/run.sh)\n")
+    if note:
+        f.write(note + "\n")
+    f.write("\n%-24s %-7s %7s %7s %8s %9s\n" % ("suite", "target", "passed", "failed", "skipped", "seconds"))
     for r in rows:
         f.write("%-24s %-7s %7d %7d %8d %9.1f\n" % (r["suite"], r["target"], r["passed"], r["failed"], r["skipped"], r["seconds"]))
     f.write("\npassed directly, failed through the proxy (%d):\n" % len(regressions))
