@@ -44,7 +44,7 @@ func (s *Server) buildInfo(ctx context.Context) bsoncore.Document {
 		if b.doc != nil {
 			return b.doc
 		}
-		return upstreamError(err, &wire.Class{Command: "buildInfo"})
+		return upstreamError(err, &wire.Class{Command: "buildInfo"}, false)
 	}
 	b.doc, b.at = doc, time.Now()
 	return doc

@@ -131,6 +131,14 @@ type Config struct {
 	// (see adminCommands). Every client runs its commands as URI's user:
 	// without it, a client may do all that user may.
 	RefuseAdminCommands bool
+
+	// EnableTestCommands, for tests only, makes the proxy honour
+	// configureFailPoint "failCommand" itself, for its own client
+	// connections, as a mongos started with enableTestCommands does (so
+	// the drivers' specification tests fail the proxy, not a member): any
+	// client may then fail, delay or drop any other client's commands.
+	// Off: configureFailPoint goes to the primary like any command.
+	EnableTestCommands bool
 }
 
 // Reads says which eligible reads (find, aggregate without $out or $merge,

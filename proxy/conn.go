@@ -103,6 +103,9 @@ type clientConn struct {
 	// handle directly).
 	nc net.Conn
 	r  *bufio.Reader
+	// appName is the application name of the client's handshake, which
+	// the failCommand fail point may name.
+	appName string
 }
 
 // handle answers one message: the reply to write (nil for none), or an
@@ -136,6 +139,19 @@ func (s *Server) handle(ctx context.Context, cc *clientConn, msg []byte) ([]byte
 	case err != nil:
 		return answer(errorDoc(codeBadValue, err.Error()))
 	}
+	if c.Kind == wire.KindHandshake && c.Hello.AppName != "" {
+		cc.appName = c.Hello.AppName
+	}
+	fail := s.failPoint.check(c.Command, cc.appName)
+	if fail.fire {
+		doc, err := s.failBefore(ctx, &fail.data, &c)
+		if err != nil {
+			return nil, err
+		}
+		if doc != nil {
+			return answer(doc)
+		}
+	}
 	switch c.Kind {
 	case wire.KindHandshake:
 		if c.Hello.LoadBalanced {
@@ -163,9 +179,15 @@ func (s *Server) handle(ctx context.Context, cc *clientConn, msg []byte) ([]byte
 	if legacy {
 		return nil, fmt.Errorf("%w: OP_QUERY %q", wire.ErrUnsupported, c.Command)
 	}
+	if doc, ok := s.configureFailPoint(&c, m.Body); ok {
+		return answer(doc)
+	}
 	reply, errDoc := s.forward(ctx, cc, msg, &m, &c)
 	if errDoc != nil {
 		return answer(errDoc)
+	}
+	if fail.fire && fail.data.writeConcernError != nil && reply != nil {
+		return fail.data.withWriteConcernError(reply, &c)
 	}
 	return reply, nil
 }

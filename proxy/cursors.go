@@ -38,8 +38,9 @@ type cursors struct {
 
 // cursorUse is what the map keeps of an open cursor.
 type cursorUse struct {
-	ns   string // "db.collection", as the member's reply names it
-	conn uint64 // the client connection that last used it
+	ns     string // "db.collection", as the member's reply names it
+	conn   uint64 // the client connection that last used it
+	stream bool   // a change stream's cursor
 }
 
 // openCursor is a cursor a disconnected client left open.
@@ -68,7 +69,31 @@ func (c *cursors) add(member string, id int64, ns string, conn uint64) {
 	if ns == "" {
 		ns = old.ns
 	}
-	c.holder[k] = cursorUse{ns: ns, conn: conn}
+	c.holder[k] = cursorUse{ns: ns, conn: conn, stream: old.stream}
+}
+
+// markStream records that member's cursor id, which add recorded, is a
+// change stream's.
+func (c *cursors) markStream(member string, id int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := cursorKey{member, id}
+	if u, ok := c.holder[k]; ok {
+		u.stream = true
+		c.holder[k] = u
+	}
+}
+
+// changeStream reports whether a member's cursor id is a change stream's.
+func (c *cursors) changeStream(id int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, m := range c.owners[id] {
+		if c.holder[cursorKey{m, id}].stream {
+			return true
+		}
+	}
+	return false
 }
 
 // owner returns the member that owns cursor id; ok is false for an id the

@@ -111,3 +111,34 @@ func TestRoute(t *testing.T) {
 		})
 	}
 }
+
+// A change stream's cursor stays one while a getMore continues it, and is
+// forgotten with it; server.track marks it from the aggregate's class.
+func TestCursorsChangeStream(t *testing.T) {
+	s := &Server{cursors: newCursors()}
+	open := wire.Reply{Cursor: true, CursorID: 7, Namespace: "db.c"}
+	s.track("a:1", 1, &wire.Class{Kind: wire.KindRead, Command: "aggregate", ChangeStream: true}, open)
+	s.track("a:1", 1, &wire.Class{Kind: wire.KindRead, Command: "aggregate"}, wire.Reply{Cursor: true, CursorID: 8, Namespace: "db.c"})
+	getMore := func(id int64) *wire.Class {
+		return &wire.Class{Kind: wire.KindGetMore, Command: "getMore", CursorID: id}
+	}
+	s.track("a:1", 2, getMore(7), open) // continued on another connection
+	for _, tc := range []struct {
+		c    *wire.Class
+		want bool
+	}{
+		{getMore(7), true},
+		{getMore(8), false},
+		{getMore(9), false},
+		{&wire.Class{Kind: wire.KindRead, Command: "aggregate", ChangeStream: true}, true},
+		{&wire.Class{Kind: wire.KindKillCursors, Command: "killCursors", CursorIDs: []int64{7}}, false},
+	} {
+		if got := s.changeStream(tc.c); got != tc.want {
+			t.Errorf("changeStream(%s %d) = %v, want %v", tc.c.Command, tc.c.CursorID, got, tc.want)
+		}
+	}
+	s.track("a:1", 2, getMore(7), wire.Reply{Cursor: true, CursorID: 0})
+	if s.changeStream(getMore(7)) {
+		t.Error("an exhausted change stream's id is still a change stream's")
+	}
+}

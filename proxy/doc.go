@@ -57,6 +57,11 @@
 //     fence; upstream errors turned into error replies.
 //   - stats.go: what was forwarded, by member.
 //   - replies.go: error documents as a mongos words them.
+//   - labels.go: the error labels (TransientTransactionError,
+//     RetryableWriteError, UnknownTransactionCommitResult,
+//     ResumableChangeStreamError) of the errors the proxy makes up.
+//   - failpoint.go: with Config.EnableTestCommands (tests only), the
+//     proxy's own failCommand fail point, as a mongos's.
 //
 // Clients authenticate to the proxy as its own users (Config.Users), never
 // with the replica set's credentials, which only the proxy holds (URI).

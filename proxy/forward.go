@@ -39,7 +39,7 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 		var err error
 		if addr, err = s.choose(ctx, c); err != nil {
 			rd.done("", 0, err)
-			return nil, upstreamError(err, c)
+			return nil, upstreamError(err, c, s.changeStream(c))
 		}
 	}
 	if rd.msg != nil {
@@ -58,7 +58,7 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 			s.log.Warn("proxy: forwarding failed", "command", c.Command, "member", addr, "err", err)
 		}
 		s.killAbandoned(err)
-		return nil, upstreamError(err, c)
+		return nil, upstreamError(err, c, s.changeStream(c))
 	}
 	if reply == nil {
 		return nil, nil
@@ -181,6 +181,9 @@ func (s *Server) track(addr string, conn uint64, c *wire.Class, info wire.Reply)
 		s.cursors.remove(addr, c.CursorID)
 	case info.CursorID != 0:
 		s.cursors.add(addr, info.CursorID, info.Namespace, conn)
+		if c.ChangeStream {
+			s.cursors.markStream(addr, info.CursorID)
+		}
 	}
 }
 
@@ -202,6 +205,12 @@ func (s *Server) killAbandoned(err error) {
 			s.log.Warn("proxy: killing an abandoned request's operation failed", "member", ab.Member, "err", err)
 		}
 	}()
+}
+
+// changeStream reports whether c reads a change stream: an aggregate that
+// opens one, or a getMore of its cursor.
+func (s *Server) changeStream(c *wire.Class) bool {
+	return c.ChangeStream || c.Kind == wire.KindGetMore && s.cursors.changeStream(c.CursorID)
 }
 
 // killOpen sends killCursors, best effort and within KillTimeout, for the

@@ -60,25 +60,35 @@ func errorDoc(code int32, msg string, labels ...string) bsoncore.Document {
 }
 
 // upstreamError turns a failed round trip into the error reply a mongos
-// would give. Network-shaped codes (HostUnreachable, NetworkTimeout,
-// SocketException) make drivers retry reads; a retryable write (txnNumber
-// outside a transaction) gets the RetryableWriteError label and a
-// transaction's statement TransientTransactionError, as a mongos labels them.
+// would give. stream: the command reads a change stream (an aggregate
+// opening one, or a getMore of its cursor).
+//
+// The codes: HostUnreachable when no connection to the member could be had
+// or the connection broke, NetworkTimeout past the deadline,
+// SocketException for a reply that does not answer, FailedToSatisfyReadPreference
+// without a primary. None of them is a state-change error for a driver's
+// SDAM: the driver neither marks the proxy unknown nor clears its pool to
+// the proxy for a member's failure. Only the proxy's own shutdown answers
+// ShutdownInProgress, which does both, as a mongos shutting down does.
+//
+// The labels (see labels) depend on the command, not on whether the round
+// trip may have reached the member: every error here is one a retry may
+// cure.
 //
 // A member that refused the proxy's own credentials is HostUnreachable
 // (the request was not sent) without the pool's words, which name the
 // proxy's upstream user: that is for the proxy's log (forward logs it), not
 // for clients.
-func upstreamError(err error, c *wire.Class) bsoncore.Document {
+func upstreamError(err error, c *wire.Class, stream bool) bsoncore.Document {
 	var code int32
 	msg := err.Error()
 	switch {
 	case errors.Is(err, errNoPrimary):
 		code = codeFailedToSatisfyReadPreference
 	case errors.Is(err, errAmbiguousCursor):
-		return errorDoc(codeCursorNotFound, err.Error())
+		return errorDoc(codeCursorNotFound, msg)
 	case errors.Is(err, upstream.ErrClosed):
-		return errorDoc(codeShutdownInProgress, "the decongestant proxy is shutting down")
+		code, msg = codeShutdownInProgress, "the decongestant proxy is shutting down"
 	case errors.Is(err, upstream.ErrAuthentication):
 		code, msg = codeHostUnreachable, errUpstreamAuth
 	case errors.Is(err, context.DeadlineExceeded):
@@ -89,16 +99,9 @@ func upstreamError(err error, c *wire.Class) bsoncore.Document {
 		errors.Is(err, upstream.ErrConnection):
 		code = codeHostUnreachable
 	default:
-		return errorDoc(codeBadValue, err.Error())
+		return errorDoc(codeBadValue, msg)
 	}
-	var labels []string
-	switch {
-	case c.Session.InTransaction:
-		labels = append(labels, "TransientTransactionError")
-	case c.Session.HasTxnNumber:
-		labels = append(labels, "RetryableWriteError")
-	}
-	return errorDoc(code, msg, labels...)
+	return errorDoc(code, msg, labels(c, stream)...)
 }
 
 // errUpstreamAuth is the errmsg of a request that failed because a member

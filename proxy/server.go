@@ -31,6 +31,9 @@ type Server struct {
 	cursors *cursors
 	counts  counters
 	build   buildInfoCache // buildInfo before authentication
+	// failPoint is the failCommand fail point; nil unless
+	// Config.EnableTestCommands.
+	failPoint *failPoint
 
 	nextConn atomic.Uint64
 	reqID    atomic.Int32
@@ -91,6 +94,9 @@ func New(cfg Config) (*Server, error) {
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[net.Conn]*connState{},
 		done:      make(chan struct{}),
+	}
+	if cfg.EnableTestCommands {
+		s.failPoint = &failPoint{}
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.limits()

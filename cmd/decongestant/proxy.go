@@ -42,6 +42,7 @@ func defineProxy(fs *flag.FlagSet) action {
 	tlsCA := fs.String("tls-ca", "", "require client certificates signed by a CA of this `PEM` file (on top of --users); off by default")
 	life := defineLifecycle(fs)
 	refuseAdmin := fs.Bool("refuse-admin-commands", false, "refuse (Unauthorized) the commands that administer the replica set: shutdown, replSetReconfig, replSetStepDown, setFeatureCompatibilityVersion, setParameter, fsync, killOp, killAllSessions, user and role management...; every client runs as the --uri's user, so without this a client may do all that user may (see docs/proxy.md)")
+	testCommands := fs.Bool("enable-test-commands", false, "for tests only: answer configureFailPoint \"failCommand\" on the proxy and fail its clients' commands as told, as a mongos with enableTestCommands does (any client can then fail any other's commands); off by default")
 	var (
 		network, addr string
 		cfg           proxy.Config
@@ -99,6 +100,7 @@ func defineProxy(fs *flag.FlagSet) action {
 		}
 		cfg.Users = creds
 		cfg.RefuseAdminCommands = *refuseAdmin
+		cfg.EnableTestCommands = *testCommands
 		cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 		m, err := startMetrics(*metricsAddr, *profiles, stderr) // before connecting: a taken port fails fast
 		if err != nil {
@@ -124,6 +126,9 @@ func defineProxy(fs *flag.FlagSet) action {
 		}
 		fmt.Fprintf(stdout, "decongestant proxy: %s -> %s, policy %s, reads %s, read-your-writes %s, clients: %s (Ctrl-C stops)\n",
 			ln.Addr(), redact.URI(cfg.URI), *policy, cfg.Reads, *ryw, clientSecurity(creds, tlsConf))
+		if cfg.EnableTestCommands {
+			fmt.Fprintln(stderr, "decongestant proxy: --enable-test-commands: any client may fail, delay or drop other clients' commands (configureFailPoint failCommand); for tests only")
+		}
 		return life.serveAndDrain(ctx, s, ln, stderr)
 	}}
 }

@@ -149,6 +149,10 @@ type Class struct {
 	MaxTimeMS int64
 	// Hello is set for KindHandshake.
 	Hello Hello
+	// ChangeStream: an aggregate whose first stage is $changeStream (its
+	// cursor is a change stream, which drivers resume after an error
+	// labelled ResumableChangeStreamError).
+	ChangeStream bool
 }
 
 // command is one entry of the command table.
@@ -476,10 +480,11 @@ func classifyBody(c *Class, body bsoncore.Document, legacy, sequences bool) erro
 // read, setting the first Reason that applies.
 func readEligibility(c *Class, first, pipeline bsoncore.Value, sequences bool) error {
 	if c.Command == "aggregate" {
-		out, err := writesOutput(pipeline)
+		out, stream, err := readPipeline(pipeline)
 		if err != nil {
 			return err
 		}
+		c.ChangeStream = stream
 		if out {
 			c.Kind, c.Reason = KindWrite, ReasonOutputStage
 			return nil
@@ -503,16 +508,17 @@ func readEligibility(c *Class, first, pipeline bsoncore.Value, sequences bool) e
 	return nil
 }
 
-// writesOutput reports whether an aggregate's pipeline has a $out or
+// readPipeline reports whether an aggregate's pipeline has a $out or
 // $merge stage (every key of every stage is looked at: a stage with two
-// keys is the member's to reject, not a way past this check).
-func writesOutput(pipeline bsoncore.Value) (bool, error) {
+// keys is the member's to reject, not a way past this check), and whether
+// its first stage is $changeStream.
+func readPipeline(pipeline bsoncore.Value) (out, stream bool, err error) {
 	arr, ok := arrayValue(pipeline)
 	if !ok {
 		if pipeline.Type == 0 {
-			return false, fmt.Errorf("%w: aggregate has no pipeline", ErrBadCommand)
+			return false, false, fmt.Errorf("%w: aggregate has no pipeline", ErrBadCommand)
 		}
-		return false, fmt.Errorf("%w: aggregate pipeline is a %s, not an array", ErrBadCommand, pipeline.Type)
+		return false, false, fmt.Errorf("%w: aggregate pipeline is a %s, not an array", ErrBadCommand, pipeline.Type)
 	}
 	stages := newElems(arr)
 	for i := 0; ; i++ {
@@ -522,7 +528,7 @@ func writesOutput(pipeline bsoncore.Value) (bool, error) {
 		}
 		stage, ok := docValue(sv)
 		if !ok {
-			return false, fmt.Errorf("%w: aggregate pipeline stage %d is a %s, not a document", ErrBadCommand, i, sv.Type)
+			return false, false, fmt.Errorf("%w: aggregate pipeline stage %d is a %s, not a document", ErrBadCommand, i, sv.Type)
 		}
 		keys := newElems(stage)
 		for {
@@ -530,18 +536,21 @@ func writesOutput(pipeline bsoncore.Value) (bool, error) {
 			if !ok {
 				break
 			}
-			if string(key) == "$out" || string(key) == "$merge" {
-				return true, nil
+			switch string(key) {
+			case "$out", "$merge":
+				return true, stream, nil
+			case "$changeStream":
+				stream = stream || i == 0
 			}
 		}
 		if keys.bad {
-			return false, fmt.Errorf("%w: aggregate pipeline stage %d is not a whole document", ErrBadCommand, i)
+			return false, false, fmt.Errorf("%w: aggregate pipeline stage %d is not a whole document", ErrBadCommand, i)
 		}
 	}
 	if stages.bad {
-		return false, fmt.Errorf("%w: aggregate pipeline is not a whole array", ErrBadCommand)
+		return false, false, fmt.Errorf("%w: aggregate pipeline is not a whole array", ErrBadCommand)
 	}
-	return false, nil
+	return false, stream, nil
 }
 
 // parseReadConcern parses a readConcern document.
@@ -614,6 +623,14 @@ func readHello(h *Hello, key []byte, v bsoncore.Value) {
 		}
 	case "loadBalanced":
 		h.LoadBalanced = truthy(v)
+	case "client":
+		if client, ok := docValue(v); ok {
+			if app, ok := docValue(lookup(client, "application")); ok {
+				if name, ok := strBytes(lookup(app, "name")); ok {
+					h.AppName = string(name)
+				}
+			}
+		}
 	}
 }
 

@@ -59,4 +59,6 @@ type Hello struct {
 	// for, "" when absent.
 	SaslSupportedMechs string
 	LoadBalanced       bool
+	// AppName is the client metadata's application.name, "" when absent.
+	AppName string
 }
