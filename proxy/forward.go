@@ -19,7 +19,9 @@ import (
 // reports routed reads and writes to the router, and moves the connection's
 // read-your-writes fence past an acknowledged write.
 //
-// A member's own error replies (NotWritablePrimary, ShutdownInProgress
+// A routed read that fails on a secondary (a state-change error, or no
+// reply) is retried once elsewhere (retryElsewhere). A member's own error
+// replies to other commands (NotWritablePrimary, ShutdownInProgress
 // during a stepdown) pass through unchanged, as a mongos passes a shard's
 // through after its own retries: the client's driver marks the proxy unknown
 // and clears its pool, and its next heartbeat, which the proxy answers itself
@@ -27,7 +29,11 @@ import (
 func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wire.Message, c *wire.Class) ([]byte, bsoncore.Document) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
 	defer cancel()
-	rd := s.routeRead(cc, m, c)
+	rd, rewritten, err := s.routeRead(cc, m, c)
+	if err != nil {
+		rd.done("", 0, err)
+		return nil, errorDoc(codeFailedToSatisfyReadPreference, err.Error())
+	}
 	addr := rd.addr
 	if addr == "" {
 		var err error
@@ -36,13 +42,26 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 			return nil, upstreamError(err, c)
 		}
 	}
-	if rd.msg != nil {
-		msg = rd.msg
+	if rewritten != nil {
+		msg = rewritten
 	}
-	start := time.Now()
-	reply, err := s.pool.RoundTrip(ctx, addr, msg)
-	took := time.Since(start)
-	rd.done(addr, took, err)
+	reply, took, err := s.roundTrip(ctx, addr, msg)
+	why := ""
+	if rd.addr != "" {
+		why = retryable(reply, err)
+	}
+	if why == "" {
+		rd.done(addr, took, err)
+	} else {
+		rd.done(addr, took, errRetryFailed)
+		var doc bsoncore.Document
+		if addr, reply, doc, err = s.retryElsewhere(ctx, rd, msg, c, why); doc != nil {
+			return nil, doc
+		}
+		if err == nil {
+			s.counts.retried.Add(1)
+		}
+	}
 	if err != nil {
 		s.log.Warn("proxy: forwarding failed", "command", c.Command, "member", addr, "err", err)
 		return nil, upstreamError(err, c)
@@ -55,7 +74,7 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 		if rd.ok {
 			s.counts.routed.Add(1)
 		}
-		if rd.msg != nil {
+		if rewritten != nil {
 			s.counts.rewritten.Add(1)
 		}
 	}
@@ -73,6 +92,13 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 		}
 	}
 	return reply, nil
+}
+
+// roundTrip sends msg to addr and returns the reply and the time it took.
+func (s *Server) roundTrip(ctx context.Context, addr string, msg []byte) ([]byte, time.Duration, error) {
+	start := time.Now()
+	reply, err := s.pool.RoundTrip(ctx, addr, msg)
+	return reply, time.Since(start), err
 }
 
 // observe tells the router what a reply shows: the member applied its
