@@ -16,7 +16,8 @@ const (
 	DefaultRequestTimeout = 2 * time.Minute
 	DefaultPrimaryWait    = 30 * time.Second
 	DefaultConnectTimeout = 30 * time.Second
-	DefaultKillTimeout    = 5 * time.Second
+	// DefaultCursorTimeout is mongod's default cursorTimeoutMillis.
+	DefaultCursorTimeout = 10 * time.Minute
 )
 
 // Config configures a Server. Only URI is required.
@@ -45,9 +46,12 @@ type Config struct {
 	// Routed reads wait too when no secondary can be vouched for: without
 	// a primary, no lag poll vouches for any.
 	PrimaryWait time.Duration
-	// KillTimeout bounds the killCursors sent for a disconnected client's
-	// open cursors.
-	KillTimeout time.Duration
+	// CursorTimeout is how long the proxy remembers which member owns a
+	// cursor no client has used: the members' cursorTimeoutMillis (10
+	// minutes by default), after which they have killed it themselves. A
+	// client connection that closes leaves its cursors open, as with a
+	// mongos: drivers continue a cursor over any pooled connection.
+	CursorTimeout time.Duration
 
 	// Policy routes eligible reads per member (balancer.NewSpillway,
 	// weights:...: a per-member policy); nil sends every
@@ -133,6 +137,6 @@ func (c Config) withDefaults() Config {
 	set(&c.ConnectTimeout, DefaultConnectTimeout)
 	set(&c.RequestTimeout, DefaultRequestTimeout)
 	set(&c.PrimaryWait, DefaultPrimaryWait)
-	set(&c.KillTimeout, DefaultKillTimeout)
+	set(&c.CursorTimeout, DefaultCursorTimeout)
 	return c
 }

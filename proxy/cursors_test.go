@@ -2,18 +2,20 @@ package proxy
 
 import (
 	"errors"
-	"slices"
 	"testing"
+	"time"
 
 	"github.com/decongestant/decongestant/proxy/upstream"
 	"github.com/decongestant/decongestant/proxy/wire"
 )
 
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
 func TestCursorsOwner(t *testing.T) {
-	c := newCursors()
-	c.add("a:1", 7, "db.c", 1)
-	c.add("b:1", 8, "db.c", 1)
-	c.add("b:1", 0, "db.c", 1) // an exhausted cursor is never recorded
+	c := newCursors(time.Minute)
+	c.add("a:1", 7, t0)
+	c.add("b:1", 8, t0)
+	c.add("b:1", 0, t0) // an exhausted cursor is never recorded
 	for _, tc := range []struct {
 		id     int64
 		member string
@@ -32,9 +34,9 @@ func TestCursorsOwner(t *testing.T) {
 // Two members may hand out the same id: the map keeps both and refuses to
 // guess; once one is gone the other is found again.
 func TestCursorsSameIDOnTwoMembers(t *testing.T) {
-	c := newCursors()
-	c.add("a:1", 7, "db.c", 1)
-	c.add("b:1", 7, "db.d", 2)
+	c := newCursors(time.Minute)
+	c.add("a:1", 7, t0)
+	c.add("b:1", 7, t0)
 	if _, ok, err := c.owner(7); ok || !errors.Is(err, errAmbiguousCursor) {
 		t.Fatalf("owner(7) = %v, %v; want errAmbiguousCursor", ok, err)
 	}
@@ -49,28 +51,36 @@ func TestCursorsSameIDOnTwoMembers(t *testing.T) {
 	}
 }
 
-// A disconnecting connection releases the cursors it was the last to use,
-// not those another connection continued since.
-func TestCursorsRelease(t *testing.T) {
-	c := newCursors()
-	c.add("b:1", 5, "db.c", 1)
-	c.add("a:1", 9, "db.c", 1)
-	c.add("a:1", 3, "db.d", 1)
-	c.add("a:1", 4, "db.c", 1)
-	c.add("a:1", 4, "", 2) // a getMore over connection 2: ns kept
-	got := c.release(1)
-	want := []openCursor{{cursorKey{"a:1", 3}, "db.d"}, {cursorKey{"a:1", 9}, "db.c"}, {cursorKey{"b:1", 5}, "db.c"}}
-	if !slices.Equal(got, want) {
-		t.Fatalf("release(1) = %v, want %v", got, want)
+// An entry idle for longer than the timeout is forgotten by the next add
+// after it (a sweep at most every tenth of the timeout); one used since
+// stays, whoever used it.
+func TestCursorsExpireWhenIdle(t *testing.T) {
+	const timeout = 10 * time.Minute
+	c := newCursors(timeout)
+	c.add("a:1", 1, t0)
+	c.add("a:1", 2, t0)
+	c.add("b:1", 3, t0.Add(time.Minute))
+	c.add("a:1", 2, t0.Add(9*time.Minute)) // continued (a getMore)
+	c.add("a:1", 4, t0.Add(timeout))        // at the timeout: nothing idle beyond it
+	if n := c.len(); n != 4 {
+		t.Fatalf("at the timeout: %d entries, want 4", n)
 	}
-	if got := c.release(1); got != nil {
-		t.Fatalf("release(1) again = %v, want nothing", got)
+	c.add("a:1", 0, t0.Add(timeout+time.Second)) // a sweep is not due yet
+	if n := c.len(); n != 4 {
+		t.Fatalf("before the next sweep is due: %d entries, want 4", n)
 	}
-	if got := c.release(2); !slices.Equal(got, []openCursor{{cursorKey{"a:1", 4}, "db.c"}}) {
-		t.Fatalf("release(2) = %v", got)
+	c.add("b:1", 5, t0.Add(timeout+timeout/10)) // a sweep: cursor 1 idle 11 min
+	if _, ok, _ := c.owner(1); ok {
+		t.Fatal("cursor 1, idle beyond the timeout, is still known")
 	}
-	if c.len() != 0 {
-		t.Fatalf("len = %d after releasing all", c.len())
+	for _, id := range []int64{2, 3, 4, 5} {
+		if _, ok, _ := c.owner(id); !ok {
+			t.Fatalf("cursor %d, used within the timeout, was forgotten", id)
+		}
+	}
+	c.add("b:1", 0, t0.Add(30*time.Minute)) // an exhausted cursor's reply sweeps too
+	if n := c.len(); n != 0 {
+		t.Fatalf("after 30 minutes: %d entries, want none", n)
 	}
 }
 
@@ -80,11 +90,11 @@ func TestRoute(t *testing.T) {
 		{Addr: "b:1", Role: upstream.RolePrimary},
 		{Addr: "c:1", Role: upstream.RoleSecondary},
 	}
-	c := newCursors()
-	c.add("c:1", 7, "db.c", 1)
-	c.add("a:1", 8, "db.c", 1)
-	c.add("a:1", 9, "db.c", 1)
-	c.add("c:1", 9, "db.c", 1)
+	c := newCursors(time.Minute)
+	c.add("c:1", 7, t0)
+	c.add("a:1", 8, t0)
+	c.add("a:1", 9, t0)
+	c.add("c:1", 9, t0)
 	for _, tc := range []struct {
 		name    string
 		class   wire.Class

@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -82,7 +81,7 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 	if !ok {
 		return reply, nil
 	}
-	s.track(addr, cc.id, c, info)
+	s.track(addr, c, reply, info)
 	s.observe(addr, cc, c, info, took)
 	if info.TopologyVersion {
 		// A member's state-change error: its topologyVersion would have
@@ -147,48 +146,23 @@ func (s *Server) choose(ctx context.Context, c *wire.Class) (string, error) {
 }
 
 // track updates the cursor map from a member's reply: a cursor.id other
-// than 0 is an open cursor of addr (getMore: still open), 0 after a getMore
-// means exhausted; killCursors forgets its cursors.
-func (s *Server) track(addr string, conn uint64, c *wire.Class, info wire.Reply) {
-	if c.Kind == wire.KindKillCursors {
+// than 0 is an open cursor of addr (getMore: still open, used now), 0
+// after a getMore means exhausted, and CursorNotFound means addr no longer
+// has it; killCursors forgets its cursors.
+func (s *Server) track(addr string, c *wire.Class, reply []byte, info wire.Reply) {
+	switch {
+	case c.Kind == wire.KindKillCursors:
 		for _, id := range c.CursorIDs {
 			s.cursors.remove(addr, id)
 		}
-		return
-	}
-	if !info.Cursor {
-		return
-	}
-	switch {
+	case c.Kind == wire.KindGetMore && !info.OK:
+		if code, _ := errorCode(reply); code == codeCursorNotFound {
+			s.cursors.remove(addr, c.CursorID)
+		}
+	case !info.Cursor:
 	case c.Kind == wire.KindGetMore && info.CursorID == 0:
 		s.cursors.remove(addr, c.CursorID)
 	case info.CursorID != 0:
-		s.cursors.add(addr, info.CursorID, info.Namespace, conn)
-	}
-}
-
-// killOpen sends killCursors, best effort and within KillTimeout, for the
-// cursors a disconnected client connection was the last to use.
-func (s *Server) killOpen(conn uint64) {
-	open := s.cursors.release(conn)
-	if len(open) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.KillTimeout)
-	defer cancel()
-	for _, oc := range open {
-		db, coll, ok := strings.Cut(oc.ns, ".")
-		if !ok {
-			continue
-		}
-		ids := bsoncore.NewArrayBuilder().AppendInt64(oc.id).Build()
-		body := bsoncore.NewDocumentBuilder().
-			AppendString("killCursors", coll).
-			AppendArray("cursors", ids).
-			AppendString("$db", db).Build()
-		msg := wire.AppendMsg(nil, s.nextRequestID(), 0, 0, body)
-		if _, err := s.pool.RoundTrip(ctx, oc.member, msg); err != nil {
-			s.log.Warn("proxy: killing a disconnected client's cursor failed", "member", oc.member, "cursor", oc.id, "err", err)
-		}
+		s.cursors.add(addr, info.CursorID, time.Now())
 	}
 }

@@ -25,18 +25,24 @@ var stateChangeCodes = map[int32]string{
 	13436: "NotPrimaryOrSecondary",
 }
 
-// stateChange returns the code name of reply's state-change error, "" when
-// reply is not one.
-func stateChange(reply []byte) string {
+// errorCode returns the code of reply's error (ok 0); false when reply is
+// no error with a code.
+func errorCode(reply []byte) (int32, bool) {
 	m, err := wire.Parse(reply)
 	if err != nil {
-		return ""
+		return 0, false
 	}
 	body := bsoncore.Document(m.Body)
 	if ok, found := body.Lookup("ok").AsFloat64OK(); !found || ok != 0 {
-		return ""
+		return 0, false
 	}
-	code, ok := body.Lookup("code").AsInt32OK()
+	return body.Lookup("code").AsInt32OK()
+}
+
+// stateChange returns the code name of reply's state-change error, "" when
+// reply is not one.
+func stateChange(reply []byte) string {
+	code, ok := errorCode(reply)
 	if !ok {
 		return ""
 	}
