@@ -61,7 +61,7 @@ func TestCursorsExpireWhenIdle(t *testing.T) {
 	c.add("a:1", 2, t0)
 	c.add("b:1", 3, t0.Add(time.Minute))
 	c.add("a:1", 2, t0.Add(9*time.Minute)) // continued (a getMore)
-	c.add("a:1", 4, t0.Add(timeout))        // at the timeout: nothing idle beyond it
+	c.add("a:1", 4, t0.Add(timeout))       // at the timeout: nothing idle beyond it
 	if n := c.len(); n != 4 {
 		t.Fatalf("at the timeout: %d entries, want 4", n)
 	}

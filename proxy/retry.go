@@ -77,12 +77,13 @@ var errRetryFailed = errors.New("routed read failed on two members")
 func (s *Server) retryElsewhere(ctx context.Context, rd readRoute, msg []byte, c *wire.Class, why string) (string, []byte, bsoncore.Document, error) {
 	s.log.Warn("proxy: routed read failed on a secondary; retrying elsewhere", "command", c.Command, "member", rd.addr, "err", why)
 	spec := rd.spec
-	spec.Avoid = rd.addr
+	members := s.pool.Members()
+	spec.Skip = func(h string) bool { return h == rd.addr || !isSecondary(members, h) }
 	rt, err := s.router.Route(spec)
 	retry := readRoute{rt: rt, ok: err == nil}
 	addr := ""
 	switch {
-	case err == nil && rt.Host != "" && isSecondary(s.pool.Members(), rt.Host):
+	case err == nil && rt.Host != "":
 		addr = rt.Host
 	case spec.NoPrimary:
 		retry.done("", 0, errRetryFailed)

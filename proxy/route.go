@@ -132,6 +132,11 @@ func decideRead(c *wire.Class, cfg *Config, fence wire.Timestamp, members []upst
 		}
 		spec.NoPrimary = true
 	}
+	if spec.NoPrimary {
+		// Only secondaries in the proxy's own view too (a member that
+		// just failed a read is down in it before the router knows).
+		spec.Skip = func(h string) bool { return !isSecondary(members, h) }
+	}
 	rt, err := pick(spec)
 	switch {
 	case errors.Is(err, router.ErrNoSecondary):

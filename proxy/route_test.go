@@ -129,6 +129,18 @@ func TestDecideRead(t *testing.T) {
 			if tc.asked && !specEqual(asked[0], tc.spec) {
 				t.Fatalf("router asked %+v, want %+v", asked[0], tc.spec)
 			}
+			// A read kept off the primary skips what the proxy's view
+			// does not show as a secondary.
+			if tc.asked && (asked[0].Skip != nil) != tc.spec.NoPrimary {
+				t.Fatalf("router asked with Skip %v, want it with NoPrimary", asked[0].Skip != nil)
+			}
+			if tc.asked && tc.spec.NoPrimary {
+				for h, skip := range map[string]bool{"s1:1": false, "s3:1": false, "p:1": true, "r:1": true, "gone:1": true} {
+					if asked[0].Skip(h) != skip && !(h == "p:1" && len(tc.members) < len(members)) {
+						t.Fatalf("Skip(%s) = %v, want %v", h, !skip, skip)
+					}
+				}
+			}
 			switch {
 			case tc.err == "" && err != nil:
 				t.Fatalf("error %v, want none", err)
@@ -146,7 +158,7 @@ func TestDecideRead(t *testing.T) {
 }
 
 func specEqual(a, b router.ReadSpec) bool {
-	if a.MaxStaleness != b.MaxStaleness || a.After != b.After || a.NoPrimary != b.NoPrimary || a.Avoid != b.Avoid || len(a.TagSets) != len(b.TagSets) || (a.TagSets == nil) != (b.TagSets == nil) {
+	if a.MaxStaleness != b.MaxStaleness || a.After != b.After || a.NoPrimary != b.NoPrimary || len(a.TagSets) != len(b.TagSets) || (a.TagSets == nil) != (b.TagSets == nil) {
 		return false
 	}
 	for i := range a.TagSets {

@@ -24,12 +24,12 @@ type memberView struct {
 
 // filter returns the test a secondary's target must pass for spec among
 // the table's secondaries (with spec.NoPrimary, its spare ones too): not
-// spec.Avoid, fresh enough for MaxStaleness, past After, and matching the
+// spec.Skip, fresh enough for MaxStaleness, past After, and matching the
 // first of spec's tag sets that some such secondary matches, in the
 // server-selection spec's order (none matching: no secondary qualifies).
 func (v memberView) filter(spec ReadSpec, tb *table) func(*target) bool {
 	base := func(t *target) bool {
-		return t.host != spec.Avoid && v.fresh(t.host, spec.MaxStaleness) && v.hasApplied(t.host, spec.After)
+		return (spec.Skip == nil || !spec.Skip(t.host)) && v.fresh(t.host, spec.MaxStaleness) && v.hasApplied(t.host, spec.After)
 	}
 	if spec.TagSets == nil {
 		return base

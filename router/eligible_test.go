@@ -290,7 +290,7 @@ func TestPickSecondaryNeverThePrimary(t *testing.T) {
 
 // TestRouteModes: Route with NoPrimary never answers the primary, even
 // from a policy that keeps every read there, and refuses when no
-// secondary qualifies; Avoid keeps the read off one member.
+// secondary qualifies; Skip keeps the read off members.
 func TestRouteModes(t *testing.T) {
 	r := offlineExternal(t, balancer.Weights{Primary: 1, Secondaries: []balancer.HostWeight{{Host: "s1:1", Weight: 0}, {Host: "s2:2", Weight: 0}}})
 	r.served.tags["s1:1"] = map[string]string{"dc": "east"}
@@ -322,8 +322,8 @@ func TestRouteModes(t *testing.T) {
 	}{
 		{"tags in order: the first matching set wins", ReadSpec{NoPrimary: true, TagSets: []TagSet{{"dc": "north"}, {"dc": "west"}, {"dc": "east"}}}, "s2:2", nil},
 		{"tags none match", ReadSpec{NoPrimary: true, TagSets: []TagSet{{"dc": "north"}}}, "", ErrNoSecondary},
-		{"avoid one: the other", ReadSpec{NoPrimary: true, Avoid: "s1:1"}, "s2:2", nil},
-		{"avoid the tagged one", ReadSpec{NoPrimary: true, Avoid: "s2:2", TagSets: []TagSet{{"dc": "west"}}}, "", ErrNoSecondary},
+		{"skip one: the other", ReadSpec{NoPrimary: true, Skip: func(h string) bool { return h == "s1:1" }}, "s2:2", nil},
+		{"skip the tagged one", ReadSpec{NoPrimary: true, Skip: func(h string) bool { return h == "s2:2" }, TagSets: []TagSet{{"dc": "west"}}}, "", ErrNoSecondary},
 		{"max staleness with no lag known", ReadSpec{NoPrimary: true, MaxStaleness: time.Hour}, "", ErrNoSecondary},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -336,11 +336,11 @@ func TestRouteModes(t *testing.T) {
 			}
 		})
 	}
-	// Avoid without NoPrimary: the avoided secondary's share goes to the
+	// Skip without NoPrimary: the skipped secondary's share goes to the
 	// others and the primary.
 	w := balancer.Weights{Secondaries: []balancer.HostWeight{{Host: "s1:1", Weight: 1}}}
 	r = offlineExternal(t, w)
-	rt, err := r.Route(ReadSpec{Avoid: "s1:1"})
+	rt, err := r.Route(ReadSpec{Skip: func(h string) bool { return h == "s1:1" }})
 	if err != nil || rt.Host != "" || !rt.Held {
 		t.Fatalf("avoiding the only secondary: %+v, %v; want the primary", rt, err)
 	}

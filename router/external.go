@@ -53,9 +53,10 @@ type ReadSpec struct {
 	// keeping every read on the primary), and answers ErrNoSecondary when
 	// none qualifies.
 	NoPrimary bool
-	// Avoid is a member the read must not go to: the one a first attempt
-	// failed on, when the caller retries elsewhere. "": none.
-	Avoid string
+	// Skip, when set, names members the read must not go to: those the
+	// caller's own view shows down, or the one a first attempt failed on
+	// when the caller retries elsewhere. Nil: none.
+	Skip func(host string) bool
 }
 
 // TagSet is one tag set of a read preference: a member matches it when it
@@ -171,7 +172,7 @@ func (r *Router) ReadYourWrites() ReadYourWrites {
 }
 
 func (spec ReadSpec) constrains() bool {
-	return spec.MaxStaleness > 0 || spec.TagSets != nil || !spec.After.IsZero() || spec.Avoid != ""
+	return spec.MaxStaleness > 0 || spec.TagSets != nil || !spec.After.IsZero() || spec.Skip != nil
 }
 
 // view is the router's current view of the members for constrained reads.
