@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
 	"github.com/decongestant/decongestant/proxy/upstream"
 	"github.com/decongestant/decongestant/proxy/wire"
 )
@@ -119,5 +121,63 @@ func TestRoute(t *testing.T) {
 				t.Fatalf("route = %q, %v; want %q, error %v", got, err, tc.want, tc.err)
 			}
 		})
+	}
+}
+
+// TestTrack: the cursor map follows the members' replies: a new cursor is
+// remembered, a getMore that exhausts it or meets CursorNotFound forgets
+// it, another error keeps it, killCursors forgets its ids on that member.
+func TestTrack(t *testing.T) {
+	s := &Server{cursors: newCursors(time.Hour)}
+	reply := func(doc bsoncore.Document) ([]byte, wire.Reply) {
+		b := wire.AppendMsg(nil, 1, 1, 0, doc)
+		info, ok := wire.InspectReply(b)
+		if !ok {
+			t.Fatal("reply not inspectable")
+		}
+		return b, info
+	}
+	cursor := func(id int64) bsoncore.Document {
+		return bsoncore.NewDocumentBuilder().
+			AppendDocument("cursor", bsoncore.NewDocumentBuilder().AppendInt64("id", id).AppendString("ns", "db.c").Build()).
+			AppendDouble("ok", 1).Build()
+	}
+	find := &wire.Class{Kind: wire.KindRead, Command: "find"}
+	getMore := func(id int64) *wire.Class {
+		return &wire.Class{Kind: wire.KindGetMore, Command: "getMore", CursorID: id}
+	}
+	track := func(addr string, c *wire.Class, doc bsoncore.Document) {
+		b, info := reply(doc)
+		s.track(addr, c, b, info)
+	}
+	known := func(id int64) bool { _, ok, _ := s.cursors.owner(id); return ok }
+
+	track("a:1", find, cursor(7))
+	track("a:1", find, cursor(8))
+	track("a:1", find, cursor(9))
+	track("b:1", find, cursor(0)) // a single batch: nothing to remember
+	if !known(7) || !known(8) || !known(9) || s.cursors.len() != 3 {
+		t.Fatalf("after three finds: %d cursors", s.cursors.len())
+	}
+	track("a:1", getMore(7), cursor(7)) // still open
+	track("a:1", getMore(8), cursor(0)) // exhausted
+	if !known(7) || known(8) {
+		t.Fatalf("getMore: 7 known %v (want true), 8 known %v (want false)", known(7), known(8))
+	}
+	track("a:1", getMore(7), errorDoc(codeBadValue, "bad"))
+	if !known(7) {
+		t.Fatal("another error forgot cursor 7")
+	}
+	track("b:1", getMore(7), errorDoc(codeCursorNotFound, "cursor id 7 not found"))
+	if !known(7) {
+		t.Fatal("CursorNotFound from another member forgot a:1's cursor 7")
+	}
+	track("a:1", getMore(7), errorDoc(codeCursorNotFound, "cursor id 7 not found"))
+	if known(7) {
+		t.Fatal("CursorNotFound from its member kept cursor 7")
+	}
+	track("a:1", &wire.Class{Kind: wire.KindKillCursors, CursorIDs: []int64{9, 12}}, bsoncore.NewDocumentBuilder().AppendDouble("ok", 1).Build())
+	if known(9) || s.cursors.len() != 0 {
+		t.Fatalf("after killCursors: %d cursors, want none", s.cursors.len())
 	}
 }

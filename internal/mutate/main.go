@@ -7,6 +7,7 @@
 //
 //	go run ./internal/mutate                      # every mutation in mutations.txt
 //	go run ./internal/mutate -only proxy/wire     # those of one package
+//	go run ./internal/mutate -name 'gain floor'   # those whose name matches
 //
 // It exits non-zero when a package catches fewer than -min of its
 // mutations, or when a mutation's text is not found exactly once.
@@ -22,6 +23,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -38,6 +40,7 @@ func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
 	list := fs.String("list", "internal/mutate/mutations.txt", "the mutations file (run from the module root)")
 	only := fs.String("only", "", "run only the mutations of this package directory (e.g. proxy/wire)")
+	name := fs.String("name", "", "run only the mutations whose name matches this regular expression")
 	minCaught := fs.Float64("min", 0.9, "the fraction of each package's mutations that must be caught")
 	timeout := fs.Duration("timeout", 10*time.Minute, "the time one package's tests may take")
 	if err := fs.Parse(args); err != nil {
@@ -58,6 +61,10 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", *list, err)
 	}
+	match, err := regexp.Compile(*name)
+	if err != nil {
+		return fmt.Errorf("-name: %w", err)
+	}
 	for _, m := range ms {
 		if err := m.check(); err != nil {
 			return err
@@ -67,7 +74,7 @@ func run(args []string, out io.Writer) error {
 	defer stop()
 	tally := map[string]*[2]int{} // package -> caught, counted
 	for _, m := range ms {
-		if *only != "" && m.pkg() != *only {
+		if *only != "" && m.pkg() != *only || !match.MatchString(m.Name) {
 			continue
 		}
 		res, err := apply(ctx, m, *timeout)
@@ -142,7 +149,7 @@ func apply(ctx context.Context, m mutation, timeout time.Duration) (result, erro
 	}()
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(tctx, "go", "test", "-short", "-count=1", "./"+m.pkg()+"/")
+	cmd := exec.CommandContext(tctx, "go", "test", "-short", "-count=1", "-vet=off", "./"+m.pkg()+"/")
 	outb, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		return "", ctx.Err()
