@@ -94,12 +94,14 @@ type Reads uint8
 
 const (
 	// ReadsOptedIn routes the reads sent with a read preference other
-	// than primary (secondaryPreferred, secondary, nearest,
-	// primaryPreferred); the others stay on the primary, so adopting the
-	// proxy changes nothing until the application opts in.
+	// than primary (secondaryPreferred, secondary, nearest; and
+	// primaryPreferred when there is no primary); the others stay on the
+	// primary, so adopting the proxy changes nothing until the application
+	// opts in.
 	ReadsOptedIn Reads = iota
-	// ReadsAll routes every eligible read, for applications that accept
-	// the staleness bound on every read.
+	// ReadsAll also routes the eligible reads sent with no read preference,
+	// for applications that accept the staleness bound on every read; a
+	// read sent with mode primary explicitly stays on the primary.
 	ReadsAll
 )
 

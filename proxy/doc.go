@@ -25,12 +25,15 @@
 //     but those mongod allows before it.
 //   - credentials.go: the users file (Credentials): stored SCRAM-SHA-256
 //     keys, never passwords.
-//   - route.go: the choice of member: routeRead asks the router for the
-//     reads the policy routes (with the read preference's staleness and
-//     tags and the connection's read-your-writes fence), route sends
-//     getMore and killCursors to their cursor's owner and the rest to the
-//     primary.
-//   - cursors.go: the cursor map: which member owns a cursor id.
+//   - route.go: the choice of member: decideRead, a pure function, routes
+//     the reads the policy routes (the read preference's mode, staleness
+//     and tags and the connection's read-your-writes fence, with the
+//     router's pick), route sends getMore and killCursors to their
+//     cursor's owner and the rest to the primary.
+//   - retry.go: a routed read that failed on a secondary (a state-change
+//     error, or no reply) retried once elsewhere.
+//   - cursors.go: the cursor map: which member owns a cursor id, until
+//     the cursor ends, its member loses it or it sits idle too long.
 //   - forward.go: a round trip to the chosen member under a deadline,
 //     remembering new cursors, reporting routed reads, writes and the
 //     members' applied optimes to the router, moving the connection's
