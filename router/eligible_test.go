@@ -345,3 +345,23 @@ func TestRouteModes(t *testing.T) {
 		t.Fatalf("avoiding the only secondary: %+v, %v; want the primary", rt, err)
 	}
 }
+
+// TestDoneDivertedToThePrimary: a read Route sent to a secondary that the
+// caller sent to the primary instead (it saw no secondary there) counts as
+// the primary's, by side and by member.
+func TestDoneDivertedToThePrimary(t *testing.T) {
+	r := offlineExternal(t, balancer.Weights{Secondaries: []balancer.HostWeight{{Host: "s1:1", Weight: 1}}})
+	rt, err := r.Route(ReadSpec{})
+	if err != nil || rt.Host != "s1:1" {
+		t.Fatalf("route %+v, %v; want s1:1", rt, err)
+	}
+	r.served.roles["p:0"] = balancer.Primary
+	rt.Done("p:0", time.Millisecond, nil)
+	if s := r.Served(); s.Primary != 1 || s.Secondary != 0 || s.ByHost["p:0"] != 1 || s.ByHost["s1:1"] != 0 {
+		t.Fatalf("served %+v, want one primary read by p:0", s)
+	}
+	// The policy's samples: the primary's, not the secondary's.
+	if p, s := r.lat[balancer.Primary].command.Snapshot().Count(), r.lat[balancer.Secondary].command.Snapshot().Count(); p != 1 || s != 0 {
+		t.Fatalf("latency samples: primary %d, secondary %d; want 1, 0", p, s)
+	}
+}
