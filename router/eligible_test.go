@@ -131,6 +131,11 @@ func TestMemberViewFilter(t *testing.T) {
 	if gone.filter(ReadSpec{MaxStaleness: time.Hour}, tb)(s2) {
 		t.Error("a member missing from the poll has no known staleness")
 	}
+	turned := v
+	turned.lag.Members = []monitor.MemberLag{{Host: "p", Role: balancer.Secondary}, {Host: "s1", Role: balancer.Secondary}, {Host: "s2", Role: balancer.Primary}}
+	if turned.filter(ReadSpec{MaxStaleness: time.Hour}, tb)(s2) || !turned.filter(ReadSpec{MaxStaleness: time.Hour}, tb)(s1) {
+		t.Error("only a member the poll shows as a secondary has a staleness to vouch for")
+	}
 }
 
 func TestAppliedTimesOnlyMoveForward(t *testing.T) {
