@@ -26,6 +26,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -70,7 +71,7 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	tally := map[string]*[2]int{} // package -> caught, counted
 	for _, m := range ms {
@@ -125,7 +126,7 @@ const (
 )
 
 // apply plants m, runs its package's short tests and restores the file,
-// whatever happens (an interrupt included).
+// whatever happens (an interrupt or SIGTERM included).
 func apply(ctx context.Context, m mutation, timeout time.Duration) (result, error) {
 	if err := m.check(); err != nil {
 		return "", err
