@@ -191,3 +191,43 @@ func TestSpillwayProbeRate(t *testing.T) {
 		})
 	}
 }
+
+// TestSpillwayGainFloor: each reversal of a share's error halves its gain,
+// down to Gain/64 and no lower, however long the oscillation; steps the
+// same way grow it back by 1.25 up to Gain, never beyond; an error inside
+// the deadband (0) keeps it. Each share (key) has its own gain.
+func TestSpillwayGainFloor(t *testing.T) {
+	s := newDefaultSpillway(t, func(c *SpillwayConfig) { c.Gain = 0.5 })
+	const g = 0.5
+	steps := []struct {
+		e    float64
+		want float64
+	}{
+		{1, g},             // the first step: the starting gain
+		{-1, g / 2},        // a reversal halves it
+		{1, g / 4},         //
+		{-1, g / 8},        //
+		{1, g / 16},        //
+		{-1, g / 32},       //
+		{1, g / 64},        // the floor
+		{-1, g / 64},       // held there
+		{1, g / 64},        //
+		{0, g / 64},        // inside the deadband: kept
+		{1, g / 64},        // no previous error to compare: kept
+		{1, g / 64 * 1.25}, // the same way: grows
+	}
+	for i, st := range steps {
+		if got := s.adapt("", st.e); math.Abs(got-st.want) > 1e-15 {
+			t.Fatalf("step %d (error %v): gain %v, want %v", i, st.e, got, st.want)
+		}
+	}
+	for range 40 {
+		s.adapt("", 1)
+	}
+	if got := s.adapt("", 1); got != g {
+		t.Fatalf("after many steps the same way: gain %v, want the cap %v", got, g)
+	}
+	if got := s.adapt("other", -1); got != g {
+		t.Fatalf("another share's first step: gain %v, want %v (gains are per share)", got, g)
+	}
+}

@@ -153,7 +153,7 @@ func TestPymongoReadPreferenceMatrix(t *testing.T) {
 		{"secondaryPreferred is routed", "secondaryPreferred", "", secs},
 		{"secondary is routed", "secondary", "", secs},
 		{"nearest is routed", "nearest", "", secs},
-		{"primaryPreferred is routed", "primaryPreferred", "", secs},
+		{"primaryPreferred stays on the primary while there is one", "primaryPreferred", "", []string{primary}},
 		{"tags restrict the members", "secondaryPreferred", fmt.Sprintf(`[{"node": "nowhere"}, {"node": %q}]`, name[secs[1]]), []string{secs[1]}},
 		{"tags no member has: the primary", "secondaryPreferred", `[{"node": "nowhere"}]`, []string{primary}},
 	} {

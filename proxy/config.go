@@ -33,6 +33,8 @@ const (
 	// 300 MB, far from the file-descriptor limit Go raises to the hard one
 	// (mongod's own default, 80 % of that limit, is no memory bound).
 	DefaultMaxConnections = 10_000
+	// DefaultCursorTimeout is mongod's default cursorTimeoutMillis.
+	DefaultCursorTimeout = 10 * time.Minute
 )
 
 // Config configures a Server. Only URI is required.
@@ -65,9 +67,14 @@ type Config struct {
 	// Routed reads wait too when no secondary can be vouched for: without
 	// a primary, no lag poll vouches for any.
 	PrimaryWait time.Duration
-	// KillTimeout bounds the killCursors sent for a disconnected client's
-	// open cursors, and the killOp of a request its client abandoned.
+	// KillTimeout bounds the killOp of a request its client abandoned.
 	KillTimeout time.Duration
+	// CursorTimeout is how long the proxy remembers which member owns a
+	// cursor no client has used: the members' cursorTimeoutMillis (10
+	// minutes by default), after which they have killed it themselves. A
+	// client connection that closes leaves its cursors open, as with a
+	// mongos: drivers continue a cursor over any pooled connection.
+	CursorTimeout time.Duration
 
 	// HandshakeTimeout bounds a TLS client's handshake (a listener made
 	// with tls.NewListener); negative: no bound.
@@ -147,12 +154,14 @@ type Reads uint8
 
 const (
 	// ReadsOptedIn routes the reads sent with a read preference other
-	// than primary (secondaryPreferred, secondary, nearest,
-	// primaryPreferred); the others stay on the primary, so adopting the
-	// proxy changes nothing until the application opts in.
+	// than primary (secondaryPreferred, secondary, nearest; and
+	// primaryPreferred when there is no primary); the others stay on the
+	// primary, so adopting the proxy changes nothing until the application
+	// opts in.
 	ReadsOptedIn Reads = iota
-	// ReadsAll routes every eligible read, for applications that accept
-	// the staleness bound on every read.
+	// ReadsAll also routes the eligible reads sent with no read preference,
+	// for applications that accept the staleness bound on every read; a
+	// read sent with mode primary explicitly stays on the primary.
 	ReadsAll
 )
 
@@ -203,5 +212,6 @@ func (c Config) withDefaults() Config {
 	if c.MaxConnections == 0 {
 		c.MaxConnections = DefaultMaxConnections
 	}
+	set(&c.CursorTimeout, DefaultCursorTimeout)
 	return c
 }

@@ -33,7 +33,6 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 			s.log.Error("proxy: panic serving a client connection; closing it", "client", remote, "conn", id, "panic", r, "stack", string(debug.Stack()))
 		}
 		nc.Close()
-		s.killOpen(id)
 		s.forget(nc)
 	}()
 	if err := s.handshakeTLS(ctx, nc); err != nil {

@@ -22,7 +22,7 @@ func TestPanicClosesOnlyItsConnection(t *testing.T) {
 	s := &Server{
 		cfg:     Config{}.withDefaults(),
 		log:     slog.New(slog.NewTextHandler(logs, nil)),
-		cursors: newCursors(),
+		cursors: newCursors(time.Minute),
 		done:    make(chan struct{}),
 	}
 	client, server := net.Pipe()

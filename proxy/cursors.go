@@ -1,11 +1,11 @@
 package proxy
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 )
 
 // errAmbiguousCursor: two members handed out the same cursor id and a client
@@ -23,53 +23,59 @@ type cursorKey struct {
 // Clients see a member's cursor id unchanged (rewriting it would mean
 // rewriting every reply's cursor document and every getMore), so a client id
 // is a member id. The map is the proxy's, not a connection's: a driver may
-// continue a cursor over any of its connections, as it does with a mongos.
-// Entries are keyed by (member, id); should two members hand out the same id
-// (random 64-bit ids: practically never), owner reports the id ambiguous
-// rather than guess. Each entry also remembers the client connection that
-// last used it, so a disconnecting client's cursors can be killed.
+// continue a cursor over any of its connections, as it does with a mongos,
+// so a client connection that closes leaves its cursors alone. Entries are
+// keyed by (member, id); should two members hand out the same id (random
+// 64-bit ids: practically never), owner reports the id ambiguous rather
+// than guess.
+//
+// Entries expire: remove forgets one exhausted, killed or unknown to its
+// member (CursorNotFound), and an entry idle for longer than the timeout
+// (the members' cursorTimeoutMillis, after which they have killed the
+// cursor themselves) is forgotten by the next add after it, so nothing
+// leaks on long-lived connections. Time is an input (now).
 //
 // It does no I/O; its methods are safe for concurrent use.
 type cursors struct {
-	mu     sync.Mutex
-	owners map[int64][]string      // id -> members owning it
-	holder map[cursorKey]cursorUse // -> its namespace and last client connection
+	mu      sync.Mutex
+	timeout time.Duration
+	owners  map[int64][]string      // id -> members owning it
+	used    map[cursorKey]time.Time // -> when a client last used it
+	streams map[cursorKey]bool      // the change streams' cursors among them
+	swept   time.Time               // the latest sweep for idle entries
 }
 
-// cursorUse is what the map keeps of an open cursor.
-type cursorUse struct {
-	ns     string // "db.collection", as the member's reply names it
-	conn   uint64 // the client connection that last used it
-	stream bool   // a change stream's cursor
+func newCursors(timeout time.Duration) *cursors {
+	return &cursors{timeout: timeout, owners: map[int64][]string{}, used: map[cursorKey]time.Time{}, streams: map[cursorKey]bool{}}
 }
 
-// openCursor is a cursor a disconnected client left open.
-type openCursor struct {
-	cursorKey
-	ns string
-}
-
-func newCursors() *cursors {
-	return &cursors{owners: map[int64][]string{}, holder: map[cursorKey]cursorUse{}}
-}
-
-// add records that member opened cursor id on namespace ns for client
-// connection conn, or that conn continued it (ns "" keeps the one known).
-func (c *cursors) add(member string, id int64, ns string, conn uint64) {
+// add records that member opened cursor id, or that a client continued it,
+// at now. It forgets the entries idle for longer than the timeout, at most
+// once per tenth of it (each sweep reads every entry).
+func (c *cursors) add(member string, id int64, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timeout > 0 && now.Sub(c.swept) >= c.timeout/10 {
+		c.sweepLocked(now)
+	}
 	if id == 0 {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	k := cursorKey{member, id}
-	old, ok := c.holder[k]
-	if !ok {
+	if _, ok := c.used[k]; !ok {
 		c.owners[id] = append(c.owners[id], member)
 	}
-	if ns == "" {
-		ns = old.ns
+	c.used[k] = now
+}
+
+// sweepLocked forgets the entries idle for longer than the timeout at now.
+func (c *cursors) sweepLocked(now time.Time) {
+	c.swept = now
+	for k, at := range c.used {
+		if now.Sub(at) > c.timeout {
+			c.removeLocked(k)
+		}
 	}
-	c.holder[k] = cursorUse{ns: ns, conn: conn, stream: old.stream}
 }
 
 // markStream records that member's cursor id, which add recorded, is a
@@ -78,9 +84,8 @@ func (c *cursors) markStream(member string, id int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := cursorKey{member, id}
-	if u, ok := c.holder[k]; ok {
-		u.stream = true
-		c.holder[k] = u
+	if _, ok := c.used[k]; ok {
+		c.streams[k] = true
 	}
 }
 
@@ -89,7 +94,7 @@ func (c *cursors) changeStream(id int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, m := range c.owners[id] {
-		if c.holder[cursorKey{m, id}].stream {
+		if c.streams[cursorKey{m, id}] {
 			return true
 		}
 	}
@@ -97,8 +102,9 @@ func (c *cursors) changeStream(id int64) bool {
 }
 
 // owner returns the member that owns cursor id; ok is false for an id the
-// proxy never saw (the caller sends it to the primary, which answers
-// CursorNotFound), err is errAmbiguousCursor when several members own it.
+// proxy never saw or forgot (the caller sends it to the primary, which
+// answers CursorNotFound), err is errAmbiguousCursor when several members
+// own it.
 func (c *cursors) owner(id int64) (member string, ok bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -112,7 +118,7 @@ func (c *cursors) owner(id int64) (member string, ok bool, err error) {
 	return "", false, fmt.Errorf("%w: cursor %d on %v", errAmbiguousCursor, id, ms)
 }
 
-// remove forgets member's cursor id (exhausted or killed).
+// remove forgets member's cursor id (exhausted, killed, or not found).
 func (c *cursors) remove(member string, id int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -120,10 +126,11 @@ func (c *cursors) remove(member string, id int64) {
 }
 
 func (c *cursors) removeLocked(k cursorKey) {
-	if _, ok := c.holder[k]; !ok {
+	if _, ok := c.used[k]; !ok {
 		return
 	}
-	delete(c.holder, k)
+	delete(c.used, k)
+	delete(c.streams, k)
 	member, id := k.member, k.id
 	ms := slices.DeleteFunc(c.owners[id], func(m string) bool { return m == member })
 	if len(ms) == 0 {
@@ -133,29 +140,9 @@ func (c *cursors) removeLocked(k cursorKey) {
 	}
 }
 
-// release forgets and returns the cursors client connection conn was the
-// last to use, ordered by member and id.
-func (c *cursors) release(conn uint64) []openCursor {
-	c.mu.Lock()
-	var ks []openCursor
-	for k, u := range c.holder {
-		if u.conn == conn {
-			ks = append(ks, openCursor{k, u.ns})
-		}
-	}
-	for _, k := range ks {
-		c.removeLocked(k.cursorKey)
-	}
-	c.mu.Unlock()
-	slices.SortFunc(ks, func(a, b openCursor) int {
-		return cmp.Or(cmp.Compare(a.member, b.member), cmp.Compare(a.id, b.id))
-	})
-	return ks
-}
-
 // len returns how many cursors the map holds.
 func (c *cursors) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.holder)
+	return len(c.used)
 }

@@ -2,18 +2,22 @@ package proxy
 
 import (
 	"errors"
-	"slices"
 	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/decongestant/decongestant/proxy/upstream"
 	"github.com/decongestant/decongestant/proxy/wire"
 )
 
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
 func TestCursorsOwner(t *testing.T) {
-	c := newCursors()
-	c.add("a:1", 7, "db.c", 1)
-	c.add("b:1", 8, "db.c", 1)
-	c.add("b:1", 0, "db.c", 1) // an exhausted cursor is never recorded
+	c := newCursors(time.Minute)
+	c.add("a:1", 7, t0)
+	c.add("b:1", 8, t0)
+	c.add("b:1", 0, t0) // an exhausted cursor is never recorded
 	for _, tc := range []struct {
 		id     int64
 		member string
@@ -32,9 +36,9 @@ func TestCursorsOwner(t *testing.T) {
 // Two members may hand out the same id: the map keeps both and refuses to
 // guess; once one is gone the other is found again.
 func TestCursorsSameIDOnTwoMembers(t *testing.T) {
-	c := newCursors()
-	c.add("a:1", 7, "db.c", 1)
-	c.add("b:1", 7, "db.d", 2)
+	c := newCursors(time.Minute)
+	c.add("a:1", 7, t0)
+	c.add("b:1", 7, t0)
 	if _, ok, err := c.owner(7); ok || !errors.Is(err, errAmbiguousCursor) {
 		t.Fatalf("owner(7) = %v, %v; want errAmbiguousCursor", ok, err)
 	}
@@ -49,28 +53,36 @@ func TestCursorsSameIDOnTwoMembers(t *testing.T) {
 	}
 }
 
-// A disconnecting connection releases the cursors it was the last to use,
-// not those another connection continued since.
-func TestCursorsRelease(t *testing.T) {
-	c := newCursors()
-	c.add("b:1", 5, "db.c", 1)
-	c.add("a:1", 9, "db.c", 1)
-	c.add("a:1", 3, "db.d", 1)
-	c.add("a:1", 4, "db.c", 1)
-	c.add("a:1", 4, "", 2) // a getMore over connection 2: ns kept
-	got := c.release(1)
-	want := []openCursor{{cursorKey{"a:1", 3}, "db.d"}, {cursorKey{"a:1", 9}, "db.c"}, {cursorKey{"b:1", 5}, "db.c"}}
-	if !slices.Equal(got, want) {
-		t.Fatalf("release(1) = %v, want %v", got, want)
+// An entry idle for longer than the timeout is forgotten by the next add
+// after it (a sweep at most every tenth of the timeout); one used since
+// stays, whoever used it.
+func TestCursorsExpireWhenIdle(t *testing.T) {
+	const timeout = 10 * time.Minute
+	c := newCursors(timeout)
+	c.add("a:1", 1, t0)
+	c.add("a:1", 2, t0)
+	c.add("b:1", 3, t0.Add(time.Minute))
+	c.add("a:1", 2, t0.Add(9*time.Minute)) // continued (a getMore)
+	c.add("a:1", 4, t0.Add(timeout))       // at the timeout: nothing idle beyond it
+	if n := c.len(); n != 4 {
+		t.Fatalf("at the timeout: %d entries, want 4", n)
 	}
-	if got := c.release(1); got != nil {
-		t.Fatalf("release(1) again = %v, want nothing", got)
+	c.add("a:1", 0, t0.Add(timeout+time.Second)) // a sweep is not due yet
+	if n := c.len(); n != 4 {
+		t.Fatalf("before the next sweep is due: %d entries, want 4", n)
 	}
-	if got := c.release(2); !slices.Equal(got, []openCursor{{cursorKey{"a:1", 4}, "db.c"}}) {
-		t.Fatalf("release(2) = %v", got)
+	c.add("b:1", 5, t0.Add(timeout+timeout/10)) // a sweep: cursor 1 idle 11 min
+	if _, ok, _ := c.owner(1); ok {
+		t.Fatal("cursor 1, idle beyond the timeout, is still known")
 	}
-	if c.len() != 0 {
-		t.Fatalf("len = %d after releasing all", c.len())
+	for _, id := range []int64{2, 3, 4, 5} {
+		if _, ok, _ := c.owner(id); !ok {
+			t.Fatalf("cursor %d, used within the timeout, was forgotten", id)
+		}
+	}
+	c.add("b:1", 0, t0.Add(30*time.Minute)) // an exhausted cursor's reply sweeps too
+	if n := c.len(); n != 0 {
+		t.Fatalf("after 30 minutes: %d entries, want none", n)
 	}
 }
 
@@ -80,11 +92,11 @@ func TestRoute(t *testing.T) {
 		{Addr: "b:1", Role: upstream.RolePrimary},
 		{Addr: "c:1", Role: upstream.RoleSecondary},
 	}
-	c := newCursors()
-	c.add("c:1", 7, "db.c", 1)
-	c.add("a:1", 8, "db.c", 1)
-	c.add("a:1", 9, "db.c", 1)
-	c.add("c:1", 9, "db.c", 1)
+	c := newCursors(time.Minute)
+	c.add("c:1", 7, t0)
+	c.add("a:1", 8, t0)
+	c.add("a:1", 9, t0)
+	c.add("c:1", 9, t0)
 	for _, tc := range []struct {
 		name    string
 		class   wire.Class
@@ -112,17 +124,75 @@ func TestRoute(t *testing.T) {
 	}
 }
 
-// A change stream's cursor stays one while a getMore continues it, and is
-// forgotten with it; server.track marks it from the aggregate's class.
-func TestCursorsChangeStream(t *testing.T) {
-	s := &Server{cursors: newCursors()}
-	open := wire.Reply{Cursor: true, CursorID: 7, Namespace: "db.c"}
-	s.track("a:1", 1, &wire.Class{Kind: wire.KindRead, Command: "aggregate", ChangeStream: true}, open)
-	s.track("a:1", 1, &wire.Class{Kind: wire.KindRead, Command: "aggregate"}, wire.Reply{Cursor: true, CursorID: 8, Namespace: "db.c"})
+// TestTrack: the cursor map follows the members' replies: a new cursor is
+// remembered, a getMore that exhausts it or meets CursorNotFound forgets
+// it, another error keeps it, killCursors forgets its ids on that member.
+func TestTrack(t *testing.T) {
+	s := &Server{cursors: newCursors(time.Hour)}
+	reply := func(doc bsoncore.Document) ([]byte, wire.Reply) {
+		b := wire.AppendMsg(nil, 1, 1, 0, doc)
+		info, ok := wire.InspectReply(b)
+		if !ok {
+			t.Fatal("reply not inspectable")
+		}
+		return b, info
+	}
+	cursor := func(id int64) bsoncore.Document {
+		return bsoncore.NewDocumentBuilder().
+			AppendDocument("cursor", bsoncore.NewDocumentBuilder().AppendInt64("id", id).AppendString("ns", "db.c").Build()).
+			AppendDouble("ok", 1).Build()
+	}
+	find := &wire.Class{Kind: wire.KindRead, Command: "find"}
 	getMore := func(id int64) *wire.Class {
 		return &wire.Class{Kind: wire.KindGetMore, Command: "getMore", CursorID: id}
 	}
-	s.track("a:1", 2, getMore(7), open) // continued on another connection
+	track := func(addr string, c *wire.Class, doc bsoncore.Document) {
+		b, info := reply(doc)
+		s.track(addr, c, b, info)
+	}
+	known := func(id int64) bool { _, ok, _ := s.cursors.owner(id); return ok }
+
+	track("a:1", find, cursor(7))
+	track("a:1", find, cursor(8))
+	track("a:1", find, cursor(9))
+	track("b:1", find, cursor(0)) // a single batch: nothing to remember
+	if !known(7) || !known(8) || !known(9) || s.cursors.len() != 3 {
+		t.Fatalf("after three finds: %d cursors", s.cursors.len())
+	}
+	track("a:1", getMore(7), cursor(7)) // still open
+	track("a:1", getMore(8), cursor(0)) // exhausted
+	if !known(7) || known(8) {
+		t.Fatalf("getMore: 7 known %v (want true), 8 known %v (want false)", known(7), known(8))
+	}
+	track("a:1", getMore(7), errorDoc(codeBadValue, "bad"))
+	if !known(7) {
+		t.Fatal("another error forgot cursor 7")
+	}
+	track("b:1", getMore(7), errorDoc(codeCursorNotFound, "cursor id 7 not found"))
+	if !known(7) {
+		t.Fatal("CursorNotFound from another member forgot a:1's cursor 7")
+	}
+	track("a:1", getMore(7), errorDoc(codeCursorNotFound, "cursor id 7 not found"))
+	if known(7) {
+		t.Fatal("CursorNotFound from its member kept cursor 7")
+	}
+	track("a:1", &wire.Class{Kind: wire.KindKillCursors, CursorIDs: []int64{9, 12}}, bsoncore.NewDocumentBuilder().AppendDouble("ok", 1).Build())
+	if known(9) || s.cursors.len() != 0 {
+		t.Fatalf("after killCursors: %d cursors, want none", s.cursors.len())
+	}
+}
+
+// A change stream's cursor stays one while a getMore continues it, and is
+// forgotten with it; server.track marks it from the aggregate's class.
+func TestCursorsChangeStream(t *testing.T) {
+	s := &Server{cursors: newCursors(time.Hour)}
+	open := wire.Reply{OK: true, Cursor: true, CursorID: 7, Namespace: "db.c"}
+	s.track("a:1", &wire.Class{Kind: wire.KindRead, Command: "aggregate", ChangeStream: true}, nil, open)
+	s.track("a:1", &wire.Class{Kind: wire.KindRead, Command: "aggregate"}, nil, wire.Reply{OK: true, Cursor: true, CursorID: 8, Namespace: "db.c"})
+	getMore := func(id int64) *wire.Class {
+		return &wire.Class{Kind: wire.KindGetMore, Command: "getMore", CursorID: id}
+	}
+	s.track("a:1", getMore(7), nil, open) // continued on another connection
 	for _, tc := range []struct {
 		c    *wire.Class
 		want bool
@@ -137,8 +207,9 @@ func TestCursorsChangeStream(t *testing.T) {
 			t.Errorf("changeStream(%s %d) = %v, want %v", tc.c.Command, tc.c.CursorID, got, tc.want)
 		}
 	}
-	s.track("a:1", 2, getMore(7), wire.Reply{Cursor: true, CursorID: 0})
+	s.track("a:1", getMore(7), nil, wire.Reply{OK: true, Cursor: true, CursorID: 0})
 	if s.changeStream(getMore(7)) {
 		t.Error("an exhausted change stream's id is still a change stream's")
+
 	}
 }

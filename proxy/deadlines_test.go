@@ -25,7 +25,7 @@ func bareServer(t testing.TB, cfg Config) (*Server, *testutil.SyncBuffer) {
 	s := &Server{
 		cfg:       cfg.withDefaults(),
 		log:       slog.New(slog.NewTextHandler(logs, nil)),
-		cursors:   newCursors(),
+		cursors:   newCursors(time.Hour),
 		listeners: map[net.Listener]struct{}{},
 		done:      make(chan struct{}),
 	}

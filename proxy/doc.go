@@ -37,15 +37,18 @@
 //   - lograte.go: the limit on failed-authentication log lines.
 //   - admin.go: the administration commands Config.RefuseAdminCommands
 //     refuses.
-//   - route.go: the choice of member: routeRead asks the router for the
-//     reads the policy routes (with the read preference's staleness and
-//     tags and the connection's read-your-writes fence), route sends
-//     getMore and killCursors to their cursor's owner and the rest to the
-//     primary.
+//   - route.go: the choice of member: decideRead, a pure function, routes
+//     the reads the policy routes (the read preference's mode, staleness
+//     and tags and the connection's read-your-writes fence, with the
+//     router's pick), route sends getMore and killCursors to their
+//     cursor's owner and the rest to the primary.
+//   - retry.go: a routed read that failed on a secondary (a state-change
+//     error, or no reply) retried once elsewhere.
 //   - majority.go: a majority read routed to a secondary waits for the
 //     connection's fence (readConcern afterClusterTime).
 //   - sessions.go: the sessions commands sent to every secondary too.
-//   - cursors.go: the cursor map: which member owns a cursor id.
+//   - cursors.go: the cursor map: which member owns a cursor id, until
+//     the cursor ends, its member loses it or it sits idle too long.
 //   - buildinfo.go: buildInfo before authentication, from a member's
 //     answer cached by the proxy.
 //   - hangup.go: watching a client's connection during a long request, to

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -104,7 +105,7 @@ func TestFailPointRefusesBadInput(t *testing.T) {
 // proxy, which then fails its own commands (ping, answered locally) as
 // the data says; a disabled proxy does not take configureFailPoint.
 func TestFailPointThroughHandle(t *testing.T) {
-	s := &Server{cfg: Config{}.withDefaults(), log: slog.New(slog.DiscardHandler), cursors: newCursors(), failPoint: &failPoint{}}
+	s := &Server{cfg: Config{}.withDefaults(), log: slog.New(slog.DiscardHandler), cursors: newCursors(time.Hour), failPoint: &failPoint{}}
 	cc := &clientConn{id: 1}
 	// The handshake fails too (this Server has no members to describe).
 	do(t, s, cc, failCmd(bson.D{{Key: "times", Value: 1}}, bson.D{{Key: "failCommands", Value: bson.A{"hello"}}, {Key: "errorCode", Value: 2}}))
@@ -241,7 +242,7 @@ func TestWithWriteConcernError(t *testing.T) {
 // TestFailBeforeBlock: blockConnection waits blockTimeMS, then answers the
 // errorCode or lets the command run; the connection's end ends the wait.
 func TestFailBeforeBlock(t *testing.T) {
-	s := &Server{cursors: newCursors()}
+	s := &Server{cursors: newCursors(time.Hour)}
 	c := wire.Class{Command: "find"}
 	parse := func(data bson.D) failData {
 		t.Helper()
@@ -268,7 +269,7 @@ func TestFailBeforeBlock(t *testing.T) {
 	// A change stream's getMore failed by the fail point is not resumable
 	// (mongod's rule reads the cursor's aggregate, not found yet); the
 	// aggregate opening one is.
-	s.cursors.add("a:1", 9, "db.c", 1)
+	s.cursors.add("a:1", 9, time.Now())
 	s.cursors.markStream("a:1", 9)
 	d = parse(bson.D{{Key: "failCommands", Value: bson.A{"getMore", "aggregate"}}, {Key: "errorCode", Value: 6}})
 	getMore := wire.Class{Kind: wire.KindGetMore, Command: "getMore", CursorID: 9}

@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -20,7 +19,9 @@ import (
 // reports routed reads and writes to the router, and moves the connection's
 // read-your-writes fence past an acknowledged write.
 //
-// A member's own error replies (NotWritablePrimary, ShutdownInProgress
+// A routed read that fails on a secondary (a state-change error, or no
+// reply) is retried once elsewhere (retryElsewhere). A member's own error
+// replies to other commands (NotWritablePrimary, ShutdownInProgress
 // during a stepdown) pass through unchanged, as a mongos passes a shard's
 // through after its own retries: the client's driver marks the proxy unknown
 // and clears its pool, and its next heartbeat, which the proxy answers itself
@@ -33,7 +34,11 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 	}
 	ctx, stop := cc.watchHangup(ctx)
 	defer stop()
-	rd := s.routeRead(cc, m, c)
+	rd, rewritten, err := s.routeRead(cc, m, c)
+	if err != nil {
+		rd.done("", 0, err)
+		return nil, errorDoc(codeFailedToSatisfyReadPreference, err.Error())
+	}
 	addr := rd.addr
 	if addr == "" {
 		var err error
@@ -42,15 +47,28 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 			return nil, upstreamError(err, c, s.changeStream(c))
 		}
 	}
-	if rd.msg != nil {
-		msg = rd.msg
+	if rewritten != nil {
+		msg = rewritten
 	}
 	wait := s.fanOut(ctx, addr, msg, c)
-	start := time.Now()
-	reply, err := s.pool.RoundTrip(ctx, addr, msg)
-	took := time.Since(start)
+	reply, took, err := s.roundTrip(ctx, addr, msg)
 	wait()
-	rd.done(addr, took, err)
+	why := ""
+	if rd.addr != "" {
+		why = retryable(reply, err)
+	}
+	if why == "" {
+		rd.done(addr, took, err)
+	} else {
+		rd.done(addr, took, errRetryFailed)
+		var doc bsoncore.Document
+		if addr, reply, doc, err = s.retryElsewhere(ctx, rd, msg, c, why); doc != nil {
+			return nil, doc
+		}
+		if err == nil {
+			s.counts.retried.Add(1)
+		}
+	}
 	if err != nil {
 		if cause := context.Cause(ctx); errors.Is(cause, errClientGone) {
 			s.log.Info("proxy: request cancelled", "command", c.Command, "member", addr, "conn", cc.id, "err", cause)
@@ -68,7 +86,7 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 		if rd.ok {
 			s.counts.routed.Add(1)
 		}
-		if rd.msg != nil {
+		if rewritten != nil {
 			s.counts.rewritten.Add(1)
 		}
 	}
@@ -76,7 +94,7 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 	if !ok {
 		return reply, nil
 	}
-	s.track(addr, cc.id, c, info)
+	s.track(addr, c, reply, info)
 	s.observe(addr, cc, c, info, took)
 	if info.TopologyVersion {
 		// A member's state-change error: its topologyVersion would have
@@ -116,6 +134,13 @@ func requestTimeout(cfg time.Duration, maxTimeMS int64) time.Duration {
 		d = cfg
 	}
 	return d
+}
+
+// roundTrip sends msg to addr and returns the reply and the time it took.
+func (s *Server) roundTrip(ctx context.Context, addr string, msg []byte) ([]byte, time.Duration, error) {
+	start := time.Now()
+	reply, err := s.pool.RoundTrip(ctx, addr, msg)
+	return reply, time.Since(start), err
 }
 
 // observe tells the router what a reply shows: the member applied its
@@ -164,23 +189,24 @@ func (s *Server) choose(ctx context.Context, c *wire.Class) (string, error) {
 }
 
 // track updates the cursor map from a member's reply: a cursor.id other
-// than 0 is an open cursor of addr (getMore: still open), 0 after a getMore
-// means exhausted; killCursors forgets its cursors.
-func (s *Server) track(addr string, conn uint64, c *wire.Class, info wire.Reply) {
-	if c.Kind == wire.KindKillCursors {
+// than 0 is an open cursor of addr (getMore: still open, used now), 0
+// after a getMore means exhausted, and CursorNotFound means addr no longer
+// has it; killCursors forgets its cursors.
+func (s *Server) track(addr string, c *wire.Class, reply []byte, info wire.Reply) {
+	switch {
+	case c.Kind == wire.KindKillCursors:
 		for _, id := range c.CursorIDs {
 			s.cursors.remove(addr, id)
 		}
-		return
-	}
-	if !info.Cursor {
-		return
-	}
-	switch {
+	case c.Kind == wire.KindGetMore && !info.OK:
+		if code, _ := errorCode(reply); code == codeCursorNotFound {
+			s.cursors.remove(addr, c.CursorID)
+		}
+	case !info.Cursor:
 	case c.Kind == wire.KindGetMore && info.CursorID == 0:
 		s.cursors.remove(addr, c.CursorID)
 	case info.CursorID != 0:
-		s.cursors.add(addr, info.CursorID, info.Namespace, conn)
+		s.cursors.add(addr, info.CursorID, time.Now())
 		if c.ChangeStream {
 			s.cursors.markStream(addr, info.CursorID)
 		}
@@ -211,30 +237,4 @@ func (s *Server) killAbandoned(err error) {
 // opens one, or a getMore of its cursor.
 func (s *Server) changeStream(c *wire.Class) bool {
 	return c.ChangeStream || c.Kind == wire.KindGetMore && s.cursors.changeStream(c.CursorID)
-}
-
-// killOpen sends killCursors, best effort and within KillTimeout, for the
-// cursors a disconnected client connection was the last to use.
-func (s *Server) killOpen(conn uint64) {
-	open := s.cursors.release(conn)
-	if len(open) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.KillTimeout)
-	defer cancel()
-	for _, oc := range open {
-		db, coll, ok := strings.Cut(oc.ns, ".")
-		if !ok {
-			continue
-		}
-		ids := bsoncore.NewArrayBuilder().AppendInt64(oc.id).Build()
-		body := bsoncore.NewDocumentBuilder().
-			AppendString("killCursors", coll).
-			AppendArray("cursors", ids).
-			AppendString("$db", db).Build()
-		msg := wire.AppendMsg(nil, s.nextRequestID(), 0, 0, body)
-		if _, err := s.pool.RoundTrip(ctx, oc.member, msg); err != nil {
-			s.log.Warn("proxy: killing a disconnected client's cursor failed", "member", oc.member, "cursor", oc.id, "err", err)
-		}
-	}
 }

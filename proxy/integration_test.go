@@ -422,8 +422,11 @@ func TestMalformedInput(t *testing.T) {
 	}
 }
 
-// A client that disconnects with a cursor open has it killed on its member.
-func TestDisconnectKillsCursors(t *testing.T) {
+// A cursor outlives the client connection that opened it: drivers continue
+// a cursor over any pooled connection (and clear pools routinely), so
+// another connection's getMore still reads it. A cursor its member no
+// longer has (CursorNotFound) is forgotten.
+func TestCursorOutlivesItsConnection(t *testing.T) {
 	s, addr, _ := startProxy(t)
 	rs := testutil.ReplicaSet(t)
 	direct := testutil.Connect(t, rs.URI())
@@ -437,31 +440,49 @@ func TestDisconnectKillsCursors(t *testing.T) {
 	if _, err := db.Collection("open").InsertMany(ctx, docs); err != nil {
 		t.Fatal(err)
 	}
-	c := dialRaw(t, addr)
-	r := c.command(bson.D{{Key: "find", Value: "open"}, {Key: "batchSize", Value: 2}, {Key: "$db", Value: "proxytest"}})
-	id := r.Lookup("cursor", "id").Int64()
-	if id == 0 || s.cursors.len() != 1 {
-		t.Fatalf("find: cursor %d, %d in the map; want an open one: %v", id, s.cursors.len(), r)
+	conns := func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.conns)
 	}
-	idle := func() int {
-		cur, err := direct.Database("admin").Aggregate(ctx, mongo.Pipeline{
-			{{Key: "$currentOp", Value: bson.D{{Key: "idleCursors", Value: true}}}},
-			{{Key: "$match", Value: bson.D{{Key: "type", Value: "idleCursor"}, {Key: "cursor.cursorId", Value: id}}}},
-		})
-		if err != nil {
-			t.Fatal(err)
+	c1, c2 := dialRaw(t, addr), dialRaw(t, addr)
+	c2.command(bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}})
+	find := func(c *rawConn) int64 {
+		r := c.command(bson.D{{Key: "find", Value: "open"}, {Key: "batchSize", Value: 2}, {Key: "$db", Value: "proxytest"}})
+		id := r.Lookup("cursor", "id").Int64()
+		if id == 0 {
+			t.Fatalf("find: no open cursor: %v", r)
 		}
-		var out []bson.M
-		if err := cur.All(ctx, &out); err != nil {
-			t.Fatal(err)
-		}
-		return len(out)
+		return id
 	}
-	if n := idle(); n != 1 {
-		t.Fatalf("%d idle cursors %d on the primary, want 1", n, id)
+	id := find(c1)
+	c1.nc.Close()
+	// The first connection is gone once the proxy forgets it.
+	testutil.Eventually(t, time.Minute, func() bool { return conns() == 1 }, "the proxy to see the first connection close")
+	r := c2.command(bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "open"}, {Key: "batchSize", Value: 3}, {Key: "$db", Value: "proxytest"}})
+	if ok, _ := r.Lookup("ok").AsFloat64OK(); ok != 1 {
+		t.Fatalf("getMore over a second connection after the first closed: %v; want the cursor's next batch", r)
 	}
-	c.nc.Close()
-	testutil.Eventually(t, time.Minute, func() bool { return idle() == 0 && s.cursors.len() == 0 }, "the cursor to be killed")
+	if batch, _ := r.Lookup("cursor", "nextBatch").Array().Values(); len(batch) != 3 {
+		t.Fatalf("getMore: %d documents, want 3: %v", len(batch), r)
+	}
+
+	// The member loses the cursor (killed behind the proxy's back): its
+	// CursorNotFound makes the proxy forget it.
+	id = find(c2)
+	if n := s.cursors.len(); n != 2 {
+		t.Fatalf("%d cursors in the map, want 2", n)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "killCursors", Value: "open"}, {Key: "cursors", Value: bson.A{id}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r = c2.command(bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "open"}, {Key: "$db", Value: "proxytest"}})
+	if code, _ := r.Lookup("code").Int32OK(); code != codeCursorNotFound {
+		t.Fatalf("getMore of a killed cursor: %v, want CursorNotFound", r)
+	}
+	if _, ok, _ := s.cursors.owner(id); ok || s.cursors.len() != 1 {
+		t.Fatalf("after CursorNotFound: cursor %d still known (%d in the map), want forgotten", id, s.cursors.len())
+	}
 }
 
 // A member slower than RequestTimeout gets the client a NetworkTimeout

@@ -24,7 +24,7 @@ func pipeServer(t *testing.T, s *Server) net.Conn {
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s.cursors, s.done = newCursors(), make(chan struct{})
+	s.cursors, s.done = newCursors(time.Hour), make(chan struct{})
 	client, server := net.Pipe()
 	if s.register(server) != registered {
 		t.Fatal("register refused")

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -172,7 +173,10 @@ func TestReadPreferenceMatrix(t *testing.T) {
 	t.Run("primary stays on the primary", func(t *testing.T) {
 		onlyOn(t, read(t, readpref.Primary()), primary)
 	})
-	for _, rp := range []*readpref.ReadPref{readpref.SecondaryPreferred(), readpref.Secondary(), readpref.Nearest(), readpref.PrimaryPreferred()} {
+	t.Run("primaryPreferred stays on the primary while there is one", func(t *testing.T) {
+		onlyOn(t, read(t, readpref.PrimaryPreferred()), primary)
+	})
+	for _, rp := range []*readpref.ReadPref{readpref.SecondaryPreferred(), readpref.Secondary(), readpref.Nearest()} {
 		t.Run(rp.Mode().String()+" is routed", func(t *testing.T) {
 			got := read(t, rp)
 			onlyOn(t, got, secs...)
@@ -186,6 +190,36 @@ func TestReadPreferenceMatrix(t *testing.T) {
 	t.Run("tags no member has: the primary", func(t *testing.T) {
 		rp := readpref.SecondaryPreferred(readpref.WithTagSets(tag.NewTagSetsFromMaps([]map[string]string{{"node": "nowhere"}})...))
 		onlyOn(t, read(t, rp), primary)
+	})
+	t.Run("secondary with tags no member has: FailedToSatisfyReadPreference, never the primary", func(t *testing.T) {
+		rp := readpref.Secondary(readpref.WithTagSets(tag.NewTagSetsFromMaps([]map[string]string{{"node": "nowhere"}})...))
+		before := s.Stats()
+		err := db.Collection("c", options.Collection().SetReadPreference(rp)).FindOne(ctx(t), bson.D{}).Err()
+		var se mongo.ServerError
+		if !errors.As(err, &se) || !se.HasErrorCode(codeFailedToSatisfyReadPreference) || !strings.Contains(err.Error(), `Could not find host matching read preference { mode: "secondary", tags: [ { node: "nowhere" } ] }`) {
+			t.Fatalf("secondary read with unmatched tags: %v; want FailedToSatisfyReadPreference as a mongos words it", err)
+		}
+		if got := readsSince(s, before); len(got) != 0 {
+			t.Fatalf("reads by member %v, want none", got)
+		}
+	})
+	t.Run("secondary with tags: the tagged secondary even when the policy keeps reads on the primary", func(t *testing.T) {
+		if err := s.Router().Reweight("primary=1"); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			var names []string
+			for _, h := range secs {
+				names = append(names, secName[h]+"=0.5")
+			}
+			if err := s.Router().Reweight(strings.Join(names, ",")); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		want := secs[0]
+		onlyOn(t, read(t, readpref.Secondary(readpref.WithTagSets(tag.NewTagSetsFromMaps([]map[string]string{{"node": secName[want]}})...))), want)
+		onlyOn(t, read(t, readpref.Secondary()), secs...)
+		onlyOn(t, read(t, readpref.SecondaryPreferred()), primary)
 	})
 	t.Run("maxStalenessSeconds within the lag: the primary", func(t *testing.T) {
 		// The driver refuses less than 90 s; the proxy's own bound (1 ns

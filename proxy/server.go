@@ -90,7 +90,7 @@ func New(cfg Config) (*Server, error) {
 		pool:      pool,
 		router:    rt,
 		auth:      auth,
-		cursors:   newCursors(),
+		cursors:   newCursors(cfg.CursorTimeout),
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[net.Conn]*connState{},
 		done:      make(chan struct{}),
@@ -238,8 +238,7 @@ func (s *Server) isClosed() bool {
 	}
 }
 
-// Close stops every listener, closes every client connection (their open
-// cursors are killed, within KillTimeout), waits for them to end and closes
+// Close stops every listener, closes every client connection, waits for them to end and closes
 // the upstream pool. It is safe to call more than once.
 func (s *Server) Close() error {
 	s.mu.Lock()

@@ -19,12 +19,17 @@ type Stats struct {
 	// primary), or, for a majority read after a write, the connection's
 	// fence added as readConcern afterClusterTime.
 	Rewritten int64
+	// Retried counts routed reads that failed on a secondary (a
+	// state-change error, or no reply) and were answered by another
+	// member.
+	Retried int64
 }
 
 // counters are the live Stats.
 type counters struct {
 	reads             sync.Map // member -> *atomic.Int64
 	routed, rewritten atomic.Int64
+	retried           atomic.Int64
 }
 
 func (c *counters) read(member string) {
@@ -37,7 +42,7 @@ func (c *counters) read(member string) {
 
 // Stats returns the counters since New.
 func (s *Server) Stats() Stats {
-	st := Stats{Reads: map[string]int64{}, Routed: s.counts.routed.Load(), Rewritten: s.counts.rewritten.Load()}
+	st := Stats{Reads: map[string]int64{}, Routed: s.counts.routed.Load(), Rewritten: s.counts.rewritten.Load(), Retried: s.counts.retried.Load()}
 	s.counts.reads.Range(func(k, v any) bool {
 		st.Reads[k.(string)] = v.(*atomic.Int64).Load()
 		return true

@@ -23,12 +23,13 @@ type memberView struct {
 }
 
 // filter returns the test a secondary's target must pass for spec among
-// the table's secondaries: fresh enough for MaxStaleness, past After, and
-// matching the first of spec's tag sets that some secondary of the table
-// matches (none matching: no secondary qualifies).
+// the table's secondaries (with spec.NoPrimary, its spare ones too): not
+// spec.Skip, fresh enough for MaxStaleness, past After, and matching the
+// first of spec's tag sets that some such secondary matches, in the
+// server-selection spec's order (none matching: no secondary qualifies).
 func (v memberView) filter(spec ReadSpec, tb *table) func(*target) bool {
 	base := func(t *target) bool {
-		return v.fresh(t.host, spec.MaxStaleness) && v.hasApplied(t.host, spec.After)
+		return (spec.Skip == nil || !spec.Skip(t.host)) && v.fresh(t.host, spec.MaxStaleness) && v.hasApplied(t.host, spec.After)
 	}
 	if spec.TagSets == nil {
 		return base
@@ -37,6 +38,14 @@ func (v memberView) filter(spec ReadSpec, tb *table) func(*target) bool {
 		match := func(t *target) bool { return base(t) && matches(v.tags(t.host), set) }
 		for _, s := range tb.secs {
 			if match(s.t) {
+				return match
+			}
+		}
+		if !spec.NoPrimary {
+			continue
+		}
+		for _, t := range tb.spare {
+			if match(t) {
 				return match
 			}
 		}
@@ -82,8 +91,36 @@ func matches(tags map[string]string, set TagSet) bool {
 // secondaries that pass ok: the others' shares are spread over those, the
 // primary included, in proportion. With none passing, the primary.
 func (tb *table) pickWhere(ok func(*target) bool) *target {
+	if t := tb.pickAmong(ok, tb.primaryShare); t != nil {
+		return t
+	}
+	return tb.primary
+}
+
+// pickSecondary draws a secondary that passes ok, never the primary: by
+// share among those with one, else evenly among the spare ones (readable,
+// no share); nil when none passes.
+func (tb *table) pickSecondary(ok func(*target) bool) *target {
+	if t := tb.pickAmong(ok, 0); t != nil {
+		return t
+	}
+	var elig []*target
+	for _, t := range tb.spare {
+		if ok(t) {
+			elig = append(elig, t)
+		}
+	}
+	if len(elig) == 0 {
+		return nil
+	}
+	return elig[rand.IntN(len(elig))]
+}
+
+// pickAmong draws among the primary, with share primaryShare, and the
+// secondaries that pass ok, by share; nil when none of them has a share.
+func (tb *table) pickAmong(ok func(*target) bool, primaryShare float64) *target {
 	var elig []slot
-	sum := tb.primaryShare
+	sum := primaryShare
 	for _, s := range tb.secs {
 		if ok(s.t) {
 			elig = append(elig, s)
@@ -91,13 +128,13 @@ func (tb *table) pickWhere(ok func(*target) bool) *target {
 		}
 	}
 	if len(elig) == 0 || sum <= 0 {
-		return tb.primary
+		return nil
 	}
 	x := rand.Float64() * sum
-	if x < tb.primaryShare {
+	if x < primaryShare {
 		return tb.primary
 	}
-	x -= tb.primaryShare
+	x -= primaryShare
 	draw := func() *slot {
 		for i := range elig {
 			if x < elig[i].weight {
@@ -112,7 +149,7 @@ func (tb *table) pickWhere(ok func(*target) bool) *target {
 		return a.t
 	}
 	for i := range elig {
-		elig[i].rel = elig[i].weight / (sum - tb.primaryShare)
+		elig[i].rel = elig[i].weight / (sum - primaryShare)
 	}
 	return lessLoaded(a, drawOther(elig, a))
 }

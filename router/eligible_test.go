@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -130,6 +131,11 @@ func TestMemberViewFilter(t *testing.T) {
 	if gone.filter(ReadSpec{MaxStaleness: time.Hour}, tb)(s2) {
 		t.Error("a member missing from the poll has no known staleness")
 	}
+	turned := v
+	turned.lag.Members = []monitor.MemberLag{{Host: "p", Role: balancer.Secondary}, {Host: "s1", Role: balancer.Secondary}, {Host: "s2", Role: balancer.Primary}}
+	if turned.filter(ReadSpec{MaxStaleness: time.Hour}, tb)(s2) || !turned.filter(ReadSpec{MaxStaleness: time.Hour}, tb)(s1) {
+		t.Error("only a member the poll shows as a secondary has a staleness to vouch for")
+	}
 }
 
 func TestAppliedTimesOnlyMoveForward(t *testing.T) {
@@ -218,5 +224,149 @@ func TestExternalReadsNeedAPerMemberPolicy(t *testing.T) {
 	_, err := newConfig("mongodb://h:1/?replicaSet=rs", []Option{WithPolicy(balancer.NewFixed(0.5)), WithExternalReads()})
 	if err == nil {
 		t.Fatal("a split policy with external reads must be refused")
+	}
+}
+
+// fourMembers is a table with the primary at 0.1 and three secondaries at
+// 0.3 each, s4 a readable secondary without a share.
+func fourMembers() (*table, *target, []*target) {
+	primary := &target{}
+	secs := []*target{{host: "s1"}, {host: "s2"}, {host: "s3"}, {host: "s4"}}
+	pools := map[string]*target{}
+	for _, s := range secs {
+		pools[s.host] = s
+	}
+	w := balancer.Weights{Primary: 0.1, Secondaries: []balancer.HostWeight{{Host: "s1", Weight: 0.3}, {Host: "s2", Weight: 0.3}, {Host: "s3", Weight: 0.3}}}
+	tb := buildTable(w, primary, func(h string) *target { return pools[h] }, func(string) bool { return true }, false).
+		withSpare([]string{"s1", "s2", "s3", "s4", "gone"}, func(h string) *target { return pools[h] }, func(string) bool { return true })
+	return tb, primary, secs
+}
+
+// TestThreeEligibleSecondaries: with three secondaries qualifying, each
+// keeps its share; one excluded spreads its share over the other two and
+// the primary, in proportion.
+func TestThreeEligibleSecondaries(t *testing.T) {
+	tb, primary, secs := fourMembers()
+	if len(tb.spare) != 1 || tb.spare[0] != secs[3] {
+		t.Fatalf("spare %v, want s4 only", tb.spare)
+	}
+	const n = 200000
+	check := func(name string, got map[*target]float64, want map[*target]float64) {
+		t.Helper()
+		for tg, w := range want {
+			if tol := 5*math.Sqrt(w*(1-w)/n) + 1e-9; math.Abs(got[tg]-w) > tol {
+				t.Errorf("%s: %q drawn %.4f, want %.3f±%.4f", name, tg.host, got[tg], w, tol)
+			}
+		}
+	}
+	check("all three", drawWhere(tb, func(*target) bool { return true }, n),
+		map[*target]float64{primary: 0.1, secs[0]: 0.3, secs[1]: 0.3, secs[2]: 0.3, secs[3]: 0})
+	check("s3 excluded", drawWhere(tb, func(t *target) bool { return t != secs[2] }, n),
+		map[*target]float64{primary: 0.1 / 0.7, secs[0]: 0.3 / 0.7, secs[1]: 0.3 / 0.7, secs[2]: 0})
+}
+
+// TestPickSecondaryNeverThePrimary: a read that must not go to the
+// primary (ReadSpec.NoPrimary) is drawn among the qualifying secondaries
+// by share, falls back to the spare ones, and finds none when none
+// qualifies.
+func TestPickSecondaryNeverThePrimary(t *testing.T) {
+	tb, primary, secs := fourMembers()
+	got := map[*target]int{}
+	for range 30000 {
+		got[tb.pickSecondary(func(t *target) bool { return t != secs[0] })]++
+	}
+	if got[primary] != 0 || got[secs[0]] != 0 || got[secs[3]] != 0 || got[nil] != 0 {
+		t.Fatalf("drawn %v: want only s2 and s3", got)
+	}
+	if d := got[secs[1]] - got[secs[2]]; d < -1500 || d > 1500 {
+		t.Fatalf("s2 %d, s3 %d: want equal shares", got[secs[1]], got[secs[2]])
+	}
+	if p := tb.pickSecondary(func(t *target) bool { return t == secs[3] }); p != secs[3] {
+		t.Fatalf("only the spare s4 qualifies: drawn %v", p)
+	}
+	if p := tb.pickSecondary(func(*target) bool { return false }); p != nil {
+		t.Fatalf("none qualifies: drawn %q, want none", p.host)
+	}
+	onlyPrimary := buildTable(balancer.PrimaryOnly(), primary, func(string) *target { return nil }, func(string) bool { return true }, false)
+	if p := onlyPrimary.pickSecondary(func(*target) bool { return true }); p != nil {
+		t.Fatalf("no secondary at all: drawn %v", p)
+	}
+}
+
+// TestRouteModes: Route with NoPrimary never answers the primary, even
+// from a policy that keeps every read there, and refuses when no
+// secondary qualifies; Skip keeps the read off members.
+func TestRouteModes(t *testing.T) {
+	r := offlineExternal(t, balancer.Weights{Primary: 1, Secondaries: []balancer.HostWeight{{Host: "s1:1", Weight: 0}, {Host: "s2:2", Weight: 0}}})
+	r.served.tags["s1:1"] = map[string]string{"dc": "east"}
+	r.served.tags["s2:2"] = map[string]string{"dc": "west"}
+	for range 50 {
+		rt, err := r.Route(ReadSpec{})
+		if err != nil || rt.Host != "" {
+			t.Fatalf("default: %+v, %v; want the primary (the policy's whole share)", rt, err)
+		}
+		rt.Done("p:0", time.Millisecond, nil)
+	}
+	seen := map[string]int{}
+	for range 200 {
+		rt, err := r.Route(ReadSpec{NoPrimary: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[rt.Host]++
+		rt.Done(rt.Host, time.Millisecond, nil)
+	}
+	if seen[""] != 0 || seen["s1:1"] == 0 || seen["s2:2"] == 0 {
+		t.Fatalf("secondary-only reads by member %v: want both secondaries, never the primary", seen)
+	}
+	for _, tc := range []struct {
+		name string
+		spec ReadSpec
+		want string
+		err  error
+	}{
+		{"tags in order: the first matching set wins", ReadSpec{NoPrimary: true, TagSets: []TagSet{{"dc": "north"}, {"dc": "west"}, {"dc": "east"}}}, "s2:2", nil},
+		{"tags none match", ReadSpec{NoPrimary: true, TagSets: []TagSet{{"dc": "north"}}}, "", ErrNoSecondary},
+		{"skip one: the other", ReadSpec{NoPrimary: true, Skip: func(h string) bool { return h == "s1:1" }}, "s2:2", nil},
+		{"skip the tagged one", ReadSpec{NoPrimary: true, Skip: func(h string) bool { return h == "s2:2" }, TagSets: []TagSet{{"dc": "west"}}}, "", ErrNoSecondary},
+		{"max staleness with no lag known", ReadSpec{NoPrimary: true, MaxStaleness: time.Hour}, "", ErrNoSecondary},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt, err := r.Route(tc.spec)
+			if !errors.Is(err, tc.err) || rt.Host != tc.want {
+				t.Fatalf("route %+v, %v; want %q, %v", rt, err, tc.want, tc.err)
+			}
+			if err == nil {
+				rt.Done(rt.Host, time.Millisecond, nil)
+			}
+		})
+	}
+	// Skip without NoPrimary: the skipped secondary's share goes to the
+	// others and the primary.
+	w := balancer.Weights{Secondaries: []balancer.HostWeight{{Host: "s1:1", Weight: 1}}}
+	r = offlineExternal(t, w)
+	rt, err := r.Route(ReadSpec{Skip: func(h string) bool { return h == "s1:1" }})
+	if err != nil || rt.Host != "" || !rt.Held {
+		t.Fatalf("avoiding the only secondary: %+v, %v; want the primary", rt, err)
+	}
+}
+
+// TestDoneDivertedToThePrimary: a read Route sent to a secondary that the
+// caller sent to the primary instead (it saw no secondary there) counts as
+// the primary's, by side and by member.
+func TestDoneDivertedToThePrimary(t *testing.T) {
+	r := offlineExternal(t, balancer.Weights{Secondaries: []balancer.HostWeight{{Host: "s1:1", Weight: 1}}})
+	rt, err := r.Route(ReadSpec{})
+	if err != nil || rt.Host != "s1:1" {
+		t.Fatalf("route %+v, %v; want s1:1", rt, err)
+	}
+	r.served.roles["p:0"] = balancer.Primary
+	rt.Done("p:0", time.Millisecond, nil)
+	if s := r.Served(); s.Primary != 1 || s.Secondary != 0 || s.ByHost["p:0"] != 1 || s.ByHost["s1:1"] != 0 {
+		t.Fatalf("served %+v, want one primary read by p:0", s)
+	}
+	// The policy's samples: the primary's, not the secondary's.
+	if p, s := r.lat[balancer.Primary].command.Snapshot().Count(), r.lat[balancer.Secondary].command.Snapshot().Count(); p != 1 || s != 0 {
+		t.Fatalf("latency samples: primary %d, secondary %d; want 1, 0", p, s)
 	}
 }

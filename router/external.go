@@ -46,6 +46,17 @@ type ReadSpec struct {
 	// has seen it apply After or later: in a lag poll, or in a reply
 	// reported with ObserveApplied. Zero: no such restriction.
 	After bson.Timestamp
+	// NoPrimary keeps the read off the primary (read preference
+	// secondary, or primaryPreferred without a primary): Route picks among
+	// the secondaries that meet the rest of the spec, by their shares, or
+	// evenly among the readable ones when none has a share (a policy
+	// keeping every read on the primary), and answers ErrNoSecondary when
+	// none qualifies.
+	NoPrimary bool
+	// Skip, when set, names members the read must not go to: those the
+	// caller's own view shows down, or the one a first attempt failed on
+	// when the caller retries elsewhere. Nil: none.
+	Skip func(host string) bool
 }
 
 // TagSet is one tag set of a read preference: a member matches it when it
@@ -72,6 +83,10 @@ func (rt Routed) Side() balancer.Side {
 	return balancer.Secondary
 }
 
+// ErrNoSecondary: a read with ReadSpec.NoPrimary found no secondary that
+// meets its spec.
+var ErrNoSecondary = errors.New("router: no eligible secondary")
+
 // errExternal: Route on a router without WithExternalReads.
 var errExternal = errors.New("router: Route needs a router made WithExternalReads")
 
@@ -79,7 +94,8 @@ var errExternal = errors.New("router: Route needs a router made WithExternalRead
 // per-member shares in force restricted to the members spec allows (their
 // shares spread over the rest, the primary included, in proportion, as for
 // a member that cannot take reads). A Routed with Host "" goes to the
-// primary.
+// primary. With spec.NoPrimary the primary is never chosen: no secondary
+// meeting spec is ErrNoSecondary.
 func (r *Router) Route(spec ReadSpec) (Routed, error) {
 	if !r.external {
 		return Routed{}, errExternal
@@ -87,7 +103,11 @@ func (r *Router) Route(spec ReadSpec) (Routed, error) {
 	tb := r.tab.Load()
 	var t *target
 	held := false
-	if spec.constrains() && len(tb.secs) > 0 {
+	if spec.NoPrimary {
+		if t = tb.pickSecondary(r.view().filter(spec, tb)); t == nil {
+			return Routed{}, ErrNoSecondary
+		}
+	} else if spec.constrains() && len(tb.secs) > 0 {
 		t = tb.pickWhere(r.view().filter(spec, tb))
 		held = t == tb.primary
 	} else {
@@ -152,7 +172,7 @@ func (r *Router) ReadYourWrites() ReadYourWrites {
 }
 
 func (spec ReadSpec) constrains() bool {
-	return spec.MaxStaleness > 0 || spec.TagSets != nil || !spec.After.IsZero()
+	return spec.MaxStaleness > 0 || spec.TagSets != nil || !spec.After.IsZero() || spec.Skip != nil
 }
 
 // view is the router's current view of the members for constrained reads.

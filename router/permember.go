@@ -70,7 +70,7 @@ func (r *Router) rebuild() {
 	readable := func(host string) bool {
 		return r.served.role(host) != 0 && !r.served.turnedAfter(host, poll)
 	}
-	r.tab.Store(buildTable(w, r.primaryT, r.pools.get, readable, r.sel.LeastLoaded))
+	r.tab.Store(buildTable(w, r.primaryT, r.pools.get, readable, r.sel.LeastLoaded).withSpare(r.served.selectable(), r.pools.get, readable))
 }
 
 // Weights returns the per-member shares in force as routed, and false for

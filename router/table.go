@@ -18,6 +18,32 @@ type table struct {
 	// to the less loaded per unit of share (see lessLoaded).
 	leastLoaded bool
 	weights     balancer.Weights // as applied: the shares that could be routed
+	// spare are the readable secondaries without a share, for reads that
+	// must not go to the primary (ReadSpec.NoPrimary).
+	spare []*target
+}
+
+// withSpare sets tb's spare secondaries: those of hosts that are readable,
+// have a pool and no share in tb. It returns tb.
+func (tb *table) withSpare(hosts []string, pool func(host string) *target, readable func(host string) bool) *table {
+	for _, h := range hosts {
+		t := pool(h)
+		if t == nil || !readable(h) || tb.has(t) {
+			continue
+		}
+		tb.spare = append(tb.spare, t)
+	}
+	return tb
+}
+
+// has reports whether t is one of tb's secondaries with a share.
+func (tb *table) has(t *target) bool {
+	for _, s := range tb.secs {
+		if s.t == t {
+			return true
+		}
+	}
+	return false
 }
 
 type slot struct {
