@@ -320,6 +320,7 @@ func TestFuzzSeeds(t *testing.T) {
 		}
 	}
 }
+
 // fuzzSeeds are the seed corpus: one of each message shape and each way a
 // message can be wrong.
 func fuzzSeeds(tb testing.TB) map[string][]byte {
