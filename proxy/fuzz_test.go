@@ -173,4 +173,3 @@ func preAuthSeeds(tb testing.TB) [][]byte {
 		{},
 	}
 }
-
