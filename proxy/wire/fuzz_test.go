@@ -333,6 +333,10 @@ func fuzzSeeds(tb testing.TB) map[string][]byte {
 	insert := opMsg(wiremessage.MoreToCome, doc(tb, d("insert", "c", "writeConcern", d("w", 0), "$db", "db")),
 		seq{"documents", []bsoncore.Document{doc(tb, d("_id", 1)), doc(tb, d("_id", 2))}})
 	twoMsgs := append(append([]byte{}, hello...), hello...)
+	var manySeqs []seq
+	for i := range 300 {
+		manySeqs = append(manySeqs, seq{strconv.Itoa(i), nil})
+	}
 	return map[string][]byte{
 		"hello":          hello,
 		"hello-checksum": opMsg(wiremessage.ChecksumPresent|wiremessage.ExhaustAllowed, doc(tb, d("hello", 1, "topologyVersion", d("counter", int64(1)), "maxAwaitTimeMS", 10000, "$db", "admin"))),
@@ -357,6 +361,7 @@ func fuzzSeeds(tb testing.TB) map[string][]byte {
 		"kind1-bad-length":   withTail(hello, 1, 0xff, 0xff, 0, 0, 'd', 0),
 		"kind1-short-length": withTail(hello, 1, 2, 0, 0, 0),
 		"two-messages":       twoMsgs,
+		"many-sequences":     opMsg(0, doc(tb, d("insert", "c", "$db", "db")), manySeqs...),
 	}
 }
 

@@ -74,6 +74,12 @@ const requiredMsgFlags = 0xFFFF
 // knownMsgFlags are the required bits this package knows.
 const knownMsgFlags = wiremessage.ChecksumPresent | wiremessage.MoreToCome
 
+// maxSequences bounds an OP_MSG's kind-1 sections. Drivers send at most two
+// (bulkWrite's ops and nsInfo; insert, update and delete one); without a
+// bound, a message of empty sequences cost many times its size in Sequences
+// and time quadratic in their number in the check for a repeated identifier.
+const maxSequences = 8
+
 // Parse parses one whole message (header included, nothing after it) as
 // ReadMessage returns it. An OP_MSG's checksum, when present, is verified.
 // Opcodes other than OP_MSG and OP_QUERY give ErrUnsupported, with the
@@ -145,6 +151,9 @@ func parseMsg(m *Message, b []byte) error {
 			}
 			m.Body, rest = doc, r
 		case wiremessage.DocumentSequence:
+			if len(m.Sequences) == maxSequences {
+				return fmt.Errorf("%w: OP_MSG section %d (offset %d): more than %d document sequences", ErrMalformed, i, off, maxSequences)
+			}
 			seq, r, err := readSequence(rest)
 			if err != nil {
 				return fmt.Errorf("%w: OP_MSG section %d (offset %d): %w", ErrMalformed, i, off, err)
