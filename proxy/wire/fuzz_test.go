@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -362,6 +363,7 @@ func fuzzSeeds(tb testing.TB) map[string][]byte {
 		"kind1-short-length": withTail(hello, 1, 2, 0, 0, 0),
 		"two-messages":       twoMsgs,
 		"many-sequences":     opMsg(0, doc(tb, d("insert", "c", "$db", "db")), manySeqs...),
+		"mode-unprintable":   opMsg(0, doc(tb, d("find", "c", "$readPreference", d("mode", strings.Repeat("\x01", 2000)), "$db", "db"))),
 	}
 }
 

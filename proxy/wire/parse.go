@@ -160,7 +160,7 @@ func parseMsg(m *Message, b []byte) error {
 			}
 			for _, s := range m.Sequences {
 				if s.Identifier == seq.Identifier {
-					return fmt.Errorf("%w: OP_MSG section %d (offset %d) repeats the document sequence %q", ErrMalformed, i, off, seq.Identifier)
+					return fmt.Errorf("%w: OP_MSG section %d (offset %d) repeats the document sequence %s", ErrMalformed, i, off, quote(seq.Identifier))
 				}
 			}
 			m.Sequences = append(m.Sequences, seq)
@@ -194,7 +194,7 @@ func readSequence(src []byte) (Sequence, []byte, error) {
 	for rem := seq.Docs; len(rem) > 0; seq.Count++ {
 		_, r, ok := readDoc(rem)
 		if !ok {
-			return Sequence{}, src, fmt.Errorf("document sequence %q: document %d is not a whole document", seq.Identifier, seq.Count)
+			return Sequence{}, src, fmt.Errorf("document sequence %s: document %d is not a whole document", quote(seq.Identifier), seq.Count)
 		}
 		rem = r
 	}
@@ -233,26 +233,26 @@ func parseQuery(m *Message, b []byte) error {
 	m.Query.Namespace = string(rest[:nul])
 	rest = rest[nul+1:]
 	if len(rest) < 8 {
-		return fmt.Errorf("%w: OP_QUERY on %q ends before numberToSkip and numberToReturn", ErrMalformed, m.Query.Namespace)
+		return fmt.Errorf("%w: OP_QUERY on %s ends before numberToSkip and numberToReturn", ErrMalformed, quote(m.Query.Namespace))
 	}
 	m.Query.NumberToSkip = int32(binary.LittleEndian.Uint32(rest))
 	m.Query.NumberToReturn = int32(binary.LittleEndian.Uint32(rest[4:]))
 	rest = rest[8:]
 	doc, rest, ok := readDoc(rest)
 	if !ok {
-		return fmt.Errorf("%w: OP_QUERY on %q: the query is not a whole document", ErrMalformed, m.Query.Namespace)
+		return fmt.Errorf("%w: OP_QUERY on %s: the query is not a whole document", ErrMalformed, quote(m.Query.Namespace))
 	}
 	if err := checkElems(doc); err != nil {
-		return fmt.Errorf("%w: OP_QUERY on %q: the query's %w", ErrMalformed, m.Query.Namespace, err)
+		return fmt.Errorf("%w: OP_QUERY on %s: the query's %w", ErrMalformed, quote(m.Query.Namespace), err)
 	}
 	m.Body = doc
 	if len(rest) > 0 {
 		sel, r, ok := readDoc(rest)
 		if !ok || len(r) > 0 {
-			return fmt.Errorf("%w: OP_QUERY on %q: %d bytes after the query are not one returnFieldsSelector document", ErrMalformed, m.Query.Namespace, len(rest))
+			return fmt.Errorf("%w: OP_QUERY on %s: %d bytes after the query are not one returnFieldsSelector document", ErrMalformed, quote(m.Query.Namespace), len(rest))
 		}
 		if err := checkElems(sel); err != nil {
-			return fmt.Errorf("%w: OP_QUERY on %q: the returnFieldsSelector's %w", ErrMalformed, m.Query.Namespace, err)
+			return fmt.Errorf("%w: OP_QUERY on %s: the returnFieldsSelector's %w", ErrMalformed, quote(m.Query.Namespace), err)
 		}
 		m.Query.ReturnFieldsSelector = sel
 	}
