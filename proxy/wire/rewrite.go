@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"slices"
+
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/wiremessage"
 )
@@ -28,9 +30,15 @@ func WithoutField(dst []byte, m *Message, key string) []byte {
 	return rewrite(dst, m, key, nil)
 }
 
+// rewriteRoom is what rewrite reserves past the message's own length for
+// what add appends (a $readPreference with a mode: 48 bytes).
+const rewriteRoom = 64
+
 // rewrite appends m to dst with the body's field drop left out and add's
-// elements appended to the body (add may be nil).
+// elements appended to the body (add may be nil). It grows dst once, to
+// the message's length and rewriteRoom, rather than element by element.
 func rewrite(dst []byte, m *Message, drop string, add func(body []byte) []byte) []byte {
+	dst = slices.Grow(dst, max(int(m.Header.Length), 0)+rewriteRoom)
 	start := len(dst)
 	_, dst = wiremessage.AppendHeaderStart(dst, m.Header.RequestID, m.Header.ResponseTo, wiremessage.OpMsg)
 	dst = wiremessage.AppendMsgFlags(dst, m.Flags)
