@@ -21,12 +21,14 @@ import (
 // the proxy does not answer itself.
 var preAuthForwarded = map[string]bool{"buildInfo": true, "buildinfo": true}
 
-// preAuthBound is what a pre-authentication conversation may allocate: a
-// small multiple of the bytes sent, plus a fixed cost per message (a hello
-// reply, a SCRAM step, an error reply).
+// What a pre-authentication conversation may allocate: a small multiple of
+// the bytes sent, a fixed cost per message (a hello reply, a SCRAM step, an
+// error reply), and the connection's read buffer, whose first growth is
+// ReadMessage's 64 KiB chunk whatever length the header announces.
 const (
 	preAuthPerByte    = 8
 	preAuthPerMessage = 16 << 10
+	preAuthReadBuffer = 64 << 10
 )
 
 // FuzzPreAuth sends arbitrary bytes, read as messages the way serveConn
@@ -35,8 +37,8 @@ const (
 // answers every message that asks for an answer, as the reply to that
 // message; nothing the client sent reaches a member unless mongod answers it
 // before authentication (preAuthForwarded); and the conversation allocates
-// within preAuthPerByte and preAuthPerMessage. The member is a fakeMember:
-// no mongod, so the seeds run under go test -short.
+// within preAuthPerByte, preAuthPerMessage and preAuthReadBuffer. The
+// member is a fakeMember: no mongod, so the seeds run under go test -short.
 func FuzzPreAuth(f *testing.F) {
 	fm := startFakeMember(f)
 	users, err := parseCredentials([]byte(rfc7677))
@@ -61,7 +63,7 @@ func FuzzPreAuth(f *testing.F) {
 				t.Fatalf("an unauthenticated client's %s reached the member: %v", name, bson.Raw(cmd))
 			}
 		}
-		bound := testutil.AllocBound{PerByte: preAuthPerByte, Fixed: preAuthPerMessage * uint64(n+1)}
+		bound := testutil.AllocBound{PerByte: preAuthPerByte, Fixed: preAuthReadBuffer + preAuthPerMessage*uint64(n+1)}
 		testutil.CheckAllocs(t, "a pre-authentication conversation", len(data), bound, func() { preAuthRun(t, s, data, false) })
 	})
 }
