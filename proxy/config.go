@@ -17,6 +17,23 @@ const (
 	DefaultPrimaryWait    = 30 * time.Second
 	DefaultConnectTimeout = 30 * time.Second
 	DefaultKillTimeout    = 5 * time.Second
+
+	// DefaultHandshakeTimeout bounds a client's TLS handshake: a driver
+	// completes one in milliseconds (its connectTimeoutMS, 10 to 30 s,
+	// bounds the whole connection set-up).
+	DefaultHandshakeTimeout = 10 * time.Second
+	// DefaultAuthTimeout bounds the time from accept to authentication
+	// (with Config.Users): drivers authenticate as soon as they connect.
+	DefaultAuthTimeout = 30 * time.Second
+	// DefaultWriteTimeout bounds the write of one reply: a client that
+	// does not read (48 MB at most) within it is closed.
+	DefaultWriteTimeout = time.Minute
+	// DefaultMaxConnections caps the client connections: an idle one costs
+	// at most 14 KiB (31 KiB with TLS: goroutine, read buffer, TLS state;
+	// measured over 2 000, both ends counted), so the cap keeps that near
+	// 300 MB, far from the file-descriptor limit Go raises to the hard one
+	// (mongod's own default, 80 % of that limit, is no memory bound).
+	DefaultMaxConnections = 10_000
 )
 
 // Config configures a Server. Only URI is required.
@@ -48,6 +65,27 @@ type Config struct {
 	// KillTimeout bounds the killCursors sent for a disconnected client's
 	// open cursors.
 	KillTimeout time.Duration
+
+	// HandshakeTimeout bounds a TLS client's handshake (a listener made
+	// with tls.NewListener); negative: no bound.
+	HandshakeTimeout time.Duration
+	// AuthTimeout, with Users, closes a connection that has not
+	// authenticated that long after it was accepted; negative: no bound.
+	AuthTimeout time.Duration
+	// IdleTimeout closes a connection that sends no message for that long;
+	// zero (the default): never. Drivers keep pooled connections idle
+	// indefinitely (maxIdleTimeMS defaults to 0) and treat a connection
+	// closed under them as a network error that clears their whole pool,
+	// so set it only above the clients' maxIdleTimeMS.
+	IdleTimeout time.Duration
+	// WriteTimeout bounds the write of each reply, so a client that does
+	// not read its replies cannot hold a goroutine and a buffer forever;
+	// negative: no bound.
+	WriteTimeout time.Duration
+	// MaxConnections caps the client connections: past it, a new
+	// connection is closed as soon as it is accepted (logged at most once
+	// every 10 s) while the others carry on; negative: no cap.
+	MaxConnections int
 
 	// Policy routes eligible reads per member (balancer.NewSpillway,
 	// weights:...: a per-member policy); nil sends every
@@ -134,5 +172,17 @@ func (c Config) withDefaults() Config {
 	set(&c.RequestTimeout, DefaultRequestTimeout)
 	set(&c.PrimaryWait, DefaultPrimaryWait)
 	set(&c.KillTimeout, DefaultKillTimeout)
+	// Negative bounds mean none; zero takes the default.
+	for _, d := range []struct {
+		p *time.Duration
+		v time.Duration
+	}{{&c.HandshakeTimeout, DefaultHandshakeTimeout}, {&c.AuthTimeout, DefaultAuthTimeout}, {&c.WriteTimeout, DefaultWriteTimeout}} {
+		if *d.p == 0 {
+			*d.p = d.v
+		}
+	}
+	if c.MaxConnections == 0 {
+		c.MaxConnections = DefaultMaxConnections
+	}
 	return c
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -18,13 +19,15 @@ import (
 )
 
 // serveConn runs one client connection until the client leaves, sends
-// something that is not a well-formed message, or the server closes. One
-// request at a time: drivers wait for a reply before the next request on a
-// connection (the proxy never streams: exhaustAllowed is an offer it
-// declines). A panic ends only this connection, logged with its stack.
+// something that is not a well-formed message, misses a deadline (see
+// deadlines), or the server closes or drains. One request at a time:
+// drivers wait for a reply before the next request on a connection (the
+// proxy never streams: exhaustAllowed is an offer it declines). A panic
+// ends only this connection, logged with its stack.
 func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 	remote := nc.RemoteAddr().String()
 	cc := &clientConn{id: id, remote: remote}
+	st := s.stateOf(nc)
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("proxy: panic serving a client connection; closing it", "client", remote, "conn", id, "panic", r, "stack", string(debug.Stack()))
@@ -33,15 +36,30 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 		s.killOpen(id)
 		s.forget(nc)
 	}()
+	if err := s.handshakeTLS(ctx, nc); err != nil {
+		if !s.stopping() {
+			s.log.Info("proxy: closing client connection", "client", remote, "conn", id, "err", err)
+		}
+		return
+	}
+	dl := s.newDeadlines(time.Now())
 	r := bufio.NewReader(nc)
 	var buf []byte
 	for {
+		if err := nc.SetReadDeadline(dl.read(time.Now(), cc.auth.user != "")); err != nil {
+			return
+		}
 		msg, err := wire.ReadMessageInto(buf, r, wire.MaxMessageSize)
 		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) && !s.isClosed() && ctx.Err() == nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				s.log.Info("proxy: closing client connection", "client", remote, "conn", id, "reason", dl.missed(cc.auth.user != ""))
+			} else if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) && !s.stopping() && ctx.Err() == nil {
 				s.log.Warn("proxy: closing client connection", "client", remote, "conn", id, "err", err)
 			}
 			return
+		}
+		if !st.begin() {
+			return // Shutdown closed it: the message is not served
 		}
 		buf = msg[:0]
 		reply, err := s.handle(ctx, cc, msg)
@@ -49,17 +67,24 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 			s.log.Warn("proxy: closing client connection", "client", remote, "conn", id, "err", err)
 			return
 		}
-		if reply == nil {
-			continue
-		}
-		if _, err := nc.Write(reply); err != nil {
-			if !s.isClosed() {
-				s.log.Info("proxy: client connection failed", "client", remote, "conn", id, "err", err)
+		if reply != nil {
+			if err := s.writeReply(nc, reply); err != nil {
+				if !s.isClosed() {
+					s.log.Info("proxy: client connection failed", "client", remote, "conn", id, "err", err)
+				}
+				return
 			}
+		}
+		st.end()
+		if s.draining.Load() {
 			return
 		}
 	}
 }
+
+// stopping says whether the server is closing or draining: the
+// connections it closes are not logged one by one.
+func (s *Server) stopping() bool { return s.isClosed() || s.draining.Load() }
 
 // clientConn is one client connection's state, used by its own goroutine
 // only.

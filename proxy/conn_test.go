@@ -23,12 +23,11 @@ func TestPanicClosesOnlyItsConnection(t *testing.T) {
 		cfg:     Config{}.withDefaults(),
 		log:     slog.New(slog.NewTextHandler(logs, nil)),
 		cursors: newCursors(),
-		conns:   map[net.Conn]struct{}{},
 		done:    make(chan struct{}),
 	}
 	client, server := net.Pipe()
 	defer client.Close()
-	if !s.register(server) {
+	if s.register(server) != registered {
 		t.Fatal("register refused")
 	}
 	ended := make(chan struct{})

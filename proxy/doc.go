@@ -12,9 +12,14 @@
 //
 //   - config.go: Config and its defaults.
 //   - server.go: New, Serve, Close: the listener, the set of client
-//     connections, the upstream pool.
+//     connections (capped by MaxConnections), the upstream pool.
+//   - drain.go: Shutdown: stop accepting, close idle connections, let
+//     requests in flight end.
+//   - ready.go: Ready, the readiness probe's answer.
 //   - conn.go: one client connection's loop: read, parse, classify,
 //     dispatch, write; malformed input closes that connection only.
+//   - deadlines.go: a connection's TLS-handshake, pre-auth, idle and
+//     write deadlines.
 //   - handshake.go: the hello/isMaster reply of a mongos, built from the
 //     members' wire versions and limits.
 //   - local.go: ping, whatsmyuri, connectionStatus, logout, and the refusal
@@ -53,4 +58,6 @@
 //		return err
 //	}
 //	return s.Serve(ctx, ln) // drivers connect to mongodb://127.0.0.1:27018
+//
+// To stop without cutting requests short, Shutdown(ctx) instead of Close.
 package proxy

@@ -16,7 +16,7 @@ import (
 	"github.com/decongestant/decongestant/router"
 )
 
-// ErrClosed: Serve was called on a closed Server.
+// ErrClosed: Serve was called on a closed (or draining) Server.
 var ErrClosed = errors.New("proxy closed")
 
 // Server is a running proxy: one upstream pool to the replica set, any
@@ -33,12 +33,15 @@ type Server struct {
 
 	nextConn atomic.Uint64
 	reqID    atomic.Int32
+	draining atomic.Bool            // set by Shutdown
 	last     atomic.Pointer[limits] // the limits advertised last
 
 	mu        sync.Mutex
 	closed    bool
 	listeners map[net.Listener]struct{}
-	conns     map[net.Conn]struct{}
+	conns     map[net.Conn]*connState
+	refusals  refusals      // connections refused at MaxConnections
+	drain     drainState    // Shutdown's progress
 	done      chan struct{} // closed by Close
 	// ctx is the client connections' context, canceled by Close (not by
 	// Serve's ctx: connections outlive their listener until Close).
@@ -85,7 +88,7 @@ func New(cfg Config) (*Server, error) {
 		auth:      auth,
 		cursors:   newCursors(),
 		listeners: map[net.Listener]struct{}{},
-		conns:     map[net.Conn]struct{}{},
+		conns:     map[net.Conn]*connState{},
 		done:      make(chan struct{}),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -93,12 +96,12 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Serve accepts client connections on ln until ctx ends or Close is called,
-// and returns nil then (ln is closed). Client connections live until they
-// end or Close closes them.
+// Serve accepts client connections on ln until ctx ends or Close or
+// Shutdown is called, and returns nil then (ln is closed). Client
+// connections live until they end or Close or Shutdown closes them.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.mu.Lock()
-	if s.closed {
+	if s.closed || s.draining.Load() {
 		s.mu.Unlock()
 		ln.Close()
 		return ErrClosed
@@ -119,7 +122,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
-			if ctx.Err() != nil || s.isClosed() || errors.Is(err, net.ErrClosed) {
+			if ctx.Err() != nil || s.isClosed() || s.draining.Load() || errors.Is(err, net.ErrClosed) {
 				return nil
 			}
 			// Out of file descriptors and the like: wait, as net/http does.
@@ -132,24 +135,48 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			continue
 		}
 		backoff = 0
-		if !s.register(nc) {
+		switch s.register(nc) {
+		case registered:
+			go s.serveConn(s.ctx, nc, s.nextConn.Add(1))
+		case refused:
+			nc.Close()
+		default:
 			nc.Close()
 			return nil
 		}
-		go s.serveConn(s.ctx, nc, s.nextConn.Add(1))
 	}
 }
 
-// register registers a client connection; false once the server is closed.
-func (s *Server) register(nc net.Conn) bool {
+// registration is register's answer.
+type registration uint8
+
+const (
+	registered registration = iota
+	refused                 // at MaxConnections
+	stopped                 // closed or draining
+)
+
+// register registers a client connection, unless the server is closed or
+// draining, or MaxConnections are open (then it logs the refusal, at most
+// once every refusalLogEvery).
+func (s *Server) register(nc net.Conn) registration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return false
+	if s.closed || s.draining.Load() {
+		return stopped
 	}
-	s.conns[nc] = struct{}{}
+	if s.conns == nil {
+		s.conns = map[net.Conn]*connState{}
+	}
+	if max := s.cfg.MaxConnections; max > 0 && len(s.conns) >= max {
+		if n, log := s.refusals.add(time.Now()); log {
+			s.log.Warn("proxy: refusing client connections: the connection cap is reached", "max_connections", max, "refused", n, "client", nc.RemoteAddr().String())
+		}
+		return refused
+	}
+	s.conns[nc] = new(connState)
 	s.wg.Add(1)
-	return true
+	return registered
 }
 
 // forget unregisters a client connection that ended.
@@ -160,6 +187,39 @@ func (s *Server) forget(nc net.Conn) {
 		delete(s.conns, nc)
 		s.wg.Done()
 	}
+	s.drainedLocked()
+}
+
+// stateOf returns the state of a registered client connection (a fresh one
+// for a connection that is not: tests serve a pipe directly).
+func (s *Server) stateOf(nc net.Conn) *connState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.conns[nc]; st != nil {
+		return st
+	}
+	return new(connState)
+}
+
+// refusalLogEvery is how often, at most, refused connections are logged.
+const refusalLogEvery = 10 * time.Second
+
+// refusals counts the connections refused since the last logged refusal.
+type refusals struct {
+	n      int
+	logged time.Time
+}
+
+// add counts a refusal at now and says whether to log it, with the count
+// of refusals it stands for.
+func (r *refusals) add(now time.Time) (int, bool) {
+	r.n++
+	if !r.logged.IsZero() && now.Sub(r.logged) < refusalLogEvery {
+		return 0, false
+	}
+	n := r.n
+	r.n, r.logged = 0, now
+	return n, true
 }
 
 func (s *Server) isClosed() bool {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,10 +24,12 @@ import (
 // router is swapped at every run (none between runs). A nil
 // *metricsServer (the flag unset) does nothing.
 type metricsServer struct {
-	col  *routermetrics.Collector
-	srv  *http.Server
-	addr net.Addr
-	done chan error // Serve's return
+	col   *routermetrics.Collector
+	srv   *http.Server
+	mux   *http.ServeMux
+	addr  net.Addr
+	done  chan error                   // Serve's return
+	ready atomic.Pointer[func() error] // the proxy's readiness, once it is connected
 }
 
 // startMetrics listens on addr ("" = off) and serves /metrics until close;
@@ -48,7 +51,7 @@ func startMetrics(addr string, profiles bool, stderr io.Writer) (*metricsServer,
 	if profiles {
 		pprofHandlers(mux)
 	}
-	m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	m.srv, m.mux = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, mux
 	go func() { m.done <- m.srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "metrics: serving http://%s/metrics\n", m.addr)
 	if profiles {
@@ -68,6 +71,40 @@ func pprofHandlers(mux *http.ServeMux) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+}
+
+// serveHealth serves the proxy's probes, as Kubernetes expects them:
+// /healthz answers 200 while the process serves (liveness); /readyz
+// answers 200 once setReady gave it a readiness that holds, else 503 with
+// one line that says why (connecting, no primary, a stale lag poll,
+// draining).
+func (m *metricsServer) serveHealth() {
+	if m == nil {
+		return
+	}
+	m.mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, "ok")
+	})
+	m.mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		err := errors.New("connecting to the replica set")
+		if ready := m.ready.Load(); ready != nil {
+			err = (*ready)()
+		}
+		if err != nil {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintf(w, "not ready: %v\n", err)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+}
+
+// setReady gives /readyz the proxy's readiness.
+func (m *metricsServer) setReady(ready func() error) {
+	if m != nil {
+		m.ready.Store(&ready)
+	}
 }
 
 // attach points the collector at each run's router as the runner connects

@@ -23,8 +23,8 @@ the file) and use TLS (--tls-cert, --tls-key); a --listen address beyond loopbac
 See docs/proxy.md.
 `
 
-// defineProxy defines the proxy: it runs until ctx ends (Ctrl-C); listener, client connections
-// and upstream pool are closed before it returns.
+// defineProxy defines the proxy: it runs until ctx ends (SIGTERM, Ctrl-C), then drains (see
+// serveAndDrain); listener, client connections and upstream pool are closed before it returns.
 func defineProxy(fs *flag.FlagSet) action {
 	uri := fs.String("uri", "", "the replica set's MongoDB URI, with the proxy's own credentials and TLS options (required)")
 	listen := fs.String("listen", "127.0.0.1:27018", "address to listen on: host:port, or unix:/path.sock; beyond loopback only with --users and --tls-cert/--tls-key")
@@ -32,12 +32,13 @@ func defineProxy(fs *flag.FlagSet) action {
 	staleness := fs.String("max-staleness", "10s", "staleness bound of the routed reads: a duration, or 0 (no secondary reads); a read's own maxStalenessSeconds tightens it")
 	reads := fs.String("reads", "opted-in", "which reads the policy routes: opted-in (reads sent with a read preference other than primary) or all (every find, aggregate without $out/$merge, count and distinct outside transactions)")
 	ryw := fs.String("read-your-writes", "on", "on: after a write acknowledged on a client connection, its routed reads go only to members that have applied it (else the primary); off")
-	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics of the proxy's router at http://`host:port`/metrics, e.g. 127.0.0.1:9464; off by default")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics of the proxy's router at http://`host:port`/metrics, and the probes /healthz and /readyz, e.g. 127.0.0.1:9464; off by default")
 	profiles := fs.Bool("pprof", false, "with --metrics-addr, also serve the Go runtime's profiles at http://host:port/debug/pprof/ (heap, goroutine, profile, trace), e.g. for go tool pprof under load; off by default")
 	users := fs.String("users", "", "clients must authenticate (SCRAM-SHA-256) as a user of this `file` (made with decongestant proxy-user; mode 0600)")
 	tlsCert := fs.String("tls-cert", "", "serve clients TLS with this certificate chain (`PEM` file); with --tls-key")
 	tlsKey := fs.String("tls-key", "", "the certificate's private key (`PEM` file)")
 	tlsCA := fs.String("tls-ca", "", "require client certificates signed by a CA of this `PEM` file (on top of --users); off by default")
+	life := defineLifecycle(fs)
 	var (
 		network, addr string
 		cfg           proxy.Config
@@ -53,6 +54,9 @@ func defineProxy(fs *flag.FlagSet) action {
 			return err
 		}
 		if cfg, err = proxyConfig(*uri, *policy, *staleness, *reads, *ryw); err != nil {
+			return err
+		}
+		if err := life.apply(&cfg); err != nil {
 			return err
 		}
 		if *metricsAddr != "" {
@@ -88,11 +92,13 @@ func defineProxy(fs *flag.FlagSet) action {
 			return err
 		}
 		defer m.close()
+		m.serveHealth()
 		s, err := proxy.New(cfg)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
+		m.setReady(s.Ready)
 		if m != nil && s.Router() != nil {
 			m.col.Set(s.Router())
 		}
@@ -105,10 +111,7 @@ func defineProxy(fs *flag.FlagSet) action {
 		}
 		fmt.Fprintf(stdout, "decongestant proxy: %s -> %s, policy %s, reads %s, read-your-writes %s, clients: %s (Ctrl-C stops)\n",
 			ln.Addr(), redact.URI(*uri), *policy, cfg.Reads, *ryw, clientSecurity(creds, tlsConf))
-		if err := s.Serve(ctx, ln); err != nil {
-			return err
-		}
-		return s.Close()
+		return life.serveAndDrain(ctx, s, ln, stderr)
 	}}
 }
 

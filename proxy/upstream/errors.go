@@ -34,6 +34,9 @@ var (
 	// responseTo, not an OP_MSG, a stream of replies); that connection is
 	// closed.
 	ErrProtocol = errors.New("protocol error")
+	// ErrNotReplicaSet: New was given a standalone mongod, or a direct
+	// connection to one member: the proxy needs every member of a set.
+	ErrNotReplicaSet = errors.New("not a replica set")
 	// ErrClosed: the pool was closed.
 	ErrClosed = errors.New("pool closed")
 )

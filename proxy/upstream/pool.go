@@ -53,8 +53,10 @@ type Pool struct {
 // New connects to the replica set uri names (with its credentials and TLS
 // options) and returns once it has authenticated a connection to a primary
 // or secondary, so that a wrong password or a TLS failure is New's error
-// (ErrAuthentication, ErrUnavailable) rather than every request's. It waits at
-// most the URI's serverSelectionTimeoutMS (30 s by default) and ctx.
+// (ErrAuthentication, ErrUnavailable) rather than every request's. A
+// standalone mongod, or a direct connection to one member, is refused at
+// once (ErrNotReplicaSet). It waits at most the URI's
+// serverSelectionTimeoutMS (30 s by default) and ctx.
 func New(ctx context.Context, uri string, opts ...Option) (*Pool, error) {
 	var cfg config
 	for _, o := range opts {
@@ -115,15 +117,31 @@ func (p *Pool) check(ctx context.Context) error {
 	if p.topo.Kind() == description.TopologyKindSharded {
 		return errors.New("upstream: the URI names mongos routers, not replica set members")
 	}
+	var desc description.Server
+	if s, ok := srv.(*topology.SelectedServer); ok {
+		desc = s.Description().Server
+	}
 	conn, err := srv.Connection(ctx)
 	if err != nil {
-		var addr string
-		if s, ok := srv.(*topology.SelectedServer); ok {
-			addr = string(s.Description().Addr)
-		}
-		return p.checkoutError(addr, err)
+		return p.checkoutError(string(desc.Addr), err)
 	}
-	return conn.Close()
+	// Refused after a connection was had: a topology disconnected before
+	// took 10 s to close (measured with the driver v2).
+	return errors.Join(conn.Close(), notReplicaSet(p.topo.Kind(), desc))
+}
+
+// notReplicaSet refuses a standalone mongod and a direct connection to one
+// member (the topology the driver made of the URI, and the member it
+// selected): every command would wait for a primary it never finds, or
+// the proxy would see one member of many.
+func notReplicaSet(kind description.TopologyKind, s description.Server) error {
+	switch {
+	case s.Kind == description.ServerKindStandalone:
+		return fmt.Errorf("upstream: %s is a standalone mongod, not a replica set member: the proxy needs a replica set (mongod --replSet NAME, then rs.initiate()): %w", s.Addr, ErrNotReplicaSet)
+	case kind == description.TopologyKindSingle:
+		return fmt.Errorf("upstream: directConnection=true reaches one member only: the proxy needs them all: drop it and name the set (replicaSet=NAME): %w", ErrNotReplicaSet)
+	}
+	return nil
 }
 
 // dataBearing selects primaries, secondaries and standalones.
