@@ -1,8 +1,6 @@
 package wire
 
 import (
-	"slices"
-
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/wiremessage"
 )
@@ -38,7 +36,12 @@ const rewriteRoom = 64
 // elements appended to the body (add may be nil). It grows dst once, to
 // the message's length and rewriteRoom, rather than element by element.
 func rewrite(dst []byte, m *Message, drop string, add func(body []byte) []byte) []byte {
-	dst = slices.Grow(dst, max(int(m.Header.Length), 0)+rewriteRoom)
+	if need := max(int(m.Header.Length), 0) + rewriteRoom; cap(dst)-len(dst) < need {
+		// Not slices.Grow: built with -race, it allocates twice.
+		grown := make([]byte, len(dst), len(dst)+need)
+		copy(grown, dst)
+		dst = grown
+	}
 	start := len(dst)
 	_, dst = wiremessage.AppendHeaderStart(dst, m.Header.RequestID, m.Header.ResponseTo, wiremessage.OpMsg)
 	dst = wiremessage.AppendMsgFlags(dst, m.Flags)
