@@ -313,7 +313,7 @@ func classifyQuery(m *Message) (Class, error) {
 	var c Class
 	db, ok := strings.CutSuffix(m.Query.Namespace, ".$cmd")
 	if !ok {
-		return c, fmt.Errorf("%w: legacy OP_QUERY on %q, which is not a command namespace", ErrUnsupported, m.Query.Namespace)
+		return c, fmt.Errorf("%w: legacy OP_QUERY on %s, which is not a command namespace", ErrUnsupported, quote(m.Query.Namespace))
 	}
 	cmd := m.Body
 	var wrapperRP bsoncore.Value
@@ -349,7 +349,7 @@ func classifyQuery(m *Message) (Class, error) {
 		c.ReadPref = rp
 	}
 	if c.Kind != KindHandshake {
-		return c, fmt.Errorf("%w: OP_QUERY command %q: only hello and isMaster travel over OP_QUERY", ErrUnsupported, c.Command)
+		return c, fmt.Errorf("%w: OP_QUERY command %s: only hello and isMaster travel over OP_QUERY", ErrUnsupported, quote(c.Command))
 	}
 	return c, nil
 }
@@ -573,7 +573,7 @@ func parseReadConcern(v bsoncore.Value) (ReadConcern, error) {
 				return rc, fmt.Errorf("%w: readConcern.level is a %s, not a string", ErrBadCommand, v.Type)
 			}
 			if rc.Level = readConcernLevel(s); rc.Level == "" {
-				return rc, fmt.Errorf("%w: readConcern.level %q is not a read concern level", ErrBadCommand, s)
+				return rc, fmt.Errorf("%w: readConcern.level %s is not a read concern level", ErrBadCommand, quote(s))
 			}
 		case "afterClusterTime":
 			t, i, ok := v.TimestampOK()

@@ -10,7 +10,7 @@
 //     peer can make the proxy allocate (MaxMessageSize, MongoDB's
 //     maxMessageSizeBytes, and about twice what the peer has sent).
 //   - parse.go: OP_MSG (flags, the kind-0 body, kind-1 document sequences,
-//     the CRC-32C checksum) and the legacy OP_QUERY some drivers still use
+//     at most 8 of them, the CRC-32C checksum) and the legacy OP_QUERY some drivers still use
 //     for their first hello. Other opcodes are ErrUnsupported.
 //   - build.go: the replies the proxy produces itself (an OP_MSG, an
 //     OP_REPLY to an OP_QUERY) and RewriteIDs for forwarded messages.

@@ -1,6 +1,10 @@
 package wire
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
 
 // The errors of this package. Every error it returns wraps exactly one of
 // them (test with errors.Is) and says in its text what was wrong: the length,
@@ -33,3 +37,17 @@ var (
 	// that is not a number, a field given twice).
 	ErrBadCommand = errors.New("bad command")
 )
+
+// maxQuoted is how many bytes of a peer's string an error quotes.
+const maxQuoted = 64
+
+// quote quotes s, a string a peer sent, for an error's text: its first
+// maxQuoted bytes, and how long it was when longer. Quoting escapes an
+// unprintable byte in four; quoted whole, a long string made an error cost
+// many times the message.
+func quote[S ~string | ~[]byte](s S) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(string(s))
+	}
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(string(s[:maxQuoted])), len(s))
+}

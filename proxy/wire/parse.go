@@ -74,6 +74,12 @@ const requiredMsgFlags = 0xFFFF
 // knownMsgFlags are the required bits this package knows.
 const knownMsgFlags = wiremessage.ChecksumPresent | wiremessage.MoreToCome
 
+// maxSequences bounds an OP_MSG's kind-1 sections. Drivers send at most two
+// (bulkWrite's ops and nsInfo; insert, update and delete one); without a
+// bound, a message of empty sequences cost many times its size in Sequences
+// and time quadratic in their number in the check for a repeated identifier.
+const maxSequences = 8
+
 // Parse parses one whole message (header included, nothing after it) as
 // ReadMessage returns it. An OP_MSG's checksum, when present, is verified.
 // Opcodes other than OP_MSG and OP_QUERY give ErrUnsupported, with the
@@ -145,13 +151,16 @@ func parseMsg(m *Message, b []byte) error {
 			}
 			m.Body, rest = doc, r
 		case wiremessage.DocumentSequence:
+			if len(m.Sequences) == maxSequences {
+				return fmt.Errorf("%w: OP_MSG section %d (offset %d): more than %d document sequences", ErrMalformed, i, off, maxSequences)
+			}
 			seq, r, err := readSequence(rest)
 			if err != nil {
 				return fmt.Errorf("%w: OP_MSG section %d (offset %d): %w", ErrMalformed, i, off, err)
 			}
 			for _, s := range m.Sequences {
 				if s.Identifier == seq.Identifier {
-					return fmt.Errorf("%w: OP_MSG section %d (offset %d) repeats the document sequence %q", ErrMalformed, i, off, seq.Identifier)
+					return fmt.Errorf("%w: OP_MSG section %d (offset %d) repeats the document sequence %s", ErrMalformed, i, off, quote(seq.Identifier))
 				}
 			}
 			m.Sequences = append(m.Sequences, seq)
@@ -185,7 +194,7 @@ func readSequence(src []byte) (Sequence, []byte, error) {
 	for rem := seq.Docs; len(rem) > 0; seq.Count++ {
 		_, r, ok := readDoc(rem)
 		if !ok {
-			return Sequence{}, src, fmt.Errorf("document sequence %q: document %d is not a whole document", seq.Identifier, seq.Count)
+			return Sequence{}, src, fmt.Errorf("document sequence %s: document %d is not a whole document", quote(seq.Identifier), seq.Count)
 		}
 		rem = r
 	}
@@ -224,26 +233,26 @@ func parseQuery(m *Message, b []byte) error {
 	m.Query.Namespace = string(rest[:nul])
 	rest = rest[nul+1:]
 	if len(rest) < 8 {
-		return fmt.Errorf("%w: OP_QUERY on %q ends before numberToSkip and numberToReturn", ErrMalformed, m.Query.Namespace)
+		return fmt.Errorf("%w: OP_QUERY on %s ends before numberToSkip and numberToReturn", ErrMalformed, quote(m.Query.Namespace))
 	}
 	m.Query.NumberToSkip = int32(binary.LittleEndian.Uint32(rest))
 	m.Query.NumberToReturn = int32(binary.LittleEndian.Uint32(rest[4:]))
 	rest = rest[8:]
 	doc, rest, ok := readDoc(rest)
 	if !ok {
-		return fmt.Errorf("%w: OP_QUERY on %q: the query is not a whole document", ErrMalformed, m.Query.Namespace)
+		return fmt.Errorf("%w: OP_QUERY on %s: the query is not a whole document", ErrMalformed, quote(m.Query.Namespace))
 	}
 	if err := checkElems(doc); err != nil {
-		return fmt.Errorf("%w: OP_QUERY on %q: the query's %w", ErrMalformed, m.Query.Namespace, err)
+		return fmt.Errorf("%w: OP_QUERY on %s: the query's %w", ErrMalformed, quote(m.Query.Namespace), err)
 	}
 	m.Body = doc
 	if len(rest) > 0 {
 		sel, r, ok := readDoc(rest)
 		if !ok || len(r) > 0 {
-			return fmt.Errorf("%w: OP_QUERY on %q: %d bytes after the query are not one returnFieldsSelector document", ErrMalformed, m.Query.Namespace, len(rest))
+			return fmt.Errorf("%w: OP_QUERY on %s: %d bytes after the query are not one returnFieldsSelector document", ErrMalformed, quote(m.Query.Namespace), len(rest))
 		}
 		if err := checkElems(sel); err != nil {
-			return fmt.Errorf("%w: OP_QUERY on %q: the returnFieldsSelector's %w", ErrMalformed, m.Query.Namespace, err)
+			return fmt.Errorf("%w: OP_QUERY on %s: the returnFieldsSelector's %w", ErrMalformed, quote(m.Query.Namespace), err)
 		}
 		m.Query.ReturnFieldsSelector = sel
 	}

@@ -27,6 +27,14 @@ func TestParse(t *testing.T) {
 	summed := opMsg(wiremessage.ChecksumPresent|wiremessage.ExhaustAllowed, hello)
 	badSum := append([]byte{}, summed...)
 	badSum[len(badSum)-1] ^= 1
+	var eight []seq
+	var eightWant []Sequence
+	for _, id := range "abcdefgh" {
+		eight = append(eight, seq{string(id), nil})
+		eightWant = append(eightWant, Sequence{Identifier: string(id), Docs: []byte{}})
+	}
+	eightSeqs := opMsg(0, insert, eight...)
+	nineSeqs := opMsg(0, insert, append(eight, seq{"i", nil})...)
 	query := opQuery("admin.$cmd", isMaster, nil)
 	queryFields := opQuery("admin.$cmd", isMaster, fields)
 
@@ -53,6 +61,8 @@ func TestParse(t *testing.T) {
 		{name: "OP_QUERY with returnFieldsSelector", in: queryFields, want: &Message{Header: h(queryFields), Body: isMaster,
 			Query: Query{Flags: wiremessage.SecondaryOK, Namespace: "admin.$cmd", NumberToReturn: -1, ReturnFieldsSelector: fields}}},
 
+		{name: "eight document sequences", in: eightSeqs, want: &Message{Header: h(eightSeqs), Body: insert, Sequences: eightWant}},
+		{name: "nine document sequences", in: nineSeqs, wantErr: ErrMalformed, errText: "section 9 (offset 108): more than 8 document sequences"},
 		{name: "bad checksum", in: badSum, wantErr: ErrMalformed, errText: "checksum"},
 		{name: "unknown required flag bit", in: opMsg(1<<2, hello), wantErr: ErrMalformed, errText: "unknown required flag bits 0x4"},
 		{name: "checksum flagged, no room for it", in: rawMsg(wiremessage.OpMsg, []byte{1, 0, 0, 0, 0, 0}), wantErr: ErrMalformed, errText: "2 bytes left"},

@@ -30,7 +30,7 @@ func ParseMode(s string) (Mode, error) {
 	if m := modeOf([]byte(s)); m != 0 {
 		return m, nil
 	}
-	return 0, fmt.Errorf("%w: unknown read preference mode %q", ErrBadCommand, s)
+	return 0, fmt.Errorf("%w: unknown read preference mode %s", ErrBadCommand, quote(s))
 }
 
 // modeOf is ParseMode without the error (0 when unknown); it does not
@@ -117,7 +117,7 @@ func parseReadPref(v bsoncore.Value) (ReadPref, error) {
 				return rp, fmt.Errorf("%w: $readPreference.mode is a %s, not a string", ErrBadCommand, val.Type)
 			}
 			if rp.Mode = modeOf(s); rp.Mode == 0 {
-				return rp, fmt.Errorf("%w: $readPreference.mode %q is not a read preference mode", ErrBadCommand, s)
+				return rp, fmt.Errorf("%w: $readPreference.mode %s is not a read preference mode", ErrBadCommand, quote(s))
 			}
 		case "maxStalenessSeconds":
 			secs, ok := val.AsFloat64OK()

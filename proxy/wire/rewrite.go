@@ -69,9 +69,21 @@ func WithAfterClusterTime(dst []byte, m *Message, t Timestamp) []byte {
 	})
 }
 
+// rewriteRoom is what rewrite reserves past the message's own length for
+// what add appends (a $readPreference with a mode: 48 bytes; a
+// readConcern's afterClusterTime: 26).
+const rewriteRoom = 64
+
 // rewrite appends m to dst with the body's field drop left out and add's
-// elements appended to the body (add may be nil).
+// elements appended to the body (add may be nil). It grows dst once, to
+// the message's length and rewriteRoom, rather than element by element.
 func rewrite(dst []byte, m *Message, drop string, add func(body []byte) []byte) []byte {
+	if need := max(int(m.Header.Length), 0) + rewriteRoom; cap(dst)-len(dst) < need {
+		// Not slices.Grow: built with -race, it allocates twice.
+		grown := make([]byte, len(dst), len(dst)+need)
+		copy(grown, dst)
+		dst = grown
+	}
 	start := len(dst)
 	_, dst = wiremessage.AppendHeaderStart(dst, m.Header.RequestID, m.Header.ResponseTo, wiremessage.OpMsg)
 	dst = wiremessage.AppendMsgFlags(dst, m.Flags)

@@ -2,11 +2,14 @@ package wire
 
 import (
 	"bytes"
+	"strconv"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/wiremessage"
+
+	"github.com/decongestant/decongestant/internal/testutil"
 )
 
 func TestWithReadPreference(t *testing.T) {
@@ -96,6 +99,35 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// A rewrite allocates the new message once: grown by append element by
+// element, a body of many small fields cost about 5.6 times its size in 18
+// allocations. (Bytes, not allocations, are counted: the race detector adds
+// small allocations of its own.)
+func TestRewriteAllocatesOnce(t *testing.T) {
+	body := d("find", "c")
+	for i := range 2000 {
+		body = append(body, bson.E{Key: "k" + strconv.Itoa(i), Value: int32(i)})
+	}
+	msg := opMsg(wiremessage.ChecksumPresent, doc(t, append(body, bson.E{Key: "$db", Value: "db"})))
+	m, err := Parse(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	once := testutil.AllocBound{PerByte: 1, Fixed: rewriteRoom + 2<<10} // size classes round up by less
+	for _, tt := range []struct {
+		name    string
+		rewrite func() []byte
+	}{
+		{"WithReadPreference", func() []byte { return WithReadPreference(nil, &m, SecondaryPreferredMode) }},
+		{"WithoutField", func() []byte { return WithoutField(nil, &m, "k7") }},
+	} {
+		testutil.CheckAllocs(t, tt.name, len(msg), once, func() { tt.rewrite() })
+		if _, err := Parse(tt.rewrite()); err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+	}
 }
 
 func TestWithoutField(t *testing.T) {
