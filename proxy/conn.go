@@ -169,6 +169,9 @@ func (s *Server) handle(ctx context.Context, cc *clientConn, msg []byte) ([]byte
 	switch c.Kind {
 	case wire.KindAuth, wire.KindLocal:
 		if doc, ok := local(&c, cc.remote); ok {
+			if c.Command == "ping" && (s.auth == nil || cc.auth.user != "") {
+				doc = withOperationTime(doc, s.opTime.get())
+			}
 			return answer(doc)
 		}
 	}

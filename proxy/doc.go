@@ -58,6 +58,8 @@
 //     killed), remembering new cursors, reporting routed reads, writes and the
 //     members' applied optimes to the router, moving the connection's
 //     fence; upstream errors turned into error replies.
+//   - optime.go: the latest operationTime members' replies carried, which
+//     a ping the proxy answers carries too, as a mongos's does.
 //   - stats.go: what was forwarded, by member.
 //   - replies.go: error documents as a mongos words them.
 //   - labels.go: the error labels (TransientTransactionError,

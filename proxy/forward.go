@@ -95,6 +95,7 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 		return reply, nil
 	}
 	s.track(addr, c, reply, info)
+	s.opTime.note(info.OperationTime)
 	s.observe(addr, cc, c, info, took)
 	if info.TopologyVersion {
 		// A member's state-change error: its topologyVersion would have

@@ -35,6 +35,7 @@ type Server struct {
 	// Config.EnableTestCommands.
 	failPoint *failPoint
 
+	opTime   opTime // the latest operationTime of a member's reply
 	nextConn atomic.Uint64
 	reqID    atomic.Int32
 	draining atomic.Bool            // set by Shutdown
