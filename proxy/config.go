@@ -21,8 +21,9 @@ const (
 	// completes one in milliseconds (its connectTimeoutMS, 10 to 30 s,
 	// bounds the whole connection set-up).
 	DefaultHandshakeTimeout = 10 * time.Second
-	// DefaultAuthTimeout bounds the time from accept to authentication
-	// (with Config.Users): drivers authenticate as soon as they connect.
+	// DefaultAuthTimeout bounds, before authentication (with
+	// Config.Users), the first message from the accept and each later one
+	// from its first byte: drivers send their handshake at once.
 	DefaultAuthTimeout = 30 * time.Second
 	// DefaultWriteTimeout bounds the write of one reply: a client that
 	// does not read (48 MB at most) within it is closed.
@@ -80,7 +81,10 @@ type Config struct {
 	// with tls.NewListener); negative: no bound.
 	HandshakeTimeout time.Duration
 	// AuthTimeout, with Users, closes a connection that has not
-	// authenticated that long after it was accepted; negative: no bound.
+	// authenticated and has not sent its first message whole that long
+	// after it was accepted, or a later message that long after its first
+	// byte (see deadlines: drivers' monitoring connections never
+	// authenticate); negative: no bound.
 	AuthTimeout time.Duration
 	// IdleTimeout closes a connection that sends no message for that long;
 	// zero (the default): never. Drivers keep pooled connections idle

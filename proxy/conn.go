@@ -45,17 +45,35 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 	r := bufio.NewReader(nc)
 	cc.r = r
 	var buf []byte
-	for {
-		if err := nc.SetReadDeadline(dl.read(time.Now(), cc.auth.user != "")); err != nil {
+	closing := func(err error, preAuth bool) {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			s.log.Info("proxy: closing client connection", "client", remote, "conn", id, "reason", dl.missed(preAuth))
+		} else if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) && !s.stopping() && ctx.Err() == nil {
+			s.log.Warn("proxy: closing client connection", "client", remote, "conn", id, "err", err)
+		}
+	}
+	for first := true; ; first = false {
+		authed := cc.auth.user != ""
+		wait := dl.wait(time.Now(), authed, first)
+		if err := nc.SetReadDeadline(wait); err != nil {
 			return
+		}
+		preAuth := first && !authed && !dl.first.IsZero() && wait.Equal(dl.first)
+		if dl.perMessage(authed, first) {
+			// Before authentication a message must come whole within
+			// the pre-auth bound of its first byte.
+			if _, err := r.Peek(1); err != nil {
+				closing(err, false)
+				return
+			}
+			if err := nc.SetReadDeadline(time.Now().Add(dl.auth)); err != nil {
+				return
+			}
+			preAuth = true
 		}
 		msg, err := wire.ReadMessageInto(buf, r, s.readLimit(cc))
 		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				s.log.Info("proxy: closing client connection", "client", remote, "conn", id, "reason", dl.missed(cc.auth.user != ""))
-			} else if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) && !s.stopping() && ctx.Err() == nil {
-				s.log.Warn("proxy: closing client connection", "client", remote, "conn", id, "err", err)
-			}
+			closing(err, preAuth)
 			return
 		}
 		if !st.begin() {

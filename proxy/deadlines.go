@@ -27,43 +27,60 @@ func (s *Server) handshakeTLS(ctx context.Context, nc net.Conn) error {
 	return nc.SetDeadline(time.Time{})
 }
 
-// deadlines are a client connection's read deadlines: the pre-auth one
-// (with Config.Users, from the accept) and the idle one (from the last
-// reply). Writes are bounded by writeReply.
+// deadlines are a client connection's read deadlines: the idle one (from
+// the last reply) and, with Config.Users, the pre-auth one: before the
+// client authenticates, each message must arrive whole within AuthTimeout
+// of its start (the first message: of the accept; a later one: of its
+// first byte). A client that says nothing, or dawdles over a message (a
+// byte a second), is closed; one that sends a hello every heartbeat and
+// never authenticates is served, as mongod serves it: drivers' monitoring
+// connections do not authenticate (the SDAM specification), and closing
+// them would have the driver mark the proxy unknown and clear its pool every
+// AuthTimeout. Such a connection costs its goroutine and a small buffer
+// (messages before authentication are capped at preAuthMaxMessage), and
+// MaxConnections bounds their number. Writes are bounded by writeReply.
 type deadlines struct {
-	auth time.Time     // zero: no pre-auth bound
-	idle time.Duration // 0: none
-	// authBound and idleBound are the bounds, for the log.
-	authBound time.Duration
+	first time.Time     // the first message's deadline; zero: no pre-auth bound
+	auth  time.Duration // the pre-auth bound (0: none)
+	idle  time.Duration // 0: none
 }
 
 // newDeadlines returns the deadlines of a connection accepted at start.
 func (s *Server) newDeadlines(start time.Time) deadlines {
 	d := deadlines{idle: max(s.cfg.IdleTimeout, 0)}
 	if s.auth != nil && s.cfg.AuthTimeout > 0 {
-		d.auth, d.authBound = start.Add(s.cfg.AuthTimeout), s.cfg.AuthTimeout
+		d.first, d.auth = start.Add(s.cfg.AuthTimeout), s.cfg.AuthTimeout
 	}
 	return d
 }
 
-// read is the deadline of the next message read at now: the earlier of
-// the pre-auth deadline (until authenticated) and now plus the idle
-// timeout; the zero time for none.
-func (d deadlines) read(now time.Time, authenticated bool) time.Time {
+// wait is the deadline for the next message's first byte (for the first
+// message of an unauthenticated connection: for the whole message), read
+// at now: the idle bound, and the first message's pre-auth deadline when
+// earlier; the zero time for none.
+func (d deadlines) wait(now time.Time, authenticated, first bool) time.Time {
 	var t time.Time
 	if d.idle > 0 {
 		t = now.Add(d.idle)
 	}
-	if !authenticated && !d.auth.IsZero() && (t.IsZero() || d.auth.Before(t)) {
-		t = d.auth
+	if !authenticated && first && !d.first.IsZero() && (t.IsZero() || d.first.Before(t)) {
+		t = d.first
 	}
 	return t
 }
 
-// missed says which deadline a read that timed out missed.
-func (d deadlines) missed(authenticated bool) string {
-	if !authenticated && !d.auth.IsZero() && !time.Now().Before(d.auth) {
-		return fmt.Sprintf("not authenticated within %v", d.authBound)
+// perMessage reports whether a message after the first, before
+// authentication, must arrive whole within the pre-auth bound of its first
+// byte (serveConn then reads its first byte, and the rest under that bound).
+func (d deadlines) perMessage(authenticated, first bool) bool {
+	return !authenticated && !first && d.auth > 0
+}
+
+// missed says which deadline a read that timed out missed: the pre-auth one
+// (preAuth: the read was bounded by it) or the idle one.
+func (d deadlines) missed(preAuth bool) string {
+	if preAuth {
+		return fmt.Sprintf("not authenticated, and a message not received whole within %v", d.auth)
 	}
 	return fmt.Sprintf("idle for %v", d.idle)
 }

@@ -70,7 +70,14 @@ func TestDeadlinesCloseConnections(t *testing.T) {
 		log    string
 	}{
 		{"tls handshake", Config{HandshakeTimeout: short}, false, true, nil, "tls handshake (bounded by 20ms)"},
-		{"pre-auth", Config{AuthTimeout: short}, true, false, ping, "not authenticated within 20ms"},
+		{"pre-auth, silent", Config{AuthTimeout: short}, true, false, nil, "not authenticated, and a message not received whole within 20ms"},
+		{"pre-auth, a message dawdled over", Config{AuthTimeout: short}, true, false, func(c net.Conn) error {
+			if err := ping(c); err != nil {
+				return err
+			}
+			_, err := c.Write([]byte{64, 0, 0}) // the start of a header, and no more
+			return err
+		}, "not authenticated, and a message not received whole within 20ms"},
 		{"idle", Config{IdleTimeout: short}, false, false, ping, "idle for 20ms"},
 		{"write", Config{WriteTimeout: short}, false, false, func(c net.Conn) error {
 			_, err := c.Write(wire.AppendMsg(nil, 7, 0, 0, mustMarshal(t, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}})))
@@ -121,27 +128,57 @@ func mustMarshal(t *testing.T, d bson.D) []byte {
 func TestDeadlinesRead(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := start.Add(time.Second)
-	auth := deadlines{auth: start.Add(30 * time.Second), authBound: 30 * time.Second}
+	auth := deadlines{first: start.Add(30 * time.Second), auth: 30 * time.Second}
 	tests := []struct {
-		name          string
-		d             deadlines
-		authenticated bool
-		want          time.Time
+		name                 string
+		d                    deadlines
+		authenticated, first bool
+		want                 time.Time
+		perMessage           bool
 	}{
-		{"none", deadlines{}, false, time.Time{}},
-		{"authenticated, no idle bound", auth, true, time.Time{}},
-		{"pre-auth", auth, false, start.Add(30 * time.Second)},
-		{"idle", deadlines{idle: time.Minute}, true, now.Add(time.Minute)},
-		{"pre-auth before idle", deadlines{auth: auth.auth, idle: time.Minute}, false, start.Add(30 * time.Second)},
-		{"idle before pre-auth", deadlines{auth: auth.auth, idle: 10 * time.Second}, false, now.Add(10 * time.Second)},
-		{"idle once authenticated", deadlines{auth: auth.auth, idle: time.Minute}, true, now.Add(time.Minute)},
+		{"none", deadlines{}, false, true, time.Time{}, false},
+		{"authenticated, no idle bound", auth, true, false, time.Time{}, false},
+		{"pre-auth, the first message", auth, false, true, start.Add(30 * time.Second), false},
+		{"pre-auth, a later message: bounded from its first byte", auth, false, false, time.Time{}, true},
+		{"idle", deadlines{idle: time.Minute}, true, false, now.Add(time.Minute), false},
+		{"pre-auth before idle", deadlines{first: auth.first, auth: auth.auth, idle: time.Minute}, false, true, start.Add(30 * time.Second), false},
+		{"idle before pre-auth", deadlines{first: auth.first, auth: auth.auth, idle: 10 * time.Second}, false, true, now.Add(10 * time.Second), false},
+		{"idle between pre-auth messages", deadlines{first: auth.first, auth: auth.auth, idle: time.Minute}, false, false, now.Add(time.Minute), true},
+		{"idle once authenticated", deadlines{first: auth.first, auth: auth.auth, idle: time.Minute}, true, false, now.Add(time.Minute), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.d.read(now, tt.authenticated); !got.Equal(tt.want) {
-				t.Fatalf("read deadline %v, want %v", got, tt.want)
+			if got := tt.d.wait(now, tt.authenticated, tt.first); !got.Equal(tt.want) {
+				t.Fatalf("wait deadline %v, want %v", got, tt.want)
+			}
+			if got := tt.d.perMessage(tt.authenticated, tt.first); got != tt.perMessage {
+				t.Fatalf("perMessage %v, want %v", got, tt.perMessage)
 			}
 		})
+	}
+}
+
+// A driver's monitoring connection never authenticates (the SDAM
+// specification) and sends a hello every heartbeat: the pre-auth bound
+// applies to each of its messages, not to the connection's life, so it is
+// served for longer than the bound.
+func TestMonitoringConnectionOutlivesThePreAuthBound(t *testing.T) {
+	const bound = 100 * time.Millisecond
+	s, logs := bareServer(t, Config{AuthTimeout: bound})
+	s.auth = &authenticator{}
+	client, server := net.Pipe()
+	defer client.Close()
+	ended := make(chan struct{})
+	go func() { s.serveConn(context.Background(), server, 1); close(ended) }()
+	for i := 0; i < 8; i++ { // 8 x bound/2: four times the bound
+		if err := ping(client); err != nil {
+			t.Fatalf("ping %d: %v (log: %s)", i, err, logs)
+		}
+		select {
+		case <-ended:
+			t.Fatalf("closed after %d pings: %s", i+1, logs)
+		case <-time.After(bound / 2):
+		}
 	}
 }
 

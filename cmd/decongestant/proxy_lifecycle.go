@@ -26,7 +26,7 @@ func defineLifecycle(fs *flag.FlagSet) lifecycleFlags {
 	return lifecycleFlags{
 		maxConns:  fs.Int("max-connections", proxy.DefaultMaxConnections, "client connections at most: past it a new connection is closed at once (logged at most every 10 s) while the others carry on; 0 = no cap"),
 		handshake: fs.Duration("handshake-timeout", proxy.DefaultHandshakeTimeout, "with --tls-cert, close a client that has not completed its TLS handshake within this `duration`; 0 = no bound"),
-		auth:      fs.Duration("auth-timeout", proxy.DefaultAuthTimeout, "with --users, close a client that has not authenticated within this `duration` of connecting; 0 = no bound"),
+		auth:      fs.Duration("auth-timeout", proxy.DefaultAuthTimeout, "with --users, close a client that has not authenticated and does not send a whole message within this `duration` (the first: of connecting; a later one: of its first byte); 0 = no bound"),
 		idle:      fs.Duration("idle-timeout", 0, "close a client connection that sends nothing for this `duration`; 0 (the default) = never, as drivers keep pooled connections idle indefinitely and clear their whole pool when one is closed under them"),
 		write:     fs.Duration("write-timeout", proxy.DefaultWriteTimeout, "close a client that has not read a reply within this `duration`; 0 = no bound"),
 		drain:     fs.Duration("drain-timeout", 30*time.Second, "on SIGTERM or SIGINT, stop accepting and let requests in flight finish for up to this `duration`, then close the rest (a second signal closes them at once)"),
