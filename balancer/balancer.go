@@ -180,6 +180,13 @@ type Selection struct {
 	LeastLoaded bool
 	// MaxStaleness is the driver's maxStalenessSeconds (Mode MaxStaleness).
 	MaxStaleness time.Duration
+	// LocalThreshold (Mode Nearest) replaces the driver's localThresholdMS
+	// (15 ms), the window of heartbeat round trips within which it takes
+	// members as candidates; 0 keeps the driver's (or the URI's).
+	LocalThreshold time.Duration
+	// Choice (PerMember) is the rule that picks each read's member among
+	// those the policy's Weights admit; the zero Choice draws by share.
+	Choice Choice
 }
 
 // Policy decides what fraction of reads goes to the secondaries. A Policy is

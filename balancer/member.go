@@ -86,3 +86,13 @@ type Weighted interface {
 	Policy
 	Weights() Weights
 }
+
+// Estimator is a per-member policy whose per-read rule (Selection().Choice)
+// needs its estimates of each member's speed; the router reads them with
+// Weights.
+type Estimator interface {
+	Weighted
+	// Estimate returns the time (s) one more operation in flight adds to
+	// a read on host ("" is the primary); 0 when not measured yet.
+	Estimate(host string) float64
+}

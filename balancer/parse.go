@@ -15,22 +15,23 @@ type Settings struct {
 	Decongestant Config
 	RPM          RPMConfig
 	Spillway     SpillwayConfig
+	PerRead      PerReadConfig
 }
 
 // WithBound returns s with b as the staleness bound of every bounded
-// policy (decongestant, spillway).
+// policy (decongestant, spillway, leastwait, p2c, prequal).
 func (s Settings) WithBound(b Bound) Settings {
-	s.Decongestant.Bound, s.Spillway.Bound = b, b
+	s.Decongestant.Bound, s.Spillway.Bound, s.PerRead.Bound = b, b, b
 	return s
 }
 
 // DefaultSettings returns the papers' constants.
 func DefaultSettings() Settings {
-	return Settings{Decongestant: DefaultConfig(), RPM: DefaultRPMConfig(), Spillway: DefaultSpillwayConfig()}
+	return Settings{Decongestant: DefaultConfig(), RPM: DefaultRPMConfig(), Spillway: DefaultSpillwayConfig(), PerRead: DefaultPerReadConfig()}
 }
 
 // Names lists the policy specs Parse accepts, for help texts.
-const Names = "spillway[:<key>=<value>/...], decongestant, rpm, primary, secondary, secondarypreferred, nearest, maxstaleness:<dur>=90s, fixed:<fraction 0..1>, weights:<member>=<share>,... (members: primary, a name such as n2, or host:port)"
+const Names = "spillway[:<key>=<value>/...], leastwait, p2c, prequal, decongestant, rpm, primary, secondary, secondarypreferred, nearest[:<localThreshold>=15ms], maxstaleness:<dur>=90s, fixed:<fraction 0..1>, weights:<member>=<share>,... (members: primary, a name such as n2, or host:port)"
 
 // Spec is a parsed, validated policy spec. A policy is a state machine, so
 // every run needs its own: parse a spec once and call New for each.
@@ -128,6 +129,12 @@ func parse(spec string, s Settings) (Policy, error) {
 		return noArg(NewRPM(s.RPM))
 	case "spillway":
 		return parseSpillway(spec, arg, hasArg, s.Spillway)
+	case "leastwait":
+		return noArg(NewPerRead(LeastWait, s.PerRead))
+	case "p2c":
+		return noArg(NewPerRead(TwoChoices, s.PerRead))
+	case "prequal":
+		return noArg(NewPerRead(HotCold, s.PerRead))
 	case "weights":
 		if !hasArg {
 			return nil, fmt.Errorf("%w %q: want weights:<member>=<share>,..., e.g. weights:primary=0.2,n2=0.4,n3=0.4", ErrInvalidPolicy, spec)
@@ -140,7 +147,14 @@ func parse(spec string, s Settings) (Policy, error) {
 	case "secondarypreferred":
 		return noArg(&Static{name: "secondarypreferred", sel: Selection{Mode: SecondaryPreferred}, fraction: 1}, nil)
 	case "nearest":
-		return noArg(&Static{name: "nearest", sel: Selection{Mode: Nearest}, fraction: 1}, nil)
+		if !hasArg {
+			return &Static{name: "nearest", sel: Selection{Mode: Nearest}, fraction: 1}, nil
+		}
+		d, err := time.ParseDuration(arg)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("%w %q: want nearest or nearest:<localThreshold>, e.g. nearest:1s (the drivers' window of heartbeat round trips, 15ms by default)", ErrInvalidPolicy, spec)
+		}
+		return &Static{name: "nearest:" + d.String(), sel: Selection{Mode: Nearest, LocalThreshold: d}, fraction: 1}, nil
 	case "fixed":
 		f, err := strconv.ParseFloat(arg, 64)
 		if !hasArg || err != nil || f < 0 || f > 1 {

@@ -20,6 +20,10 @@ func TestParse(t *testing.T) {
 		{" Secondary ", "secondary", Split, 1},
 		{"secondarypreferred", "secondarypreferred", SecondaryPreferred, 1},
 		{"nearest", "nearest", Nearest, 1},
+		{"nearest:1000ms", "nearest:1s", Nearest, 1},
+		{"leastwait", "leastwait", PerMember, 0},
+		{"p2c", "p2c", PerMember, 0},
+		{"Prequal", "prequal", PerMember, 0},
 		{"fixed:0.5", "fixed:0.5", Split, 0.5},
 		{"fixed:1", "fixed:1", Split, 1},
 		{"fixed:0", "fixed:0", Split, 0},
@@ -46,7 +50,7 @@ func TestParse(t *testing.T) {
 	bad := []string{"", "primry", "fixed", "fixed:", "fixed:1.5", "fixed:-0.1", "fixed:x",
 		"maxstaleness:30s", "maxstaleness", "maxstaleness:abc", "decongestant:3", "primary:1",
 		"spillway:1", "spillway:", "spillway:gain", "spillway:gain=x", "spillway:speed=1", "spillway:gain=3",
-		"spillway:deadband=0.3/", "weights", "weights:", "weights:primary=0.5", "weights:n2", "weights:primary=0.5,n2=0.5,n2=0"}
+		"spillway:deadband=0.3/", "nearest:", "nearest:0s", "nearest:fast", "leastwait:1", "p2c:x", "weights", "weights:", "weights:primary=0.5", "weights:n2", "weights:primary=0.5,n2=0.5,n2=0"}
 	for _, spec := range bad {
 		t.Run("bad "+spec, func(t *testing.T) {
 			if _, err := Parse(spec, DefaultSettings()); !errors.Is(err, ErrInvalidPolicy) {
@@ -56,6 +60,15 @@ func TestParse(t *testing.T) {
 	}
 	if p, _ := Parse("maxstaleness:90s", DefaultSettings()); p.Selection().MaxStaleness != 90*time.Second {
 		t.Fatalf("maxstaleness %v", p.Selection().MaxStaleness)
+	}
+	if p, _ := Parse("nearest:1s", DefaultSettings()); p.Selection().LocalThreshold != time.Second {
+		t.Fatalf("nearest:1s local threshold %v", p.Selection().LocalThreshold)
+	}
+	rules := map[string]Rule{"leastwait": LeastWait, "p2c": TwoChoices, "prequal": HotCold}
+	for spec, rule := range rules {
+		if p, _ := Parse(spec, DefaultSettings()); p.Selection().Choice.Rule != rule {
+			t.Fatalf("%s rule %v, want %v", spec, p.Selection().Choice.Rule, rule)
+		}
 	}
 }
 

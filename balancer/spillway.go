@@ -187,24 +187,14 @@ func (s *Spillway) Fresh() []string { return slices.Clone(s.fresh) }
 // theirs (to the primary when none is left); one that becomes readable
 // gets ProbeShare.
 func (s *Spillway) ObserveLag(l Lag) float64 {
-	s.fresh = s.fresh[:0]
-	headroom := s.cfg.Headroom
-	if headroom == AutoHeadroom {
-		headroom = l.Horizon
-	}
 	for _, m := range l.Members {
 		s.seen[m.Host] = s.periods + 1 // named in the period under way
-		switch {
-		case m.Role == Primary:
-			if s.primary != m.Host {
-				s.write = 0 // the writes' time was the old primary's
-			}
-			s.primary = m.Host
-		case m.Role != Secondary || !l.Known || slices.Contains(s.fresh, m.Host):
-		case s.cfg.Bound.Unbounded || (s.cfg.Bound.Max > 0 && m.Lag+headroom <= s.cfg.Bound.Max):
-			s.fresh = append(s.fresh, m.Host)
-		}
 	}
+	primary, fresh := readableOf(l, s.cfg.Bound, s.cfg.Headroom, s.primary, s.fresh[:0])
+	if primary != s.primary {
+		s.write = 0 // the writes' time was the old primary's
+	}
+	s.primary, s.fresh = primary, fresh
 	s.w = s.admit(s.w)
 	return s.Fraction()
 }

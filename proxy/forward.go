@@ -51,7 +51,13 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 		msg = rewritten
 	}
 	wait := s.fanOut(ctx, addr, msg, c)
+	if s.router != nil && c.Kind == wire.KindWrite {
+		s.router.WriteStarted() // on the primary, where a per-read rule counts it
+	}
 	reply, took, err := s.roundTrip(ctx, addr, msg)
+	if s.router != nil && c.Kind == wire.KindWrite {
+		s.router.WriteEnded()
+	}
 	wait()
 	why := ""
 	if rd.addr != "" {

@@ -91,6 +91,9 @@ func matches(tags map[string]string, set TagSet) bool {
 // secondaries that pass ok: the others' shares are spread over those, the
 // primary included, in proportion. With none passing, the primary.
 func (tb *table) pickWhere(ok func(*target) bool) *target {
+	if tb.choice.Rule != balancer.ByShare {
+		return tb.choose(ok, true)
+	}
 	if t := tb.pickAmong(ok, tb.primaryShare); t != nil {
 		return t
 	}
@@ -101,7 +104,11 @@ func (tb *table) pickWhere(ok func(*target) bool) *target {
 // share among those with one, else evenly among the spare ones (readable,
 // no share); nil when none passes.
 func (tb *table) pickSecondary(ok func(*target) bool) *target {
-	if t := tb.pickAmong(ok, 0); t != nil {
+	if tb.choice.Rule != balancer.ByShare {
+		if t := tb.choose(ok, false); t != nil {
+			return t
+		}
+	} else if t := tb.pickAmong(ok, 0); t != nil {
 		return t
 	}
 	var elig []*target

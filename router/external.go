@@ -148,6 +148,15 @@ func (rt Routed) Done(servedBy string, d time.Duration, err error) {
 	}
 }
 
+// WriteStarted counts a write the caller sends to the primary as in flight
+// there until WriteEnded: a per-read rule (leastwait, p2c, prequal) weighs
+// the primary's writes in flight with its reads, as for the router's own
+// client's writes.
+func (r *Router) WriteStarted() { r.served.writing.Add(1) }
+
+// WriteEnded ends a write counted by WriteStarted.
+func (r *Router) WriteEnded() { r.served.writing.Add(-1) }
+
 // ObserveWrite reports a write the caller sent to the primary and the time
 // it took there; per-member policies weigh the primary's write load with its
 // reads, as for the writes of the router's own client.

@@ -20,6 +20,9 @@ type target struct {
 	client *mongo.Client // nil for the primary
 	// inflight counts the routed units on the target now.
 	inflight atomic.Int64
+	// last is when a per-read rule last sent it a read (Unix ns), for
+	// probing (balancer.Choice.ProbeEvery).
+	last atomic.Int64
 }
 
 // memberPools are the direct clients of the members, one per host, opened

@@ -49,6 +49,13 @@ func (r *Router) setWeights() {
 	}
 	w := wp.Weights()
 	r.weights.Store(&w)
+	if ep, ok := r.policy.(balancer.Estimator); ok {
+		est := map[string]float64{"": ep.Estimate("")}
+		for _, hw := range w.Secondaries {
+			est[hw.Host] = ep.Estimate(hw.Host)
+		}
+		r.estimates.Store(&est)
+	}
 	r.rebuild()
 }
 
@@ -70,7 +77,14 @@ func (r *Router) rebuild() {
 	readable := func(host string) bool {
 		return r.served.role(host) != 0 && !r.served.turnedAfter(host, poll)
 	}
-	r.tab.Store(buildTable(w, r.primaryT, r.pools.get, readable, r.sel.LeastLoaded).withSpare(r.served.selectable(), r.pools.get, readable))
+	var est perRead
+	if p := r.estimates.Load(); p != nil {
+		m := *p
+		est = func(host string) float64 { return m[host] }
+	}
+	r.tab.Store(buildTable(w, r.primaryT, r.pools.get, readable, r.sel.LeastLoaded).
+		withSpare(r.served.selectable(), r.pools.get, readable).
+		withChoice(r.sel.Choice, est, &r.served.writing))
 }
 
 // Weights returns the per-member shares in force as routed, and false for

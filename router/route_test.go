@@ -295,14 +295,23 @@ func TestMemberTurningSecondaryStopsSecondaryReads(t *testing.T) {
 // (split) or the member draw (per-member), choosing the handle, marking the
 // context and recording the latency samples.
 func BenchmarkRoute(b *testing.B) {
-	for _, mode := range []balancer.Mode{balancer.Split, balancer.PerMember} {
+	for _, mode := range []string{"split", "per-member", "leastwait"} {
 		r := offlineRouter(0.5, balancer.Split)
 		r.client = offlineClient(b, "p:0")
 		if err := r.setPrefs(); err != nil {
 			b.Fatal(err)
 		}
-		if mode == balancer.PerMember {
+		if mode != "split" {
 			r = offlinePerMember(b, balancer.Weights{Primary: 0.2, Secondaries: []balancer.HostWeight{{Host: "s1:1", Weight: 0.4}, {Host: "s2:2", Weight: 0.4}}})
+		}
+		if mode == "leastwait" { // the per-read rule with its defaults, speeds measured
+			pol, err := balancer.NewPerRead(balancer.LeastWait, balancer.DefaultPerReadConfig())
+			if err != nil {
+				b.Fatal(err)
+			}
+			r.sel = pol.Selection()
+			r.estimates.Store(&map[string]float64{"": 0.001, "s1:1": 0.001, "s2:2": 0.0012})
+			r.rebuild()
 		}
 		c := r.Database("db").Collection("c")
 		ctx := context.Background()
@@ -313,13 +322,13 @@ func BenchmarkRoute(b *testing.B) {
 			rt.rc.host.Store(host)
 			c.done(rt, nil)
 		}
-		b.Run(mode.String()+"/serial", func(b *testing.B) {
+		b.Run(mode+"/serial", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				route()
 			}
 		})
-		b.Run(mode.String()+"/parallel64", func(b *testing.B) {
+		b.Run(mode+"/parallel64", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
 			b.RunParallel(func(pb *testing.PB) {

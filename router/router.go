@@ -108,10 +108,13 @@ type Router struct {
 	pools    *memberPools
 	primaryT *target
 	weights  atomic.Pointer[balancer.Weights]
-	tab      atomic.Pointer[table]
-	tabMu    sync.Mutex   // serialises table rebuilds
-	pollAt   atomic.Int64 // send time of the latest lag poll (UnixNano)
-	lastEnd  time.Time    // the latest period end (under mu)
+	// estimates are an Estimator policy's per-read times by host ("" the
+	// primary) as of its latest call, for the table's per-read rule.
+	estimates atomic.Pointer[map[string]float64]
+	tab       atomic.Pointer[table]
+	tabMu     sync.Mutex   // serialises table rebuilds
+	pollAt    atomic.Int64 // send time of the latest lag poll (UnixNano)
+	lastEnd   time.Time    // the latest period end (under mu)
 	// external: the caller sends the reads (WithExternalReads); the
 	// targets have no pools.
 	external bool
@@ -209,7 +212,7 @@ func newConfig(uri string, opts []Option) (config, error) {
 		cfg.policy = p
 	}
 	if cfg.external && cfg.policy.Selection().Mode != balancer.PerMember {
-		return cfg, fmt.Errorf("router: policy %s does not route per member; reads sent by the caller (WithExternalReads) need one: spillway or weights:...", cfg.policy.Name())
+		return cfg, fmt.Errorf("router: policy %s does not route per member; reads sent by the caller (WithExternalReads) need one: spillway, leastwait, p2c, prequal or weights:...", cfg.policy.Name())
 	}
 	if cfg.policy.Selection().Mode == balancer.PerMember && strings.HasPrefix(uri, "mongodb+srv://") {
 		// The driver refuses a direct connection under an SRV URI.
@@ -243,6 +246,9 @@ func (r *Router) connectClient(uri string, clientOpts []*options.ClientOptions) 
 	all, userCmd, userSrv := withUserMonitors(uri, clientOpts)
 	all = append(all, options.Client().SetMonitor(r.served.commandMonitor(userCmd)).
 		SetServerMonitor(r.served.serverMonitor(userSrv)))
+	if r.sel.LocalThreshold > 0 {
+		all = append(all, options.Client().SetLocalThreshold(r.sel.LocalThreshold))
+	}
 	client, err := mongo.Connect(all...)
 	if err != nil {
 		return fmt.Errorf("router: connect to %s: %w", redact.URI(uri), err)

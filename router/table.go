@@ -2,6 +2,8 @@ package router
 
 import (
 	"math/rand/v2"
+	"sync/atomic"
+	"time"
 
 	"github.com/decongestant/decongestant/balancer"
 )
@@ -21,6 +23,31 @@ type table struct {
 	// spare are the readable secondaries without a share, for reads that
 	// must not go to the primary (ReadSpec.NoPrimary).
 	spare []*target
+	// choice, when its Rule is not ByShare, picks each read among the
+	// primary and the secondaries with a share instead of a draw by
+	// share (see choose); primaryPer is the primary's per-read time (s)
+	// and writes the router's writes in flight there (nil: none counted).
+	choice     balancer.Choice
+	primaryPer float64
+	writes     *atomic.Int64
+}
+
+// perRead is how a table learns the members' speeds for its choice: the
+// policy's estimates (balancer.Estimator), host "" the primary.
+type perRead func(host string) float64
+
+// withChoice sets tb's per-read rule, the members' estimates and the
+// primary's writes in flight. It returns tb.
+func (tb *table) withChoice(ch balancer.Choice, est perRead, writes *atomic.Int64) *table {
+	tb.choice, tb.writes = ch, writes
+	if est == nil {
+		return tb
+	}
+	tb.primaryPer = est("")
+	for i := range tb.secs {
+		tb.secs[i].perRead = est(tb.secs[i].t.host)
+	}
+	return tb
 }
 
 // withSpare sets tb's spare secondaries: those of hosts that are readable,
@@ -47,10 +74,11 @@ func (tb *table) has(t *target) bool {
 }
 
 type slot struct {
-	upTo   float64 // cumulative share within the secondaries
-	weight float64 // the secondary's share of all reads
-	rel    float64 // its share within the secondaries drawn from (upTo less the previous)
-	t      *target
+	upTo    float64 // cumulative share within the secondaries
+	weight  float64 // the secondary's share of all reads
+	rel     float64 // its share within the secondaries drawn from (upTo less the previous)
+	perRead float64 // its per-read time (s) for a per-read rule, 0 unknown
+	t       *target
 }
 
 // buildTable applies weights to the members that can take reads now: a
@@ -92,8 +120,12 @@ func buildTable(w balancer.Weights, primary *target, pool func(host string) *tar
 	return tb
 }
 
-// pick draws a target with the table's shares.
+// pick draws a target with the table's shares, or picks it by the table's
+// per-read rule.
 func (tb *table) pick() *target {
+	if tb.choice.Rule != balancer.ByShare && len(tb.secs) > 0 {
+		return tb.choose(nil, tb.primaryShare > 0)
+	}
 	if len(tb.secs) == 0 || (tb.primaryShare > 0 && rand.Float64() < tb.primaryShare) {
 		return tb.primary
 	}
@@ -147,4 +179,52 @@ func (tb *table) draw() *slot {
 		}
 	}
 	return &tb.secs[len(tb.secs)-1]
+}
+
+// maxChoices is how many members a per-read rule weighs (the primary
+// first); a larger set's other secondaries get no reads from the rule.
+const maxChoices = 16
+
+// choose picks by tb's per-read rule among the primary (withPrimary) and
+// the secondaries with a share that pass ok (nil: all); nil when there is
+// none. A member that has gone ProbeEvery without a read gets this one,
+// so its estimate follows it; otherwise the rule decides from the
+// operations in flight (the primary's writes counted) and the estimates.
+// It does not allocate.
+func (tb *table) choose(ok func(*target) bool, withPrimary bool) *target {
+	var ts [maxChoices]*target
+	var cs [maxChoices]balancer.Candidate
+	n := 0
+	if withPrimary {
+		ts[0], cs[0] = tb.primary, balancer.Candidate{InFlight: tb.primary.inflight.Load(), PerRead: tb.primaryPer}
+		if tb.writes != nil {
+			cs[0].InFlight += tb.writes.Load()
+		}
+		n++
+	}
+	for i := range tb.secs {
+		if n == maxChoices {
+			break
+		}
+		s := &tb.secs[i]
+		if ok != nil && !ok(s.t) {
+			continue
+		}
+		ts[n], cs[n] = s.t, balancer.Candidate{InFlight: s.t.inflight.Load(), PerRead: s.perRead}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	now := time.Now().UnixNano()
+	if every := int64(tb.choice.ProbeEvery); every > 0 {
+		for _, t := range ts[:n] {
+			if last := t.last.Load(); now-last >= every && t.last.CompareAndSwap(last, now) {
+				return t
+			}
+		}
+	}
+	t := ts[tb.choice.Choose(cs[:n], withPrimary, rand.Uint64())]
+	t.last.Store(now)
+	return t
 }

@@ -26,8 +26,11 @@ var writeCommands = map[string]bool{"insert": true, "update": true, "delete": tr
 // keeps each member's latencies.
 type served struct {
 	primary, secondary, other atomic.Int64
-	// writes are the wire times of the writes sent on the routed client.
-	writes *metrics.Histogram
+	// writes are the wire times of the writes sent on the routed client,
+	// and writing how many are in flight (a per-read rule counts them on
+	// the primary).
+	writes  *metrics.Histogram
+	writing atomic.Int64
 
 	mu     sync.RWMutex
 	byHost map[string]*hostStats
@@ -151,6 +154,7 @@ func (s *served) finished(ctx context.Context, name, connID string, d time.Durat
 	if rc == nil {
 		if writeCommands[name] {
 			s.writes.Record(d)
+			s.writing.Add(-1)
 		}
 		return
 	}
@@ -178,6 +182,9 @@ func (s *served) count(connID string) *hostStats {
 func (s *served) commandMonitor(next *event.CommandMonitor) *event.CommandMonitor {
 	return &event.CommandMonitor{
 		Started: func(ctx context.Context, e *event.CommandStartedEvent) {
+			if writeCommands[e.CommandName] && routedFrom(ctx) == nil {
+				s.writing.Add(1)
+			}
 			if s.capture != nil && (e.CommandName == "find" || e.CommandName == "aggregate") && routedFrom(ctx) != nil {
 				s.capture(hostOf(e.ConnectionID), e.Command)
 			}

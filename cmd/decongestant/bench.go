@@ -112,7 +112,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.IntVar(&b.history, "history", d.Decongestant.History, "decongestant: equal recent fractions before exploring down")
 	fs.IntVar(&b.minSamples, "min-samples", d.Decongestant.MinSamples, "decongestant/rpm: reads per side needed for a decision")
 	fs.DurationVar(&b.spillPeriod, "spillway-period", d.Spillway.Interval, "spillway: control period")
-	fs.DurationVar(&b.primaryFloor, "primary-floor", d.Spillway.PrimaryFloor, "spillway: while the primary's operations take less than this (median server time), reads stay on it; 0 = reads go wherever they cost least")
+	fs.DurationVar(&b.primaryFloor, "primary-floor", d.Spillway.PrimaryFloor, "spillway: while the primary's operations take less than this (median server time), reads stay on it; leastwait: while a read would wait less than this there; 0 = reads go wherever they cost least")
 	fs.Float64Var(&b.deadband, "deadband", d.Spillway.Deadband, "spillway: a marginal cost within this factor of the others' (1+deadband) moves no share")
 	fs.Float64Var(&b.probeShare, "probe-share", d.Spillway.ProbeShare, "spillway: least share of every readable member, to keep it measured (the primary needs none while its writes are timed: they measure it)")
 	fs.Float64Var(&b.probeRate, "probe-rate", d.Spillway.ProbeRate, "spillway: reads per second a probe share need not exceed (a busy router probes a member left out, a stalled one say, with this many reads a second, not --probe-share of all); 0 = --probe-share always")
@@ -314,6 +314,7 @@ func (b *benchFlags) settings() (balancer.Settings, error) {
 	sp := &s.Spillway
 	sp.PrimaryFloor, sp.Deadband, sp.ProbeRate = b.primaryFloor, b.deadband, b.probeRate
 	sp.Interval, sp.ProbeShare, sp.Gain, sp.Bound, sp.Headroom = b.spillPeriod, b.probeShare, b.spillGain, bound, headroom
+	s.PerRead.PrimaryFloor, s.PerRead.Bound, s.PerRead.Headroom = b.primaryFloor, bound, headroom
 	if err := s.Decongestant.Validate(); err != nil {
 		return s, settingFlag(err, decongestantFlags)
 	}
@@ -322,6 +323,9 @@ func (b *benchFlags) settings() (balancer.Settings, error) {
 	}
 	if err := s.RPM.Validate(); err != nil {
 		return s, settingFlag(err, rpmFlags)
+	}
+	if err := s.PerRead.Validate(); err != nil {
+		return s, settingFlag(err, perReadFlags)
 	}
 	return s, nil
 }
@@ -337,7 +341,8 @@ var (
 	spillwayFlags = withBound(map[string]string{"Interval": "--spillway-period",
 		"PrimaryFloor": "--primary-floor", "Gain": "--spillway-gain", "Deadband": "--deadband",
 		"ProbeShare": "--probe-share", "ProbeRate": "--probe-rate"})
-	rpmFlags = map[string]string{"Interval": "--rpm-period", "Exploration": "--rpm-exploration",
+	perReadFlags = withBound(map[string]string{"PrimaryFloor": "--primary-floor"})
+	rpmFlags     = map[string]string{"Interval": "--rpm-period", "Exploration": "--rpm-exploration",
 		"Threshold": "--rpm-threshold", "MinSamples": "--min-samples"}
 )
 
