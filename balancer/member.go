@@ -95,4 +95,7 @@ type Estimator interface {
 	// Estimate returns the time (s) one more operation in flight adds to
 	// a read on host ("" is the primary); 0 when not measured yet.
 	Estimate(host string) float64
+	// NeedsProbe reports whether host needs probe reads (Choice.ProbeEvery)
+	// to keep its estimate current.
+	NeedsProbe(host string) bool
 }

@@ -90,6 +90,9 @@ type PerRead struct {
 	est     map[string]*estimate // host -> its speed
 	primary string               // the primary's host in the latest poll
 	fresh   []string             // readable secondaries in the latest poll
+	// writesTimed: the latest period timed writes on the primary, which
+	// keep its estimate current without reads (see NeedsProbe).
+	writesTimed bool
 }
 
 var (
@@ -194,6 +197,14 @@ func (p *PerRead) Estimate(host string) float64 {
 	return 0
 }
 
+// NeedsProbe reports whether host ("" is the primary) needs probe reads
+// to keep its estimate current: every member but the primary while the
+// router times its writes, which measure it (a primary saturated by
+// writes then gets no read at all, not 2 a second).
+func (p *PerRead) NeedsProbe(host string) bool {
+	return !p.writesTimed || (host != "" && host != p.primary)
+}
+
 // ObserveLag takes the readable secondaries from a poll and forgets the
 // estimates of members the poll no longer lists. An unknown lag leaves no
 // secondary readable.
@@ -212,7 +223,8 @@ func (p *PerRead) ObserveLag(l Lag) float64 {
 // EndPeriod estimates every member's per-read time from the period's
 // reads: its mean latency divided by the operations the router had in
 // flight there on average (Little's law: reads per second x mean latency,
-// the primary's writes added), at least one. On a busy member that is the
+// the primary's writes added), at least one. A primary that served no
+// read is estimated from its writes (their median as the mean). On a busy member that is the
 // time each operation in flight adds (the inverse of its throughput); on
 // an idle one it is the latency itself.
 func (p *PerRead) EndPeriod(per Period) Decision {
@@ -239,12 +251,23 @@ func (p *PerRead) EndPeriod(per Period) Decision {
 		s.n += m.Count
 		s.time += float64(m.Count) * max(m.Mean, p.cfg.LatencyFloor).Seconds()
 	}
+	var writes float64 // the primary's writes in flight on average
+	p.writesTimed = per.Writes.Count > 0 && per.Writes.P50 > 0
+	if p.writesTimed {
+		writes = float64(per.Writes.Count) * max(per.Writes.P50, p.cfg.LatencyFloor).Seconds() / length.Seconds()
+		if _, ok := by[p.primary]; !ok && p.primary != "" {
+			// no reads there: its writes alone measure it
+			by[p.primary] = &sum{n: per.Writes.Count, time: writes * length.Seconds()}
+			order = append(order, p.primary)
+			writes = 0
+		}
+	}
 	for _, h := range order {
 		s := by[h]
 		lat := s.time / float64(s.n)
 		inFlight := s.time / length.Seconds() // Little's law: rate x mean latency
-		if h == p.primary && per.Writes.Count > 0 && per.Writes.P50 > 0 {
-			inFlight += float64(per.Writes.Count) * max(per.Writes.P50, p.cfg.LatencyFloor).Seconds() / length.Seconds()
+		if h == p.primary {
+			inFlight += writes
 		}
 		e := p.est[h]
 		if e == nil {

@@ -111,3 +111,26 @@ func TestPerReadConfigValidate(t *testing.T) {
 		t.Error("a per-read policy by share accepted")
 	}
 }
+
+// TestPerReadPrimaryByItsWrites: a primary that served no read in a
+// period is estimated from its writes, and needs no probe while they are
+// timed; the secondaries always do.
+func TestPerReadPrimaryByItsWrites(t *testing.T) {
+	p := newLeastWait(t)
+	p.ObserveLag(threeMembers)
+	if !p.NeedsProbe("") || !p.NeedsProbe("p") || !p.NeedsProbe("s1") {
+		t.Fatal("before any write, a member needs no probe")
+	}
+	// 400 writes/s at 20ms: 8 in flight, 2.5ms each
+	p.EndPeriod(Period{Length: time.Second, Writes: Stats{Count: 400, P50: 20 * ms}, Members: []MemberStats{{Host: "s1", Count: 100, Mean: ms}}})
+	if got := p.Estimate(""); !near(got, 0.0025) {
+		t.Fatalf("primary per-read %v from its writes alone, want 0.0025", got)
+	}
+	if p.NeedsProbe("") || p.NeedsProbe("p") || !p.NeedsProbe("s1") {
+		t.Fatal("with writes timed: want the primary unprobed, the secondary probed")
+	}
+	p.EndPeriod(Period{Length: time.Second})
+	if !p.NeedsProbe("") {
+		t.Fatal("a period without writes left the primary unprobed")
+	}
+}

@@ -102,7 +102,7 @@ func (r *ruleRouter) choose(now float64, inFlight []int64, rnd *rand.Rand) int {
 	ch := r.p.Selection().Choice
 	if every := ch.ProbeEvery.Seconds(); every > 0 {
 		for i, t := range r.last {
-			if now-t >= every {
+			if now-t >= every && r.p.NeedsProbe(r.hosts[i]) {
 				r.last[i] = now
 				return i
 			}

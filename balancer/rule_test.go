@@ -160,3 +160,15 @@ func TestChoose(t *testing.T) {
 		t.Fatalf("two choices chose %v, want none for the busiest, about 2000 and 1000", got)
 	}
 }
+
+// TestLeastWaitWriteSaturatedPrimary: a primary busy with writes (S4's
+// TPC-C) keeps under 2% of the reads: its writes in flight count, and its
+// writes, not probes, measure it.
+func TestLeastWaitWriteSaturatedPrimary(t *testing.T) {
+	s := simSetup{mu: []float64{1000, 1000, 1000}, instances: 1, clients: 64, think: 0.0005, writes: 0.4, seconds: 10, seed: 1}
+	r := simRule(s, LeastWait, DefaultPerReadConfig())
+	t.Logf("%v", r)
+	if r.share[0] > 0.02 {
+		t.Errorf("primary read share %.3f with writes saturating it, want at most 0.02", r.share[0])
+	}
+}

@@ -18,7 +18,7 @@ func ruleTable(ch balancer.Choice, per map[string]float64, writes *atomic.Int64)
 	ts := map[string]*target{"": {}, "s1": {host: "s1"}, "s2": {host: "s2"}}
 	w := balancer.Weights{Primary: 0.4, Secondaries: []balancer.HostWeight{{Host: "s1", Weight: 0.3}, {Host: "s2", Weight: 0.3}}}
 	tb := buildTable(w, ts[""], func(h string) *target { return ts[h] }, func(string) bool { return true }, false)
-	return tb.withChoice(ch, func(h string) float64 { return per[h] }, writes), ts
+	return tb.withChoice(ch, func(h string) memberEstimate { return memberEstimate{per[h], true} }, writes), ts
 }
 
 // TestChooseLeastWait: the read goes to the member of least (in flight +
@@ -95,6 +95,16 @@ func TestChooseProbes(t *testing.T) {
 	if got := tb.pick(); got != ts["s2"] {
 		t.Fatalf("read went to %q, want s2 probed after the interval", got.host)
 	}
+	// a primary its writes measure is not probed
+	tb = tb.withChoice(tb.choice, func(h string) memberEstimate {
+		return memberEstimate{map[string]float64{"": 50 * ms, "s1": ms, "s2": ms}[h], h != ""}
+	}, nil)
+	ts[""].last.Store(0)
+	for range 20 {
+		if got := tb.pick(); got == ts[""] {
+			t.Fatal("the primary, 50x slower and measured by its writes, was probed")
+		}
+	}
 }
 
 // TestChooseTwoChoices: of the two members drawn, the one with fewer in
@@ -133,8 +143,16 @@ func TestEstimatesReachTheTable(t *testing.T) {
 	if tb.choice.Rule != balancer.LeastWait || tb.writes != &r.served.writing {
 		t.Fatalf("table rule %v, writes %p: want leastwait and the router's counter", tb.choice.Rule, tb.writes)
 	}
-	if tb.primaryPer != pol.Estimate("") || len(tb.secs) != 1 || tb.secs[0].perRead != pol.Estimate("s1:1") || tb.primaryPer == 0 {
-		t.Fatalf("table per-read primary %v, secondaries %+v; want the policy's %v and %v", tb.primaryPer, tb.secs, pol.Estimate(""), pol.Estimate("s1:1"))
+	if tb.primaryEst.perRead != pol.Estimate("") || len(tb.secs) != 1 || tb.secs[0].est.perRead != pol.Estimate("s1:1") || tb.primaryEst.perRead == 0 {
+		t.Fatalf("table per-read primary %v, secondaries %+v; want the policy's %v and %v", tb.primaryEst, tb.secs, pol.Estimate(""), pol.Estimate("s1:1"))
+	}
+	if !tb.primaryEst.probe || !tb.secs[0].est.probe {
+		t.Fatal("no writes timed, yet a member is not probed")
+	}
+	pol.EndPeriod(balancer.Period{Length: time.Second, Writes: balancer.Stats{Count: 50, P50: 10 * time.Millisecond}})
+	r.setWeights()
+	if tb = r.tab.Load(); tb.primaryEst.probe || !tb.secs[0].est.probe {
+		t.Fatalf("with writes timed: primary probed %v, secondary %v; want only the secondary", tb.primaryEst.probe, tb.secs[0].est.probe)
 	}
 }
 

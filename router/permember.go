@@ -50,9 +50,9 @@ func (r *Router) setWeights() {
 	w := wp.Weights()
 	r.weights.Store(&w)
 	if ep, ok := r.policy.(balancer.Estimator); ok {
-		est := map[string]float64{"": ep.Estimate("")}
+		est := map[string]memberEstimate{"": {ep.Estimate(""), ep.NeedsProbe("")}}
 		for _, hw := range w.Secondaries {
-			est[hw.Host] = ep.Estimate(hw.Host)
+			est[hw.Host] = memberEstimate{ep.Estimate(hw.Host), ep.NeedsProbe(hw.Host)}
 		}
 		r.estimates.Store(&est)
 	}
@@ -77,10 +77,10 @@ func (r *Router) rebuild() {
 	readable := func(host string) bool {
 		return r.served.role(host) != 0 && !r.served.turnedAfter(host, poll)
 	}
-	var est perRead
+	var est func(host string) memberEstimate
 	if p := r.estimates.Load(); p != nil {
 		m := *p
-		est = func(host string) float64 { return m[host] }
+		est = func(host string) memberEstimate { return m[host] }
 	}
 	r.tab.Store(buildTable(w, r.primaryT, r.pools.get, readable, r.sel.LeastLoaded).
 		withSpare(r.served.selectable(), r.pools.get, readable).

@@ -310,7 +310,7 @@ func BenchmarkRoute(b *testing.B) {
 				b.Fatal(err)
 			}
 			r.sel = pol.Selection()
-			r.estimates.Store(&map[string]float64{"": 0.001, "s1:1": 0.001, "s2:2": 0.0012})
+			r.estimates.Store(&map[string]memberEstimate{"": {0.001, true}, "s1:1": {0.001, true}, "s2:2": {0.0012, true}})
 			r.rebuild()
 		}
 		c := r.Database("db").Collection("c")

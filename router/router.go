@@ -110,7 +110,7 @@ type Router struct {
 	weights  atomic.Pointer[balancer.Weights]
 	// estimates are an Estimator policy's per-read times by host ("" the
 	// primary) as of its latest call, for the table's per-read rule.
-	estimates atomic.Pointer[map[string]float64]
+	estimates atomic.Pointer[map[string]memberEstimate]
 	tab       atomic.Pointer[table]
 	tabMu     sync.Mutex   // serialises table rebuilds
 	pollAt    atomic.Int64 // send time of the latest lag poll (UnixNano)

@@ -25,27 +25,32 @@ type table struct {
 	spare []*target
 	// choice, when its Rule is not ByShare, picks each read among the
 	// primary and the secondaries with a share instead of a draw by
-	// share (see choose); primaryPer is the primary's per-read time (s)
-	// and writes the router's writes in flight there (nil: none counted).
+	// share (see choose); primaryEst is the primary's estimate and writes
+	// the router's writes in flight there (nil: none counted).
 	choice     balancer.Choice
-	primaryPer float64
+	primaryEst memberEstimate
 	writes     *atomic.Int64
 }
 
-// perRead is how a table learns the members' speeds for its choice: the
-// policy's estimates (balancer.Estimator), host "" the primary.
-type perRead func(host string) float64
+// memberEstimate is what a per-read rule knows of a member from the
+// policy (balancer.Estimator): its per-read time (s, 0 unknown) and
+// whether it needs probe reads to stay measured.
+type memberEstimate struct {
+	perRead float64
+	probe   bool
+}
 
-// withChoice sets tb's per-read rule, the members' estimates and the
-// primary's writes in flight. It returns tb.
-func (tb *table) withChoice(ch balancer.Choice, est perRead, writes *atomic.Int64) *table {
+// withChoice sets tb's per-read rule, the members' estimates (est, host
+// "" the primary; nil: none known, every member probed) and the primary's
+// writes in flight. It returns tb.
+func (tb *table) withChoice(ch balancer.Choice, est func(host string) memberEstimate, writes *atomic.Int64) *table {
 	tb.choice, tb.writes = ch, writes
 	if est == nil {
-		return tb
+		est = func(string) memberEstimate { return memberEstimate{probe: true} }
 	}
-	tb.primaryPer = est("")
+	tb.primaryEst = est("")
 	for i := range tb.secs {
-		tb.secs[i].perRead = est(tb.secs[i].t.host)
+		tb.secs[i].est = est(tb.secs[i].t.host)
 	}
 	return tb
 }
@@ -74,11 +79,11 @@ func (tb *table) has(t *target) bool {
 }
 
 type slot struct {
-	upTo    float64 // cumulative share within the secondaries
-	weight  float64 // the secondary's share of all reads
-	rel     float64 // its share within the secondaries drawn from (upTo less the previous)
-	perRead float64 // its per-read time (s) for a per-read rule, 0 unknown
-	t       *target
+	upTo   float64        // cumulative share within the secondaries
+	weight float64        // the secondary's share of all reads
+	rel    float64        // its share within the secondaries drawn from (upTo less the previous)
+	est    memberEstimate // for a per-read rule
+	t      *target
 }
 
 // buildTable applies weights to the members that can take reads now: a
@@ -188,15 +193,17 @@ const maxChoices = 16
 // choose picks by tb's per-read rule among the primary (withPrimary) and
 // the secondaries with a share that pass ok (nil: all); nil when there is
 // none. A member that has gone ProbeEvery without a read gets this one,
-// so its estimate follows it; otherwise the rule decides from the
+// so its estimate follows it (unless the policy measures it otherwise: a
+// primary by its writes); otherwise the rule decides from the
 // operations in flight (the primary's writes counted) and the estimates.
 // It does not allocate.
 func (tb *table) choose(ok func(*target) bool, withPrimary bool) *target {
 	var ts [maxChoices]*target
 	var cs [maxChoices]balancer.Candidate
+	var probe [maxChoices]bool
 	n := 0
 	if withPrimary {
-		ts[0], cs[0] = tb.primary, balancer.Candidate{InFlight: tb.primary.inflight.Load(), PerRead: tb.primaryPer}
+		ts[0], cs[0], probe[0] = tb.primary, balancer.Candidate{InFlight: tb.primary.inflight.Load(), PerRead: tb.primaryEst.perRead}, tb.primaryEst.probe
 		if tb.writes != nil {
 			cs[0].InFlight += tb.writes.Load()
 		}
@@ -210,7 +217,7 @@ func (tb *table) choose(ok func(*target) bool, withPrimary bool) *target {
 		if ok != nil && !ok(s.t) {
 			continue
 		}
-		ts[n], cs[n] = s.t, balancer.Candidate{InFlight: s.t.inflight.Load(), PerRead: s.perRead}
+		ts[n], cs[n], probe[n] = s.t, balancer.Candidate{InFlight: s.t.inflight.Load(), PerRead: s.est.perRead}, s.est.probe
 		n++
 	}
 	if n == 0 {
@@ -218,8 +225,8 @@ func (tb *table) choose(ok func(*target) bool, withPrimary bool) *target {
 	}
 	now := time.Now().UnixNano()
 	if every := int64(tb.choice.ProbeEvery); every > 0 {
-		for _, t := range ts[:n] {
-			if last := t.last.Load(); now-last >= every && t.last.CompareAndSwap(last, now) {
+		for i, t := range ts[:n] {
+			if last := t.last.Load(); probe[i] && now-last >= every && t.last.CompareAndSwap(last, now) {
 				return t
 			}
 		}
