@@ -58,14 +58,11 @@ func (c PerReadConfig) Validate() error {
 		return invalid("PrimaryFloor", "primary floor %v must not be negative", c.PrimaryFloor)
 	case c.ProbeEvery < 0:
 		return invalid("ProbeEvery", "probe interval %v must not be negative", c.ProbeEvery)
-	case !(c.Smoothing > 0 && c.Smoothing <= 1):
-		return invalid("Smoothing", "smoothing %v must be in (0, 1]", c.Smoothing)
-	case c.MinSamples < 1:
-		return invalid("MinSamples", "min samples %d must be at least 1", c.MinSamples)
-	case c.LatencyFloor <= 0:
-		return invalid("LatencyFloor", "latency floor %v must be positive", c.LatencyFloor)
 	case !(c.QRIF >= 0 && c.QRIF <= 1):
 		return invalid("QRIF", "QRIF %v must be in [0, 1]", c.QRIF)
+	}
+	if err := checkAveraging(c.Smoothing, c.MinSamples, c.LatencyFloor); err != nil {
+		return err
 	}
 	return Config{Interval: 1, Delta: 1, LowBal: 1, HighBal: 1, LowRatio: 1, HighRatio: 2, History: 1, MinSamples: 1,
 		LatencyFloor: 1, Bound: c.Bound, Headroom: c.Headroom}.Validate()
@@ -319,4 +316,18 @@ func readableOf(l Lag, b Bound, headroom time.Duration, prev string, dst []strin
 		}
 	}
 	return primary, dst
+}
+
+// checkAveraging checks the constants Spillway and the per-read policies
+// share for their members' moving averages.
+func checkAveraging(smoothing float64, minSamples int, latencyFloor time.Duration) error {
+	switch {
+	case !(smoothing > 0 && smoothing <= 1):
+		return invalid("Smoothing", "smoothing %v must be in (0, 1]", smoothing)
+	case minSamples < 1:
+		return invalid("MinSamples", "min samples %d must be at least 1", minSamples)
+	case latencyFloor <= 0:
+		return invalid("LatencyFloor", "latency floor %v must be positive", latencyFloor)
+	}
+	return nil
 }

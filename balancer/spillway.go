@@ -89,14 +89,11 @@ func (c SpillwayConfig) Validate() error {
 		return invalid("ProbeRate", "probe rate %v must be a finite number of reads per second, at least 0", c.ProbeRate)
 	case !(c.ProbeShare >= 0 && c.ProbeShare <= 0.1):
 		return invalid("ProbeShare", "probe share %v must be in [0, 0.1]", c.ProbeShare)
-	case !(c.Smoothing > 0 && c.Smoothing <= 1):
-		return invalid("Smoothing", "smoothing %v must be in (0, 1]", c.Smoothing)
-	case c.MinSamples < 1:
-		return invalid("MinSamples", "min samples %d must be at least 1", c.MinSamples)
-	case c.LatencyFloor <= 0:
-		return invalid("LatencyFloor", "latency floor %v must be positive", c.LatencyFloor)
 	case c.RTTWindow < c.Interval:
 		return invalid("RTTWindow", "RTT window %v must be at least the interval %v", c.RTTWindow, c.Interval)
+	}
+	if err := checkAveraging(c.Smoothing, c.MinSamples, c.LatencyFloor); err != nil {
+		return err
 	}
 	return Config{Interval: 1, Delta: 1, LowBal: 1, HighBal: 1, LowRatio: 1, HighRatio: 2, History: 1, MinSamples: 1,
 		LatencyFloor: 1, Bound: c.Bound, Headroom: c.Headroom}.Validate()
