@@ -101,8 +101,8 @@ type Config struct {
 	// every 10 s) while the others carry on; negative: no cap.
 	MaxConnections int
 
-	// Policy routes eligible reads per member (balancer.NewSpillway,
-	// weights:...: a per-member policy); nil sends every
+	// Policy routes eligible reads per member (balancer.NewPerRead,
+	// balancer.NewSpillway, weights:...: a per-member policy); nil sends every
 	// command to the primary. The proxy runs a router for it (made
 	// router.WithExternalReads) on URI: its lag polls, per-member shares,
 	// Stats and metrics are the library's.

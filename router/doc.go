@@ -2,7 +2,7 @@
 // client connected to a replica set and routes every read by a policy (package
 // balancer). The Decongestant paper's policies give a balance fraction: each
 // read flips a biased coin between read preference primary and secondary, and
-// the driver picks the secondary. Per-member policies (Spillway, weights:) give
+// the driver picks the secondary. Per-member policies (leastwait, Spillway, weights:) give
 // a share per member: the primary's share is read with read preference primary,
 // each secondary's on a direct connection pool of its own, so the router
 // chooses the member of every read on any replica set; a causally consistent

@@ -19,7 +19,7 @@ import (
 
 // WithExternalReads makes a router that routes reads its caller sends
 // itself: Route picks the member and Routed.Done reports the read. It needs
-// a per-member policy (spillway, weights:). The router opens
+// a per-member policy (leastwait, spillway, weights:). The router opens
 // no per-member pools (Begin and Database then send every read to the
 // primary); it still connects its own client, to follow the members' roles,
 // and its monitor, for RTT and lag.

@@ -30,7 +30,7 @@ type config struct {
 // Option configures a Router.
 type Option func(*config) error
 
-// WithPolicy sets the routing policy (default: Spillway with its defaults and a
+// WithPolicy sets the routing policy (default: leastwait with its defaults and a
 // 10 s staleness bound; the Decongestant paper's Algorithm 1 is
 // balancer.NewDecongestant).
 func WithPolicy(p balancer.Policy) Option {

@@ -205,7 +205,7 @@ func newConfig(uri string, opts []Option) (config, error) {
 		}
 	}
 	if cfg.policy == nil {
-		p, err := balancer.NewSpillway(balancer.DefaultSpillwayConfig())
+		p, err := balancer.NewPerRead(balancer.LeastWait, balancer.DefaultPerReadConfig())
 		if err != nil {
 			return cfg, err
 		}

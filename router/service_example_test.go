@@ -25,10 +25,10 @@ func Example() {
 }
 
 func run(ctx context.Context) error {
-	// Spillway, ours: each read goes where it costs least, never to a member
-	// more than 2 s behind the primary.
+	// leastwait, ours: each read goes where it will wait least, never to a
+	// member more than 2 s behind the primary.
 	bound := balancer.DefaultSettings().WithBound(balancer.Bound{Max: 2 * time.Second})
-	policy, err := balancer.Parse("spillway", bound)
+	policy, err := balancer.Parse("leastwait", bound)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ type benchDefaults struct {
 	sprobe                      bool
 	out, db, writeConcern       string
 	clients                     int
-	policies                    string // "" = primary,secondary,decongestant,spillway
+	policies                    string // "" = primary,secondary,nearest:1s,decongestant,leastwait
 	ownCluster                  bool   // the command starts its cluster: no --uri
 }
 
@@ -87,7 +87,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.IntVar(&b.repeat, "repeat", 1, "repetitions of every policy")
 	policies := def.policies
 	if policies == "" {
-		policies = "primary,secondary,decongestant,spillway"
+		policies = "primary,secondary,nearest:1s,decongestant,leastwait"
 	}
 	fs.StringVar(&b.policies, "policies", policies, "comma-separated policies: "+balancer.Names)
 	fs.StringVar(&b.maxStaleness, "max-staleness", "10s", "staleness bound for decongestant and for counting violations: a duration, 0 (no stale reads) or none")

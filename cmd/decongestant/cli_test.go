@@ -183,8 +183,9 @@ func TestDemoFlags(t *testing.T) {
 	if err := a.check(nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := fs.Lookup("policies").Value.String(); !strings.Contains(got, "spillway") {
-		t.Errorf("the demo's policies are %q: no spillway", got)
+	// The default policy against the drivers' own choice, its window widened.
+	if got := fs.Lookup("policies").Value.String(); !strings.Contains(got, "leastwait") || !strings.Contains(got, "nearest:1s") {
+		t.Errorf("the demo's policies are %q: want leastwait and nearest:1s", got)
 	}
 }
 

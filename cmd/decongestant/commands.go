@@ -56,7 +56,7 @@ var groups = []group{
 func commands() []*command {
 	cmds := []*command{
 		{name: "demo", args: "[flags]",
-			summary: "start a capped local replica set, run YCSB-B under primary, secondary, decongestant and spillway, report, tear it down",
+			summary: "start a capped local replica set, run YCSB-B under primary, secondary, the drivers' nearest (1 s window), decongestant and leastwait, report, tear it down",
 			long:    demoLong, define: defineDemo},
 		{name: "cluster up", args: "[flags]", summary: "start a local replica set and print its URI (the last line of stdout)",
 			long: clusterUpLong, define: defineClusterUp},

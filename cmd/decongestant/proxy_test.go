@@ -206,14 +206,14 @@ func TestProxyCLI(t *testing.T) {
 	if err := client.Ping(pctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	// --metrics-addr serves the proxy's router (spillway by default).
+	// --metrics-addr serves the proxy's router (leastwait by default).
 	resp, err := http.Get("http://" + metricsAddr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(body), `decongestant_router_info{lag_source=`) || !strings.Contains(string(body), `policy="spillway"`) ||
+	if !strings.Contains(string(body), `decongestant_router_info{lag_source=`) || !strings.Contains(string(body), `policy="leastwait"`) ||
 		!strings.Contains(string(body), "decongestant_read_your_writes_reads_total") {
 		t.Fatalf("metrics of the proxy's router missing:\n%s", body)
 	}
