@@ -1,5 +1,5 @@
 # The two commands a newcomer needs:
-#   make demo   start a capped local replica set, compare primary / secondary / decongestant / spillway
+#   make demo   start a capped local replica set, compare primary / secondary / nearest:1s / decongestant / leastwait
 #               on YCSB-B, write demo-out/results.json and demo-out/report.html, tear the cluster down
 #   make test   the whole test suite (starts and stops its own mongod processes); `go test -short ./...`
 #               is the fast loop without mongod
