@@ -24,7 +24,8 @@ while getopts n:c:d:w:r:o:h opt; do
 	case $opt in
 	n) n=$OPTARG ;; c) clients=$OPTARG ;; d) duration=$OPTARG ;; w) warmup=$OPTARG ;;
 	r) repeat=$OPTARG ;; o) out=$OPTARG ;;
-	*) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	h) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "instances.sh: -h for usage" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
