@@ -287,7 +287,7 @@ func TestProxyCLIAuthTLS(t *testing.T) {
 		}
 	}
 	p.stop(t)
-	if want := "decongestant proxy: " + addr + " -> " + rs.URI() + ", policy spillway, reads opted-in, read-your-writes on, clients: SCRAM-SHA-256 (1 user), TLS with client certificates (Ctrl-C stops)\n"; p.stdout.String() != want {
+	if want := "decongestant proxy: " + addr + " -> " + rs.URI() + ", policy leastwait, reads opted-in, read-your-writes on, clients: SCRAM-SHA-256 (1 user), TLS with client certificates (Ctrl-C stops)\n"; p.stdout.String() != want {
 		t.Errorf("stdout %q, want %q", p.stdout.String(), want)
 	}
 	if strings.Contains(p.stderr.String(), "cli secret") || strings.Contains(p.stderr.String(), "cli%20secret") {
