@@ -55,6 +55,18 @@ func newDrainFixture(t *testing.T) *drainFixture {
 	if err := ping(f.idle); err != nil {
 		t.Fatal(err)
 	}
+	// The ping's reply can reach the client before its connection is marked
+	// idle again: wait for that, so the active connection below is the busy one.
+	testutil.Eventually(t, 30*time.Second, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, st := range s.conns {
+			if st.v.Load() == connActive {
+				return false
+			}
+		}
+		return true
+	}, "the pinged connection to be idle again")
 	// The getMore waits for the next document: a request in flight.
 	if err := send(f.busy, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}, {Key: "maxTimeMS", Value: 30_000}, {Key: "$db", Value: db.Name()}}); err != nil {
 		t.Fatal(err)
