@@ -57,31 +57,25 @@ func newDrainFixture(t *testing.T) *drainFixture {
 	}
 	// The ping's reply can reach the client before its connection is marked
 	// idle again: wait for that, so the active connection below is the busy one.
-	testutil.Eventually(t, 30*time.Second, func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for _, st := range s.conns {
-			if st.v.Load() == connActive {
-				return false
-			}
-		}
-		return true
-	}, "the pinged connection to be idle again")
+	testutil.Eventually(t, 30*time.Second, func() bool { return !anyActive(s) }, "the pinged connection to be idle again")
 	// The getMore waits for the next document: a request in flight.
 	if err := send(f.busy, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}, {Key: "maxTimeMS", Value: 30_000}, {Key: "$db", Value: db.Name()}}); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 30*time.Second, func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for _, st := range s.conns {
-			if st.v.Load() == connActive {
-				return true
-			}
-		}
-		return false
-	}, "the getMore to reach the proxy")
+	testutil.Eventually(t, 30*time.Second, func() bool { return anyActive(s) }, "the getMore to reach the proxy")
 	return f
+}
+
+// anyActive says whether one of s's client connections is serving a request.
+func anyActive(s *Server) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.conns {
+		if st.v.Load() == connActive {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *drainFixture) dial(t *testing.T) net.Conn {
