@@ -10,6 +10,7 @@ require (
 	github.com/xdg-go/scram v1.2.0
 	go.mongodb.org/mongo-driver/v2 v2.9.3
 	golang.org/x/sync v0.23.0
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (

@@ -9,6 +9,10 @@ type Row struct {
 	Ours    string `json:"ours"`
 	Unit    string `json:"unit,omitempty"`
 	Verdict string `json:"verdict"`
+	// Rule is how the verdict follows from the estimate, in words: the
+	// interval, n, and the band or side it was held to; or why the claim
+	// was not exercised.
+	Rule string `json:"rule,omitempty"`
 	// Detail says why a claim was not measured, or the finding's own
 	// verdict text.
 	Detail   string    `json:"detail,omitempty"`
@@ -24,7 +28,7 @@ func Evaluate(f *Figure, o Outputs) []Row {
 		if err != nil {
 			r.Ours, r.Verdict, r.Detail = "-", NotMeasured, err.Error()
 		} else {
-			r.Verdict = Judge(c, e)
+			r.Verdict, r.Rule = Judge(c, e)
 			r.Ours = e.String()
 			if e.Measured() {
 				r.Estimate = &e
@@ -54,18 +58,16 @@ func Tally(rows []Row) map[string]int {
 	return t
 }
 
-// Summary is a figure's overall verdict over its measured claims:
-// disagrees if any does, else same direction if any is, else agrees; not
-// measured when none was.
+// Summary is a figure's overall verdict over its claims, the first of
+// disagrees, same direction, inconclusive, agrees and not exercised that
+// any claim has: a figure agrees only when every claim put to the test
+// agrees. Not measured when no claim was.
 func Summary(rows []Row) string {
 	t := Tally(rows)
-	switch {
-	case t[Disagrees] > 0:
-		return Disagrees
-	case t[SameDirection] > 0:
-		return SameDirection
-	case t[Agrees] > 0:
-		return Agrees
+	for _, v := range []string{Disagrees, SameDirection, Inconclusive, Agrees, NotExercised} {
+		if t[v] > 0 {
+			return v
+		}
 	}
 	return NotMeasured
 }

@@ -50,68 +50,78 @@ const threePolicies = "primary,secondary,decongestant"
 // shiftAt is the time of fig. 2's and 3's workload switch.
 func shiftAt(quick bool) int { return scale(quick, 40, 200) }
 
-var dcFig2 = &Experiment{Name: "decongestant-fig2", Cluster: members, Quick: 8 * time.Minute, Full: 25 * time.Minute,
+var dcFig2 = &Experiment{Name: "decongestant-fig2", Cluster: members, Quick: 8 * time.Minute, Full: 75 * time.Minute,
 	Steps: func(q bool) []Step {
 		t := shiftAt(q)
 		return []Step{ycsbRun(q, "fig2", flags("workload", "a", "clients", "180", "phases", secs(t)+":workload=b",
-			"duration", secs(2*t), "warmup", "0s", "policies", threePolicies)...)}
+			"duration", secs(2*t), "repeat", scale(q, "1", "3"), "warmup", "0s", "policies", threePolicies)...)}
 	}}
 
-var dcFig3 = &Experiment{Name: "decongestant-fig3", Cluster: members, Quick: 8 * time.Minute, Full: 25 * time.Minute,
+var dcFig3 = &Experiment{Name: "decongestant-fig3", Cluster: members, Quick: 8 * time.Minute, Full: 75 * time.Minute,
 	Steps: func(q bool) []Step {
 		t := shiftAt(q)
 		return []Step{ycsbRun(q, "fig3", flags("workload", "b", "clients", "180", "phases", secs(t)+":workload=a,clients=20",
-			"duration", secs(2*t), "warmup", "0s", "policies", threePolicies)...)}
+			"duration", secs(2*t), "repeat", scale(q, "1", "3"), "warmup", "0s", "policies", threePolicies)...)}
 	}}
 
 // burstAt is when fig. 4's burst starts (it ends at twice that).
 func burstAt(quick bool) int { return scale(quick, 40, 120) }
 
-var dcFig4 = &Experiment{Name: "decongestant-fig4", Cluster: members, Quick: 10 * time.Minute, Full: 30 * time.Minute,
+var dcFig4 = &Experiment{Name: "decongestant-fig4", Cluster: members, Quick: 10 * time.Minute, Full: 90 * time.Minute,
 	Steps: func(q bool) []Step {
 		t := burstAt(q)
 		return []Step{tpccRun(q, "fig4", flags("clients", "20", "max-staleness", "10s",
 			"phases", fmt.Sprintf("%s:clients=200;%s:clients=20", secs(t), secs(2*t)),
-			"duration", secs(3*t), "warmup", "0s", "policies", threePolicies)...)}
+			"duration", secs(3*t), "repeat", scale(q, "1", "3"), "warmup", "0s", "policies", threePolicies)...)}
 	}}
 
-var dcFig5 = &Experiment{Name: "decongestant-fig5", Cluster: members, Quick: 12 * time.Minute, Full: 60 * time.Minute,
+var dcFig5 = &Experiment{Name: "decongestant-fig5", Cluster: members, Quick: 12 * time.Minute, Full: 90 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{ycsbRun(q, "fig5", flags("workload", "b", "clients", scale(q, "20,100,180", "20,60,100,140,180"),
-			"repeat", scale(q, "1", "2"), "duration", scale(q, "40s", "100s"), "warmup", scale(q, "10s", "30s"),
+			"repeat", scale(q, "1", "3"), "duration", scale(q, "40s", "100s"), "warmup", scale(q, "10s", "30s"),
 			"policies", threePolicies)...)}
 	}}
 
-var dcFig6 = &Experiment{Name: "decongestant-fig6", Cluster: members, Quick: 8 * time.Minute, Full: 40 * time.Minute,
+var dcFig6 = &Experiment{Name: "decongestant-fig6", Cluster: members, Quick: 8 * time.Minute, Full: 60 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{ycsbRun(q, "fig6", flags("workload", "a", "clients", scale(q, "20,180", "20,100,180"),
-			"repeat", scale(q, "1", "2"), "duration", scale(q, "40s", "100s"), "warmup", scale(q, "10s", "30s"),
+			"repeat", scale(q, "1", "3"), "duration", scale(q, "40s", "100s"), "warmup", scale(q, "10s", "30s"),
 			"policies", threePolicies)...)}
 	}}
 
-var dcFig7 = &Experiment{Name: "decongestant-fig7", Cluster: members, Quick: 8 * time.Minute, Full: 45 * time.Minute,
+var dcFig7 = &Experiment{Name: "decongestant-fig7", Cluster: members, Quick: 8 * time.Minute, Full: 70 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{tpccRun(q, "fig7", flags("clients", scale(q, "20,100", "20,60,100,200"),
-			"max-staleness", "10s", "repeat", scale(q, "1", "2"), "duration", scale(q, "40s", "100s"),
+			"max-staleness", "10s", "repeat", scale(q, "1", "3"), "duration", scale(q, "40s", "100s"),
 			"warmup", scale(q, "10s", "30s"), "policies", threePolicies)...)}
 	}}
 
-var dcFig8 = &Experiment{Name: "decongestant-fig8", Cluster: members, Quick: 3 * time.Minute, Full: 8 * time.Minute,
+var dcFig8 = &Experiment{Name: "decongestant-fig8", Cluster: members, Quick: 3 * time.Minute, Full: 24 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{ycsbRun(q, "fig8", flags("workload", "a", "clients", "100", "duration", scale(q, "60s", "300s"),
-			"warmup", "0s", "policies", "decongestant")...)}
+			"repeat", scale(q, "1", "3"), "warmup", "0s", "policies", "decongestant")...)}
 	}}
 
-var dcFig9 = &Experiment{Name: "decongestant-fig9-10", Cluster: members, Quick: 6 * time.Minute, Full: 16 * time.Minute,
+var dcFig9 = &Experiment{Name: "decongestant-fig9-10", Cluster: members, Quick: 6 * time.Minute, Full: 48 * time.Minute,
 	Steps: func(q bool) []Step {
-		d := scale(q, "60s", "300s")
+		d, rep := scale(q, "60s", "300s"), scale(q, "1", "3")
 		return []Step{
-			tpccRun(q, "fig9", flags("clients", "60", "max-staleness", "10s", "duration", d,
-				"warmup", "0s", "policies", "decongestant")...),
-			tpccRun(q, "fig10", join(flags("clients", "200", "max-staleness", "3s", "duration", d,
-				"warmup", "0s", "policies", "decongestant"), []string{"--skip-load"})...),
+			tpccRun(q, "fig9", flags("clients", "60", "max-staleness", "10s", "duration", d, "repeat", rep,
+				"phases", pauseNear(q, 10), "warmup", "0s", "policies", "decongestant")...),
+			tpccRun(q, "fig10", join(flags("clients", "200", "max-staleness", "3s", "duration", d, "repeat", rep,
+				"phases", pauseNear(q, 3), "warmup", "0s", "policies", "decongestant"), []string{"--skip-load"})...),
 		}
 	}}
+
+// pauseNear is figs. 9's and 10's fault: n3's replication paused for the
+// bound (s) plus 5 s, a third into the run. On capped members under this
+// load the lag stays far under the bound otherwise (591 ms at worst in a
+// run without it), so "no read past the bound" could not fail; with it n3
+// goes past the bound and the balancer must stop reading there in time.
+func pauseNear(quick bool, bound int) string {
+	at := scale(quick, 20, 100)
+	return fmt.Sprintf("%ds:pause=n3;%ds:resume=n3", at, at+bound+5)
+}
 
 // sprobeRounds are fig. 11's alternations of a run without and one with
 // the S probe.
@@ -146,7 +156,6 @@ func onOff(on bool) string {
 func fig11Tput(on bool) func(Outputs) (Estimate, error) {
 	return func(o Outputs) (Estimate, error) {
 		var vs []float64
-		var one *results.Results
 		for i := 1; ; i++ {
 			r, err := o.Results(fmt.Sprintf("fig11-%s-%d", onOff(on), i))
 			if err != nil {
@@ -155,31 +164,27 @@ func fig11Tput(on bool) func(Outputs) (Estimate, error) {
 				}
 				break
 			}
-			one = r
 			for _, run := range r.Runs {
 				vs = append(vs, run.Summary.ReadTput)
 			}
 		}
-		e := estimate(vs)
-		if e.N == 1 && len(one.Runs) == 1 { // one run: the noise of its periods
-			e.Spread = periodNoise(one, &one.Runs[0], readTput)
-		}
-		return e, nil
+		return estimate(vs), nil
 	}
 }
 
 // fig11Share is an operation's share of fig. 11's runs without the probe
-// (Table 1's mix as run), over their measured periods; its spread is twice
-// the standard error of a proportion over that many operations, the noise
-// of drawing the mix.
+// (Table 1's mix as run), over their measured periods, one value per run.
+// It is never a test of the paper: the generator was told the mix, so the
+// count checks the generator; the estimate says so (NotExercised).
 func fig11Share(op string) func(Outputs) (Estimate, error) {
 	return func(o Outputs) (Estimate, error) {
 		r, err := o.Results("fig11-off-1")
 		if err != nil {
 			return Estimate{}, err
 		}
-		var n, all int64
+		var shares []float64
 		for _, run := range r.Runs {
+			var n, all int64
 			for _, p := range run.Periods {
 				if p.TS <= r.Config.WarmupS {
 					continue
@@ -191,18 +196,24 @@ func fig11Share(op string) func(Outputs) (Estimate, error) {
 					}
 				}
 			}
+			if all > 0 {
+				shares = append(shares, 100*float64(n)/float64(all))
+			}
 		}
-		if all == 0 {
+		if len(shares) == 0 {
 			return Estimate{}, fmt.Errorf("fig11-off-1: no operations counted")
 		}
-		share := float64(n) / float64(all)
-		return Estimate{V: 100 * share, Spread: 200 * math.Sqrt(share*(1-share)/float64(all)), N: 1}, nil
+		e := estimate(shares)
+		e.NotExercised = "the mix is an input: the generator was told these shares, so counting them checks the generator, not the paper"
+		return e, nil
 	}
 }
 
 // lagCovers is the percentage of periods with S probes to secondaries in
-// which the router's lag estimate (plus the paper's one-second
-// granularity) was at least the staleness the probe saw (fig. 8).
+// which the router's lag estimate was at least the staleness the probe saw
+// (fig. 8). Our estimate is to the millisecond: adding the paper's
+// one-second granularity of serverStatus would make the claim hold
+// whenever staleness stays under a second, so it is not added.
 func lagCovers(_ *results.Results, r *results.Run) float64 {
 	n, ok := 0, 0
 	for _, p := range r.Periods {
@@ -210,7 +221,7 @@ func lagCovers(_ *results.Results, r *results.Run) float64 {
 			continue
 		}
 		n++
-		if p.MaxLagMS+1000 >= p.SProbeStalenessMaxMS {
+		if p.MaxLagMS >= p.SProbeStalenessMaxMS {
 			ok++
 		}
 	}
@@ -218,6 +229,36 @@ func lagCovers(_ *results.Results, r *results.Run) float64 {
 		return math.NaN()
 	}
 	return 100 * float64(ok) / float64(n)
+}
+
+// nearBound marks a bounded-staleness measure not exercised when, in every
+// run it was taken from, both the worst replication lag polled and the
+// worst staleness the S probe saw stayed under half the run's bound: no
+// read could have come near a violation, so "0 violations" could not fail.
+func nearBound(name string, m func(Outputs) (Estimate, error)) func(Outputs) (Estimate, error) {
+	return func(o Outputs) (Estimate, error) {
+		e, err := m(o)
+		if err != nil || !e.Measured() {
+			return e, err
+		}
+		r, err := o.Results(name)
+		if err != nil {
+			return e, err
+		}
+		if r.Config.MaxStalenessMS == nil {
+			e.NotExercised = name + ": the runs had no staleness bound"
+			return e, nil
+		}
+		bound := *r.Config.MaxStalenessMS
+		var worst float64
+		for _, run := range r.Runs {
+			worst = max(worst, run.Summary.MaxLagMS, run.Summary.StalenessMaxMS)
+		}
+		if worst < bound/2 {
+			e.NotExercised = fmt.Sprintf("the worst lag or staleness, %.0f ms, never reached half the %.0f ms bound", worst, bound)
+		}
+		return e, nil
+	}
 }
 
 func decongestantFigures() []*Figure {
@@ -303,7 +344,7 @@ func decongestantFigures() []*Figure {
 				{Text: "share on secondaries after the burst minus in it", PaperText: "brings back most of the Stock Level transactions", Source: Source{282, "Read Balancer gradually brings back most of the Stock Level"}, Kind: Below, Ref: 0, Unit: "points", Measure: diffOf(burst(dec, 2, secondaryPct), burst(dec, 1, secondaryPct))},
 			}},
 		{Paper: p, ID: "fig5", Caption: "YCSB-B, clients swept: read throughput, P80, share on secondaries", Source: Source{324, "Figure 5: Performance trends with increasing client count"},
-			Status: Scaled, Note: "clients 20-180 (20, 100, 180 quick), two runs per point (one quick) instead of three, 100 s runs", Experiment: dcFig5, Plots: plots("fig5", "sweep_tput", "sweep_p80", "sweep_secondary"),
+			Status: Scaled, Note: "clients 20-180 (20, 100, 180 quick), three runs per point (one quick), 100 s runs", Experiment: dcFig5, Plots: plots("fig5", "sweep_tput", "sweep_p80", "sweep_secondary"),
 			Claims: []Claim{
 				{Text: "share on secondaries at the most clients", PaperText: "roughly stable at around 70%", Source: Source{288, "roughly stable at around 70%"}, Kind: Approx, Paper: 70, Tol: 10, Abs: true, Unit: "%", Measure: sweepMax("fig5", dec, share)},
 				{Text: "read throughput at the most clients, decongestant over secondary", PaperText: "around 30% higher", Source: Source{310, "around 30% higher than only routing"}, Kind: Approx, Paper: 1.3, Ref: 1, Tol: 0.1, Unit: "×", Measure: ratioOf(sweepMax("fig5", dec, tput), sweepMax("fig5", sec, tput))},
@@ -312,7 +353,7 @@ func decongestantFigures() []*Figure {
 				{Text: "share on secondaries at the fewest clients", PaperText: "most read requests to the primary node (10 to 50 clients)", Source: Source{288, "Decongestant sends most read requests to the primary node"}, Kind: Below, Ref: 50, Unit: "%", Measure: sweepMin("fig5", dec, share)},
 			}},
 		{Paper: p, ID: "fig6", Caption: "YCSB-A: read throughput and P80 against P80 staleness at 20, 100, 180 clients", Source: Source{328, "Figure 6: Performance and 80-percentile data staleness trade-off in YCSB-A"},
-			Status: Scaled, Note: "100 s runs, two per point (20 and 180 clients once each quick)", Experiment: dcFig6, Plots: plots("fig6", "sweep_tput_staleness", "sweep_p80_staleness"),
+			Status: Scaled, Note: "100 s runs, three per point (20 and 180 clients once each quick)", Experiment: dcFig6, Plots: plots("fig6", "sweep_tput_staleness", "sweep_p80_staleness"),
 			Claims: []Claim{
 				{Text: "read throughput at the most clients, decongestant over primary", PaperText: "close to the desired zone (primary: low throughput)", Source: Source{332, "Decongestant is able to push the data point close to the desired zone"}, Kind: Above, Ref: 1, Unit: "×", Measure: ratioOf(sweepMax("fig6", dec, tput), sweepMax("fig6", pri, tput))},
 				{Text: "P80 staleness at the most clients, decongestant minus secondary", PaperText: "secondary seeing high staleness", Source: Source{332, "Decongestant is able to push the data point close to the desired zone"}, Kind: AtMost, Paper: 0, Unit: "ms", Measure: diffOf(sweepMax("fig6", dec, stale), sweepMax("fig6", sec, stale))},
@@ -324,19 +365,19 @@ func decongestantFigures() []*Figure {
 				{Text: "P80 staleness at the most clients, decongestant minus secondary", PaperText: "small data staleness", Source: Source{336, "Decongestant is able to push the data points toward the desired zone"}, Kind: AtMost, Paper: 0, Unit: "ms", Measure: diffOf(sweepMax("fig7", dec, stale), sweepMax("fig7", sec, stale))},
 			}},
 		{Paper: p, ID: "fig8", Caption: "estimated maximum staleness against the S probe's, YCSB-A, 100 clients", Source: Source{360, "Figure 8: The maximum data staleness of the secondaries estimated by the Decongestant"},
-			Status: Scaled, Note: "a 300 s run (60 s quick)", Experiment: dcFig8, Plots: plots("fig8", "staleness"),
+			Status: Scaled, Note: "three 300 s runs (one of 60 s quick)", Experiment: dcFig8, Plots: plots("fig8", "staleness"),
 			Claims: []Claim{
-				{Text: "periods whose lag estimate (+1 s, the paper's granularity) is not below the probe's staleness", PaperText: "not smaller than the one seen by the clients", Source: Source{360, "not smaller than the one seen by the clients"}, Kind: Approx, Paper: 100, Tol: 10, Abs: true, Unit: "%", Measure: func(o Outputs) (Estimate, error) { return perRun(o, "fig8", dec, lagCovers) }},
+				{Text: "periods whose lag estimate is not below the probe's staleness", PaperText: "not smaller than the one seen by the clients", Source: Source{360, "not smaller than the one seen by the clients"}, Kind: Approx, Paper: 100, Tol: 10, Abs: true, Unit: "%", Measure: func(o Outputs) (Estimate, error) { return perRun(o, "fig8", dec, lagCovers) }},
 			}},
 		{Paper: p, ID: "fig9", Caption: "S-probe staleness against the bound of 10 s, read-write TPC-C, 60 clients", Source: Source{363, "Figure 9: Data staleness measured by S workload versus the max data staleness"},
-			Status: Scaled, Note: "a 300 s run (60 s quick), 4 warehouses", Experiment: dcFig9, Plots: plots("fig9", "staleness"),
+			Status: Scaled, Note: "three 300 s runs (one of 60 s quick), 4 warehouses; n3's replication paused for the bound + 5 s a third into each run, so the bound is approached (without it the lag stays under 1 s here)", Experiment: dcFig9, Plots: plots("fig9", "staleness"),
 			Claims: []Claim{
-				{Text: "S-probe reads past the 10 s bound", PaperText: "all green circles are below their data staleness limit", Source: Source{355, "all green circles are below their data staleness limit"}, Kind: AtMost, Paper: 0, Unit: "reads", Measure: summary("fig9", dec, func(s results.Summary) float64 { return float64(s.BoundViolations) })},
+				{Text: "S-probe reads past the 10 s bound", PaperText: "all green circles are below their data staleness limit", Source: Source{355, "all green circles are below their data staleness limit"}, Kind: AtMost, Paper: 0, Unit: "reads", Measure: nearBound("fig9", summary("fig9", dec, func(s results.Summary) float64 { return float64(s.BoundViolations) }))},
 			}},
 		{Paper: p, ID: "fig10", Caption: "S-probe staleness with a 3 s bound, read-write TPC-C, 200 clients", Source: Source{372, "Figure 10: Data staleness measured by S workload in Decongestant with the data staleness limit set to be 3 seconds"},
-			Status: Scaled, Note: "a 300 s run (60 s quick), 4 warehouses", Experiment: dcFig9, Plots: plots("fig10", "staleness"),
+			Status: Scaled, Note: "three 300 s runs (one of 60 s quick), 4 warehouses; n3's replication paused for the bound + 5 s a third into each run, so the bound is approached", Experiment: dcFig9, Plots: plots("fig10", "staleness"),
 			Claims: []Claim{
-				{Text: "largest S-probe staleness", PaperText: "two data points have staleness value 4 seconds", Source: Source{377, "two data points have staleness value 4 seconds"}, Kind: AtMost, Paper: 4000, Unit: "ms", Measure: summary("fig10", dec, func(s results.Summary) float64 { return s.StalenessMaxMS })},
+				{Text: "largest S-probe staleness", PaperText: "two data points have staleness value 4 seconds", Source: Source{377, "two data points have staleness value 4 seconds"}, Kind: AtMost, Paper: 4000, Unit: "ms", Measure: nearBound("fig10", summary("fig10", dec, func(s results.Summary) float64 { return s.StalenessMaxMS }))},
 			}},
 		{Paper: p, ID: "fig11", Caption: "Stock-Level throughput with and without the S probe (primary)", Source: Source{375, "Figure 11: Throughput of Stock Level transactions when running the read-write TPC-C workload"},
 			Status: Runs, Note: "runs without and with the probe alternate, three of each (one quick)", Experiment: dcFig11, Plots: append(plots("fig11-off-1", "read_tput"), plots("fig11-on-1", "read_tput")...),

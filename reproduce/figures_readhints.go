@@ -33,22 +33,22 @@ func hintsRun(quick bool, out string, extra ...string) Step {
 	return Step{Args: join([]string{"bench", "ycsb"},
 		flags("uri", PhURI, "cluster-dir", PhDir, "records", scale(quick, "100000", "1500000"),
 			"readkeys", scale(quick, "80000", "500000"), "clients", "16", "period", "2s", "warmup", "0s",
-			"duration", secs(2*t), "policies", "weights:primary=1", "phases", secs(t)+":reads=n2", "hints", "off,on"),
+			"duration", secs(2*t), "repeat", scale(quick, "1", "3"), "policies", "weights:primary=1", "phases", secs(t)+":reads=n2", "hints", "off,on"),
 		[]string{"--cold-start"}, extra, flags("out", PhOut+"/"+out+".json")),
 		Output: out, Report: true}
 }
 
-var rhUniform = &Experiment{Name: "read-hints-fig6-8", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 25 * time.Minute,
+var rhUniform = &Experiment{Name: "read-hints-fig6-8", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 75 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{hintsRun(q, "rh-uniform", flags("workload", "c", "distribution", "uniform")...)}
 	}}
 
-var rhZipf = &Experiment{Name: "read-hints-fig11-12", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 25 * time.Minute,
+var rhZipf = &Experiment{Name: "read-hints-fig11-12", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 75 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{hintsRun(q, "rh-zipf", flags("workload", "c", "distribution", "zipfian")...)}
 	}}
 
-var rhReadWrite = &Experiment{Name: "read-hints-fig13-14", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 25 * time.Minute,
+var rhReadWrite = &Experiment{Name: "read-hints-fig13-14", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 75 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{hintsRun(q, "rh-rw", flags("workload", "a", "readproportion", "0.8", "distribution", "uniform")...)}
 	}}
@@ -56,7 +56,7 @@ var rhReadWrite = &Experiment{Name: "read-hints-fig13-14", Cluster: hintsSet, Qu
 // applyVariants are Table 1's fractions of the hints applied.
 var applyVariants = []string{"hints:apply=0.1", "hints:apply=0.2", "hints:apply=0.33", "hints:apply=0.5", "hints"}
 
-var rhApply = &Experiment{Name: "read-hints-table1", Cluster: hintsSet, Quick: 12 * time.Minute, Full: 45 * time.Minute,
+var rhApply = &Experiment{Name: "read-hints-table1", Cluster: hintsSet, Quick: 12 * time.Minute, Full: 135 * time.Minute,
 	Steps: func(q bool) []Step {
 		variants := strings.Join(applyVariants, ",")
 		if q {
@@ -65,7 +65,7 @@ var rhApply = &Experiment{Name: "read-hints-table1", Cluster: hintsSet, Quick: 1
 		return []Step{hintsRun(q, "rh-apply", flags("workload", "c", "distribution", "uniform", "hints", variants)...)}
 	}}
 
-var rhBack = &Experiment{Name: "read-hints-fig15", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 25 * time.Minute,
+var rhBack = &Experiment{Name: "read-hints-fig15", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 75 * time.Minute,
 	Steps: func(q bool) []Step {
 		t := migrateAt(q)
 		s := hintsRun(q, "rh-back", flags("workload", "c", "distribution", "uniform", "hints", "off")...)
@@ -80,7 +80,7 @@ var rhBack = &Experiment{Name: "read-hints-fig15", Cluster: hintsSet, Quick: 8 *
 
 // rhShift is fig. 16: the reads move to n2 as their working set moves to
 // the next keys, then back to n1, whose cache holds the old working set.
-var rhShift = &Experiment{Name: "read-hints-fig16", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 25 * time.Minute,
+var rhShift = &Experiment{Name: "read-hints-fig16", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 75 * time.Minute,
 	Steps: func(q bool) []Step {
 		t := migrateAt(q)
 		keys := scale(q, "40000", "500000")
@@ -100,7 +100,7 @@ func cacheSizes(quick bool) [][2]string {
 }
 
 var rhCache = &Experiment{Name: "read-hints-fig10", // each step starts its own set
-	Quick: 15 * time.Minute, Full: 50 * time.Minute,
+	Quick: 15 * time.Minute, Full: 150 * time.Minute,
 	Steps: func(q bool) []Step {
 		var steps []Step
 		for i, c := range cacheSizes(q) {
@@ -112,18 +112,18 @@ var rhCache = &Experiment{Name: "read-hints-fig10", // each step starts its own 
 		return steps
 	}}
 
-var rhTPCC = &Experiment{Name: "read-hints-tpcc", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 20 * time.Minute,
+var rhTPCC = &Experiment{Name: "read-hints-tpcc", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 60 * time.Minute,
 	Steps: func(q bool) []Step {
 		t := migrateAt(q)
 		size := scale(q, flags("scale", "small"), flags("warehouses", "4"))
 		return []Step{{Args: join([]string{"bench", "tpcc"},
 			flags("uri", PhURI, "cluster-dir", PhDir, "mix", "standard", "clients", "16", "period", "2s", "warmup", "0s",
-				"duration", secs(2*t), "policies", "primary", "phases", secs(t)+":stepdown", "hints", "off,on"),
+				"duration", secs(2*t), "repeat", scale(q, "1", "3"), "policies", "primary", "phases", secs(t)+":stepdown", "hints", "off,on"),
 			size, []string{"--cold-start"}, flags("out", PhOut+"/rh-tpcc.json")), Output: "rh-tpcc", Report: true}}
 	}}
 
 // rhTPCH moves TPC-H Q1 from the primary to n2 with cold secondaries.
-var rhTPCH = &Experiment{Name: "read-hints-fig17", Quick: 6 * time.Minute, Full: 20 * time.Minute,
+var rhTPCH = &Experiment{Name: "read-hints-fig17", Quick: 6 * time.Minute, Full: 60 * time.Minute,
 	Cluster: func(q bool) *Cluster {
 		return &Cluster{Args: flags("cache-gb", "0.25", "memory", scale(q, "600M", "1.2G"))}
 	},
@@ -131,7 +131,7 @@ var rhTPCH = &Experiment{Name: "read-hints-fig17", Quick: 6 * time.Minute, Full:
 		t := scale(q, 30, 120)
 		return []Step{{Args: join([]string{"bench", "tpch"},
 			flags("uri", PhURI, "cluster-dir", PhDir, "sf", scale(q, "0.05", "0.3"), "clients", "2", "period", "2s",
-				"warmup", "0s", "duration", secs(2*t), "policies", "weights:primary=1", "phases", secs(t)+":reads=n2", "hints", "off,on"),
+				"warmup", "0s", "duration", secs(2*t), "repeat", scale(q, "1", "3"), "policies", "weights:primary=1", "phases", secs(t)+":reads=n2", "hints", "off,on"),
 			[]string{"--cold-start"}, flags("out", PhOut+"/rh-tpch.json")), Output: "rh-tpch", Report: true}}
 	}}
 
@@ -246,7 +246,7 @@ func readHintsFigures() []*Figure {
 	recovery := func(i int) func(Outputs) (Estimate, error) {
 		return reconfig(fmt.Sprintf("rh-cache-%d", i), off, func(rc results.Reconfiguration) float64 { return orNaN(rc.RecoveryS) })
 	}
-	const note = "1.5 M records (100 000 quick) on members capped at 0.35 CPU and 1.2 GiB (600 MiB quick) instead of 50 M on 8-core servers with 10 GB caches; the move at 120 s of 240 s (40 s of 80 s quick)"
+	const note = "1.5 M records (100 000 quick) on members capped at 0.35 CPU and 1.2 GiB (600 MiB quick) instead of 50 M on 8-core servers with 10 GB caches; the move at 120 s of 240 s (40 s of 80 s quick); three runs with hints off and three on (one each quick)"
 	return []*Figure{
 		{Paper: p, ID: "fig1", Caption: "reconfiguration and cold caches", Source: Source{56, "Fig. 1. Performance impact"}, Status: Diagram},
 		{Paper: p, ID: "fig2", Caption: "the read-hints module", Source: Source{79, "Fig. 2. The Read-Hints Module"}, Status: Diagram},

@@ -61,6 +61,9 @@ func (ix *Index) WriteText(w io.Writer) error {
 				ours += " " + r.Unit
 			}
 			fmt.Fprintf(tw, "\t\t  %s\t%s\t%s\t%s\n", r.Verdict, r.Claim, r.Paper, ours)
+			if r.Rule != "" {
+				fmt.Fprintf(tw, "\t\t\t\t\t%s\n", r.Rule) // after the last tab: widens no column
+			}
 		}
 	}
 	return tw.Flush()
@@ -87,7 +90,7 @@ func (ix *Index) WriteHTML(w io.Writer) error {
 		}
 	}
 	return indexPage.Execute(w, map[string]any{"Ix": ix, "Papers": papers, "Tally": tally,
-		"Order": []string{Agrees, SameDirection, Disagrees, NotMeasured}})
+		"Order": []string{Agrees, SameDirection, Inconclusive, Disagrees, NotExercised, NotMeasured}})
 }
 
 func verdictClass(v string) string {
@@ -98,6 +101,8 @@ func verdictClass(v string) string {
 		return "partial"
 	case Disagrees:
 		return "disagree"
+	case Inconclusive, NotExercised:
+		return "open"
 	}
 	return "none"
 }
@@ -119,15 +124,19 @@ body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px;color:#222}
 table{border-collapse:collapse;width:100%;margin:0.5em 0 1.5em}
 th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top;font-size:14px}
 th{background:#f4f4f4}
-.agree{background:#d9f2d9}.partial{background:#fff2c2}.disagree{background:#f8d4d4}.none{background:#eee}
+.agree{background:#d9f2d9}.partial{background:#fff2c2}.disagree{background:#f8d4d4}.open{background:#dde6f6}.none{background:#eee}
 .v{font-weight:600;white-space:nowrap}.note{color:#555;font-size:13px}.claims td{font-size:13px}
 code{font-size:12px}
 </style></head><body>
 <h1>The papers, reproduced</h1>
 <p>{{if .Ix.Quick}}Quick runs (minutes each: a smoke test, not the faithful shape).{{else}}Runs at the faithful shape that fits this machine.{{end}}
 Started {{.Ix.Started}}{{with .Ix.Machine}} on {{.}}{{end}}.
-Verdicts are computed from our data and its spread: <em>agrees</em> (within the claim's tolerance), <em>same direction</em>
-(the effect has the paper's sign but another size), <em>disagrees</em>, <em>not measured</em>.</p>
+Verdicts are computed from our data: each claim's mean over n repetitions and its 95 % confidence interval (Student's t),
+held to the claim's band or side as the rule under each verdict says. <em>agrees</em>: the whole interval satisfies the claim;
+<em>same direction</em>: the interval lies outside the paper's band but on the paper's side; <em>disagrees</em>: the whole interval
+contradicts the claim; <em>inconclusive</em>: the interval covers both, or fewer than three repetitions ran; <em>not exercised</em>:
+the runs never put the claim to the test (a bound never approached, a policy that never decided, an input counted);
+<em>not measured</em>.</p>
 <p>{{range $v := .Order}}{{with index $.Tally $v}}<span class="v {{class $v}}">{{$v}}: {{.}}</span> &nbsp; {{end}}{{end}}</p>
 {{range .Papers}}<h2>{{.Title}}</h2>
 <table><tr><th>figure</th><th>what it shows</th><th>status</th><th>verdict</th><th>claims: paper beside ours</th></tr>
@@ -135,7 +144,7 @@ Verdicts are computed from our data and its spread: <em>agrees</em> (within the 
 <td>{{.Caption}}{{with .Note}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Status}}{{with .TookS}}<div class="note">ran {{minutes .}}</div>{{end}}</td>
 <td class="v {{class .Verdict}}">{{if .Error}}failed{{else if .Verdict}}{{.Verdict}}{{else}}-{{end}}{{with .Error}}<div class="note">{{.}}</div>{{end}}</td>
 <td>{{if .Rows}}<table class="claims"><tr><th>claim</th><th>paper</th><th>ours</th><th>verdict</th></tr>
-{{range .Rows}}<tr><td>{{.Claim}}{{with .Detail}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Paper}}</td><td>{{unit .}}</td><td class="v {{class .Verdict}}">{{.Verdict}}</td></tr>
+{{range .Rows}}<tr><td>{{.Claim}}{{with .Detail}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Paper}}</td><td>{{unit .}}</td><td class="v {{class .Verdict}}">{{.Verdict}}{{with .Rule}}<div class="note">{{.}}</div>{{end}}</td></tr>
 {{end}}</table>{{end}}</td></tr>
 {{with .Plots}}<tr><td></td><td colspan="4">{{range .}}<img src="{{.}}" alt="{{.}}" width="360"> {{end}}</td></tr>{{end}}
 {{end}}</table>

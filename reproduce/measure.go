@@ -5,6 +5,9 @@ import (
 	"math"
 	"strings"
 
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -16,46 +19,58 @@ type Outputs interface {
 	JSON(name string, v any) error
 }
 
-// estimate is the mean of vs and half their range; NaNs are skipped.
+// estimate is the mean of vs with the half-width of its 95 % confidence
+// interval, Student's t with n-1 degrees of freedom over the sample's
+// standard deviation; NaNs are skipped. One value has no interval (Spread
+// 0): Judge calls anything under MinRepeats inconclusive.
 func estimate(vs []float64) Estimate {
-	var e Estimate
-	lo, hi := math.Inf(1), math.Inf(-1)
-	sum := 0.0
+	var xs []float64
 	for _, v := range vs {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			xs = append(xs, v)
 		}
-		sum += v
-		lo, hi = min(lo, v), max(hi, v)
-		e.N++
 	}
-	if e.N == 0 {
+	if len(xs) == 0 {
 		return Estimate{V: math.NaN()}
 	}
-	e.V = sum / float64(e.N)
-	e.Spread = (hi - lo) / 2
+	mean, sd := stat.MeanStdDev(xs, nil)
+	e := Estimate{V: mean, N: len(xs)}
+	if e.N > 1 {
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(e.N - 1)}.Quantile(0.975)
+		e.Spread = t * sd / math.Sqrt(float64(e.N))
+	}
 	return e
 }
 
-// ratio is a/b, its spread the sum of the relative spreads.
+// ratio is a/b, its interval's relative half-width the two relative
+// half-widths added in quadrature (first order, the two independent).
 func ratio(a, b Estimate) Estimate {
 	if !a.Measured() || !b.Measured() || b.V == 0 {
 		return Estimate{V: math.NaN()}
 	}
 	v := a.V / b.V
-	s := math.Abs(v) * (a.Spread/math.Abs(a.V) + b.Spread/math.Abs(b.V))
+	s := math.Abs(v) * math.Hypot(a.Spread/math.Abs(a.V), b.Spread/math.Abs(b.V))
 	if a.V == 0 {
 		s = a.Spread / math.Abs(b.V)
 	}
-	return Estimate{V: v, Spread: s, N: min(a.N, b.N)}
+	return Estimate{V: v, Spread: s, N: min(a.N, b.N), NotExercised: firstOf(a.NotExercised, b.NotExercised)}
 }
 
-// diff is a-b, its spread the sum of the spreads.
+// diff is a-b, its half-width the two added in quadrature.
 func diff(a, b Estimate) Estimate {
 	if !a.Measured() || !b.Measured() {
 		return Estimate{V: math.NaN()}
 	}
-	return Estimate{V: a.V - b.V, Spread: a.Spread + b.Spread, N: min(a.N, b.N)}
+	return Estimate{V: a.V - b.V, Spread: math.Hypot(a.Spread, b.Spread), N: min(a.N, b.N),
+		NotExercised: firstOf(a.NotExercised, b.NotExercised)}
+}
+
+// firstOf is the first non-empty string.
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // sel chooses runs of a results file.
@@ -143,30 +158,6 @@ func window(r *results.Run, from, to float64, f func(results.Period) float64) fl
 		return math.NaN()
 	}
 	return sum / float64(n)
-}
-
-// periodNoise is twice the standard error of the mean of f over a run's
-// measured periods: the spread given to a measure taken from one run.
-func periodNoise(res *results.Results, r *results.Run, f func(results.Period) float64) float64 {
-	var xs []float64
-	for _, p := range r.Periods {
-		if p.TS > res.Config.WarmupS {
-			xs = append(xs, f(p))
-		}
-	}
-	if len(xs) < 2 {
-		return 0
-	}
-	m := 0.0
-	for _, x := range xs {
-		m += x
-	}
-	m /= float64(len(xs))
-	ss := 0.0
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return 2 * math.Sqrt(ss/float64(len(xs)-1)/float64(len(xs)))
 }
 
 // inWindow measures the mean of f over a window of each selected run.

@@ -9,44 +9,56 @@ import (
 type Kind int
 
 const (
-	// Approx: the paper gives a number; ours agrees when it is within Tol
-	// of it (relative, or absolute when Abs), the same direction when it
-	// is on the same side of Ref as the paper's, clear of the noise.
+	// Approx: the paper gives a number; ours agrees when our confidence
+	// interval lies within Tol of it (relative, or absolute when Abs), the
+	// same direction when the interval lies outside that band but on the
+	// same side of Ref as the paper's number.
 	Approx Kind = iota + 1
 	// Above: the paper says the quantity exceeds Ref (a ratio above 1, a
-	// difference above 0); ours agrees when it does, clear of the noise.
+	// difference above 0); ours agrees when the whole interval does.
 	Above
 	// Below: the paper says the quantity is under Ref.
 	Below
-	// AtMost: the paper bounds the quantity by Paper (0 bound violations);
-	// ours agrees when it is not clearly above it (under it once its
-	// spread is taken off).
+	// AtMost: the paper bounds the quantity by Paper (0 bound
+	// violations); ours agrees when the whole interval is at most Paper.
 	AtMost
-	// Similar: the paper says there is no real effect: ours agrees when it
-	// is within Tol of Ref (relative), or within the noise of it.
+	// Similar: the paper says there is no real effect: ours agrees when
+	// the whole interval is within Tol of Ref (relative).
 	Similar
 )
 
-// Estimate is our measure of a claim: the mean over repetitions and the
-// half of their range (0 from one repetition), N the repetitions.
+// MinRepeats is the number of repetitions below which no claim is
+// judged: with fewer, the verdict is Inconclusive.
+const MinRepeats = 3
+
+// Estimate is our measure of a claim over N repetitions: their mean V and
+// the half-width Spread of its 95 % confidence interval (Student's t; see
+// estimate). NotExercised, when set, says why the runs never put the claim
+// to the test (a bound never approached, a policy that never decided, a
+// number the harness was told to produce), whatever V is.
 type Estimate struct {
-	V      float64 `json:"value"`
-	Spread float64 `json:"spread"`
-	N      int     `json:"n"`
+	V            float64 `json:"value"`
+	Spread       float64 `json:"ci95"`
+	N            int     `json:"n"`
+	NotExercised string  `json:"not_exercised,omitempty"`
+	// Exact: V counts checks that each pass or fail (N of them: tests of
+	// a TPC-C clause), not a sample of a noisy quantity, so it is judged
+	// as it is, with no interval and whatever N.
+	Exact bool `json:"exact,omitempty"`
 }
 
 // Measured reports whether the estimate holds a value.
 func (e Estimate) Measured() bool { return e.N > 0 && !math.IsNaN(e.V) && !math.IsInf(e.V, 0) }
 
-// String is "v ± spread".
+// Interval is the confidence interval [V-Spread, V+Spread].
+func (e Estimate) Interval() (lo, hi float64) { return e.V - e.Spread, e.V + e.Spread }
+
+// String is "v ± ci (n=N)".
 func (e Estimate) String() string {
 	if !e.Measured() {
 		return "-"
 	}
-	if e.Spread == 0 {
-		return fmtNum(e.V)
-	}
-	return fmtNum(e.V) + " ± " + fmtNum(e.Spread)
+	return fmt.Sprintf("%s ± %s (n=%d)", fmtNum(e.V), fmtNum(e.Spread), e.N)
 }
 
 // Verdicts.
@@ -54,53 +66,76 @@ const (
 	Agrees        = "agrees"
 	SameDirection = "same direction"
 	Disagrees     = "disagrees"
-	NotMeasured   = "not measured"
+	// Inconclusive: the interval covers both the claim and its negation,
+	// or fewer than MinRepeats repetitions were run.
+	Inconclusive = "inconclusive"
+	// NotExercised: the runs never put the claim to the test.
+	NotExercised = "not exercised"
+	NotMeasured  = "not measured"
 )
 
-// Judge compares our estimate with a claim: one of Agrees, SameDirection,
-// Disagrees or NotMeasured. Noise is the estimate's spread: an effect
-// counts only when it is clear of it.
-func Judge(c Claim, e Estimate) string {
+// Judge compares our estimate with a claim. It returns the verdict and
+// the rule that gave it, in words ("95 % CI [1.1, 1.3] above 1"), so a
+// reader can check the one against the other.
+func Judge(c Claim, e Estimate) (verdict, rule string) {
 	if !e.Measured() {
-		return NotMeasured
+		return NotMeasured, "no value"
 	}
-	lo, hi := e.V-e.Spread, e.V+e.Spread
+	if e.NotExercised != "" {
+		return NotExercised, e.NotExercised
+	}
+	if e.N < MinRepeats && !e.Exact {
+		return Inconclusive, fmt.Sprintf("n=%d, fewer than %d repetitions", e.N, MinRepeats)
+	}
+	lo, hi := e.Interval()
+	ci := fmt.Sprintf("95 %% CI [%s, %s] of n=%d", fmtNum(lo), fmtNum(hi), e.N)
+	if e.Exact {
+		ci = fmt.Sprintf("%s of %d checks", fmtNum(e.V), e.N)
+	}
+	// inside, outside: the interval against a band [a, b] (the claim)
+	band := func(a, b float64) (inside, outside bool) { return lo >= a && hi <= b, hi < a || lo > b }
 	switch c.Kind {
 	case Approx:
 		tol := c.Tol
 		if !c.Abs {
 			tol = c.Tol * math.Abs(c.Paper)
 		}
-		if hi >= c.Paper-tol && lo <= c.Paper+tol {
-			return Agrees
-		}
+		a, b := c.Paper-tol, c.Paper+tol
+		rule := fmt.Sprintf("%s against %s ± %s", ci, fmtNum(c.Paper), fmtNum(tol))
+		in, out := band(a, b)
 		switch {
+		case in:
+			return Agrees, rule + ": inside"
+		case !out:
+			return Inconclusive, rule + ": overlaps its edge"
 		case c.Paper > c.Ref && lo > c.Ref, c.Paper < c.Ref && hi < c.Ref:
-			return SameDirection
+			return SameDirection, fmt.Sprintf("%s: outside, on the paper's side of %s", rule, fmtNum(c.Ref))
 		}
-		return Disagrees
+		return Disagrees, rule + ": outside"
 	case Above:
-		if lo > c.Ref {
-			return Agrees
-		}
-		return Disagrees
+		return sided(lo > c.Ref, hi <= c.Ref, fmt.Sprintf("%s above %s", ci, fmtNum(c.Ref)))
 	case Below:
-		if hi < c.Ref {
-			return Agrees
-		}
-		return Disagrees
+		return sided(hi < c.Ref, lo >= c.Ref, fmt.Sprintf("%s below %s", ci, fmtNum(c.Ref)))
 	case AtMost:
-		if lo <= c.Paper {
-			return Agrees
-		}
-		return Disagrees
+		return sided(hi <= c.Paper, lo > c.Paper, fmt.Sprintf("%s at most %s", ci, fmtNum(c.Paper)))
 	case Similar:
-		if math.Abs(e.V-c.Ref) <= c.Tol*math.Abs(c.Ref) || (lo <= c.Ref && hi >= c.Ref) {
-			return Agrees
-		}
-		return Disagrees
+		tol := c.Tol * math.Abs(c.Ref)
+		in, out := band(c.Ref-tol, c.Ref+tol)
+		return sided(in, out, fmt.Sprintf("%s within %s ± %s", ci, fmtNum(c.Ref), fmtNum(tol)))
 	}
-	return NotMeasured
+	return NotMeasured, "unknown kind of claim"
+}
+
+// sided is the verdict of a claim that holds when yes, fails when no, and
+// is open otherwise (the interval straddles its edge).
+func sided(yes, no bool, rule string) (string, string) {
+	switch {
+	case yes:
+		return Agrees, rule + ": yes"
+	case no:
+		return Disagrees, rule + ": no"
+	}
+	return Inconclusive, rule + ": the interval straddles it"
 }
 
 // fmtNum prints a number with three significant digits at most, no
