@@ -70,8 +70,8 @@ func TestJudge(t *testing.T) {
 // must never agree.
 func TestJudgeCanSayNo(t *testing.T) {
 	tests := []struct {
-		name                  string
-		c                     Claim
+		name                   string
+		c                      Claim
 		support, counter, none []float64 // none: data with no effect (claims of an effect only)
 	}{
 		{"approx: a ratio of 1.3", Claim{Kind: Approx, Paper: 1.3, Ref: 1, Tol: 0.1},
