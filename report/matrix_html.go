@@ -17,6 +17,8 @@ td.agree { color: #1d6b2a; font-weight: 600; }
 td.partial { color: #8a5a00; font-weight: 600; }
 td.disagree { color: #a00; font-weight: 600; }
 td.none { color: #888; }
+td.open { color: #2a4d8f; font-weight: 600; }
+div.rule { color: #666; font-weight: normal; font-size: 0.85em; }
 td.skip { color: #888; font-style: italic; }
 table.matrix td.skip { white-space: normal; }
 table.claims td { white-space: normal; }
@@ -46,13 +48,13 @@ var matrixMetrics = []matrixMetric{
 
 // WriteMatrixHTML writes one self-contained page for a consistency matrix: its
 // configuration; the consistency thesis' published findings beside this
-// machine's, with a verdict computed from the data; where reads go, per (w, rc)
+// machine's (findings, judged by the caller: reproduce.ThesisFindings); where reads go, per (w, rc)
 // pair; then per setup the thesis' figures — write latency, read latency and
 // the share of stale reads, one grouped bar chart per document size with the
 // (w, rc) pairs along the x axis and a bar per read target, the mean over
 // iterations with min-max error bars — and a table of every cell's mean, P50
 // and P99.
-func WriteMatrixHTML(w io.Writer, m *results.Matrix) error {
+func WriteMatrixHTML(w io.Writer, m *results.Matrix, findings []ThesisFinding) error {
 	if m == nil || len(m.Config.Setups) == 0 {
 		return errors.New("report: a matrix without setups")
 	}
@@ -71,7 +73,7 @@ func WriteMatrixHTML(w io.Writer, m *results.Matrix) error {
 		`<b>Unacknowledged</b> reads returned a write not yet acknowledged when they were sent. Latencies are of the operations that returned, ` +
 		`from invocation to completion. Each cell ran once per iteration; bars and table values are the mean over iterations, ` +
 		`error bars and small print the min-max.</p>` + "\n")
-	writeThesis(&b, m)
+	writeThesis(&b, m, findings)
 	writeWhereReadsGo(&b, m, pal)
 	for _, s := range m.Config.Setups {
 		writeMatrixSetup(&b, m, s, pal)
@@ -132,44 +134,25 @@ func writeMatrixConfig(b *strings.Builder, m *results.Matrix) {
 }
 
 // writeThesis writes the thesis' findings beside ours.
-func writeThesis(b *strings.Builder, m *results.Matrix) {
+func writeThesis(b *strings.Builder, m *results.Matrix, findings []ThesisFinding) {
 	b.WriteString(`<h2 id="thesis">The consistency thesis beside this machine</h2>` + "\n")
 	b.WriteString(`<p class="note">The thesis' published findings (its summary, §5.1, and the trends of §4.3) and their counterparts here, ` +
 		`from reads on the primary only, as the thesis read. "This machine" is the mean difference over the matched cells ` +
-		`(same setup, size and other concern) ± twice its standard error from the spread over iterations. A finding agrees when the effect ` +
-		`has the thesis' sign, exceeds that noise and, for a published number, is within a factor of 2 of it. ` +
-		`Where the thesis does not say between which sizes its size effect is measured, the smallest and the largest size here are compared.</p>` + "\n")
+		`(same setup, size and other concern) with its 95 % confidence interval from the spread over iterations, and n, the fewest ` +
+		`iterations of a cell used. The verdicts are those of <code>decongestant reproduce</code>: a published difference agrees when ` +
+		`the whole interval is within a factor of 2 of it, a trend when the whole interval is above 0; fewer than three iterations ` +
+		`are inconclusive. Where the thesis does not say between which sizes its size effect is measured, the smallest and the ` +
+		`largest size here are compared.</p>` + "\n")
 	for _, c := range thesisCaveats(m) {
 		fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(c))
 	}
-	b.WriteString("<div class=\"scroll\"><table class=\"claims\">\n<thead><tr><th class=\"l\">thesis</th><th class=\"l\">finding</th>" +
+	b.WriteString("<div class=\"scroll\"><table class=\"claims\">\n<thead><tr><th class=\"l\">finding</th>" +
 		"<th>published</th><th>this machine</th><th class=\"l\">verdict</th></tr></thead>\n<tbody>\n")
-	for _, r := range compareThesis(m) {
-		fmt.Fprintf(b, `<tr><td class="l">%s</td><td class="l find">%s</td><td class="n">%s</td><td class="n est">%s</td><td class="l %s">%s</td></tr>`+"\n",
-			esc(r.claim.where), esc(r.claim.text), esc(r.claim.thesis), esc(fmtEstimate(r)), r.class, esc(r.verdict))
+	for _, f := range findings {
+		fmt.Fprintf(b, `<tr><td class="l find">%s</td><td class="n">%s</td><td class="n est">%s</td><td class="l %s">%s<div class="rule">%s</div></td></tr>`+"\n",
+			esc(f.Text), esc(f.Thesis), esc(f.Ours), f.Class, esc(f.Verdict), esc(f.Rule))
 	}
 	b.WriteString("</tbody>\n</table></div>\n")
-}
-
-// fmtEstimate is our measure of a finding: "+1.23 ms ± 0.40 (8 pairs)".
-func fmtEstimate(r claimResult) string {
-	e := r.est
-	if e.n == 0 {
-		return "-"
-	}
-	s := fmtNum(e.v)
-	if e.v > 0 && r.claim.kind != claimAtMost {
-		s = "+" + s
-	}
-	s += " " + r.claim.unit
-	if e.noise > 0 {
-		s += " ± " + fmtNum(e.noise)
-	}
-	what := "pairs"
-	if r.claim.kind == claimAtMost {
-		what = "cells"
-	}
-	return fmt.Sprintf("%s (%d %s)", s, e.n, what)
 }
 
 // writeWhereReadsGo writes, per read target and (w, rc) pair, the share of

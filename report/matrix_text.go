@@ -11,18 +11,18 @@ import (
 )
 
 // WriteMatrixText writes a consistency matrix's summary for a terminal:
-// the consistency thesis' findings beside this machine's, with the verdicts of
-// WriteMatrixHTML, then the share of stale reads and the read latency per
+// the consistency thesis' findings beside this machine's (judged by the
+// caller, as for WriteMatrixHTML), then the share of stale reads and the read latency per
 // read target and (w, rc) pair.
-func WriteMatrixText(w io.Writer, m *results.Matrix) error {
+func WriteMatrixText(w io.Writer, m *results.Matrix, findings []ThesisFinding) error {
 	if m == nil || len(m.Config.Setups) == 0 {
 		return errors.New("report: a matrix without setups")
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "The consistency thesis beside this machine (reads on the primary; ± twice the standard error over iterations)\n")
-	fmt.Fprintf(tw, "thesis\tfinding\tpublished\tthis machine\tverdict\n")
-	for _, r := range compareThesis(m) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.claim.where, r.claim.text, r.claim.thesis, fmtEstimate(r), r.verdict)
+	fmt.Fprintf(tw, "The consistency thesis beside this machine (reads on the primary; ± the 95 %% interval over iterations)\n")
+	fmt.Fprintf(tw, "finding\tpublished\tthis machine\tverdict\n")
+	for _, f := range findings {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Text, f.Thesis, f.Ours, f.Verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -56,7 +56,8 @@ type Claim struct {
 	Ref       float64 // the reference (Approx's side, Above/Below/Similar)
 	Tol       float64 // Approx's tolerance (relative unless Abs), Similar's
 	Abs       bool
-	Unit      string // of our measure
+	Factor    float64 // Approx: within this factor of Paper instead of Tol (> 1; 0: Tol)
+	Unit      string  // of our measure
 	Measure   func(Outputs) (Estimate, error)
 }
 
@@ -76,9 +77,6 @@ type Figure struct {
 	// Plots are the report's plots that draw the figure, in the paper's
 	// order of panels.
 	Plots []Plot
-	// Findings, when set, judges claims that live with another page (the
-	// consistency matrix's): rows computed from the outputs.
-	Findings func(Outputs) ([]Row, error)
 }
 
 // Plot is one plot of a step's report: the step's Output and the file in

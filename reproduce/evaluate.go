@@ -36,16 +36,6 @@ func Evaluate(f *Figure, o Outputs) []Row {
 		}
 		rows = append(rows, r)
 	}
-	if f.Findings != nil {
-		more, err := f.Findings(o)
-		if err != nil {
-			rows = append(rows, Row{Figure: f.Name(), Claim: "the findings of " + f.Paper.Short, Ours: "-", Verdict: NotMeasured, Detail: err.Error()})
-		}
-		for _, r := range more {
-			r.Figure = f.Name()
-			rows = append(rows, r)
-		}
-	}
 	return rows
 }
 

@@ -10,9 +10,10 @@ type Kind int
 
 const (
 	// Approx: the paper gives a number; ours agrees when our confidence
-	// interval lies within Tol of it (relative, or absolute when Abs), the
-	// same direction when the interval lies outside that band but on the
-	// same side of Ref as the paper's number.
+	// interval lies within Tol of it (relative, or absolute when Abs; or
+	// within a factor Factor when set), the same direction when the
+	// interval lies outside that band but on the same side of Ref as the
+	// paper's number.
 	Approx Kind = iota + 1
 	// Above: the paper says the quantity exceeds Ref (a ratio above 1, a
 	// difference above 0); ours agrees when the whole interval does.
@@ -23,7 +24,8 @@ const (
 	// violations); ours agrees when the whole interval is at most Paper.
 	AtMost
 	// Similar: the paper says there is no real effect: ours agrees when
-	// the whole interval is within Tol of Ref (relative).
+	// the whole interval is within Tol of Ref (relative, or absolute when
+	// Abs).
 	Similar
 )
 
@@ -102,6 +104,13 @@ func Judge(c Claim, e Estimate) (verdict, rule string) {
 		}
 		a, b := c.Paper-tol, c.Paper+tol
 		rule := fmt.Sprintf("%s against %s ± %s", ci, fmtNum(c.Paper), fmtNum(tol))
+		if c.Factor > 1 {
+			a, b = c.Paper/c.Factor, c.Paper*c.Factor
+			if c.Paper < 0 {
+				a, b = b, a
+			}
+			rule = fmt.Sprintf("%s against %s to %s (within %s× of %s)", ci, fmtNum(a), fmtNum(b), fmtNum(c.Factor), fmtNum(c.Paper))
+		}
 		in, out := band(a, b)
 		switch {
 		case in:
@@ -120,6 +129,9 @@ func Judge(c Claim, e Estimate) (verdict, rule string) {
 		return sided(hi <= c.Paper, lo > c.Paper, fmt.Sprintf("%s at most %s", ci, fmtNum(c.Paper)))
 	case Similar:
 		tol := c.Tol * math.Abs(c.Ref)
+		if c.Abs {
+			tol = c.Tol
+		}
 		in, out := band(c.Ref-tol, c.Ref+tol)
 		return sided(in, out, fmt.Sprintf("%s within %s ± %s", ci, fmtNum(c.Ref), fmtNum(tol)))
 	}

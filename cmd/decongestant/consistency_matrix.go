@@ -16,6 +16,7 @@ import (
 	"github.com/decongestant/decongestant/internal/atomicfile"
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/report"
+	"github.com/decongestant/decongestant/reproduce"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -155,15 +156,16 @@ func runConsistencyMatrix(ctx context.Context, f *matrixFlags, stdout, stderr io
 		return runErr
 	}
 	jsonPath, htmlPath := filepath.Join(f.out, matrixJSON), filepath.Join(f.out, matrixHTML)
+	findings := reproduce.ThesisFindings(m)
 	if err := m.WriteJSONPath(jsonPath); err != nil {
 		return errors.Join(runErr, err)
 	}
-	if err := atomicfile.Write(htmlPath, func(w io.Writer) error { return report.WriteMatrixHTML(w, m) }); err != nil {
+	if err := atomicfile.Write(htmlPath, func(w io.Writer) error { return report.WriteMatrixHTML(w, m, findings) }); err != nil {
 		return errors.Join(runErr, err)
 	}
 	fmt.Fprintf(stderr, "matrix: %s in %s; results in %s, report in %s\n",
 		map[bool]string{true: "interrupted", false: "done"}[m.Interrupted], time.Duration(m.WallS*float64(time.Second)).Round(time.Second), jsonPath, htmlPath)
-	if err := report.WriteMatrixText(stdout, m); err != nil {
+	if err := report.WriteMatrixText(stdout, m, findings); err != nil {
 		return errors.Join(runErr, err)
 	}
 	if runErr != nil {
