@@ -289,6 +289,13 @@ func Open(dir string) (*Cluster, error) {
 // Dir is the cluster's data dir (absolute).
 func (c *Cluster) Dir() string { return c.dir }
 
+// Mongod is the path of the set's mongod binary.
+func (c *Cluster) Mongod() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.st.Mongod
+}
+
 // ReplSet is the replica set name.
 func (c *Cluster) ReplSet() string {
 	c.mu.Lock()

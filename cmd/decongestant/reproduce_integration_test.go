@@ -64,18 +64,37 @@ func TestReproduceQuickEndToEnd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "index.html")); err != nil {
 		t.Error(err)
 	}
+	// What the runs were made with is in the index, and their data is kept
+	// gzipped beside it.
+	if env := ix.Environment; env == nil || !strings.HasPrefix(env.Version, "decongestant ") || env.CPUs < 1 || env.Go == "" {
+		t.Errorf("environment %+v, want the version, CPUs and Go", ix.Environment)
+	}
+	for _, name := range []string{"decongestant fig11", "decongestant table1"} {
+		e := got[name]
+		if !strings.HasPrefix(e.MongodVersion, "db version v") || !e.Quick || len(e.Commands) != len(e.Ran) ||
+			!strings.Contains(strings.Join(e.Commands, "\n"), "--uri mongodb://127.0.0.1:") {
+			t.Errorf("%s: mongod %q, quick %v, filled commands %q", name, e.MongodVersion, e.Quick, e.Commands)
+		}
+	}
+	kept, _ := filepath.Glob(filepath.Join(out, "decongestant-fig11", "*.json.gz"))
+	if plain, _ := filepath.Glob(filepath.Join(out, "decongestant-fig11", "fig11-*.json")); len(kept) != 2 || len(plain) != 0 {
+		t.Errorf("kept %v and %v, want the two runs' results gzipped only", kept, plain)
+	}
 	if !strings.Contains(all.String(), "Stock-Level throughput with the probe over without") {
 		t.Errorf("the verdict table was not printed:\n%s", all.String())
 	}
 	// Judged again from the outputs alone: the same verdicts, and the run's
 	// record says how they were made.
 	var again testutil.SyncBuffer
-	if err := run(ctx, []string{"reproduce", "decongestant", "fig11", "--quick", "--out", out, "--judge-only"}, &again, &again); err != nil {
+	if err := run(ctx, []string{"reproduce", "decongestant", "fig11", "--out", out, "--judge-only"}, &again, &again); err != nil {
 		t.Fatalf("judge-only: %v\n%s", err, again.String())
 	}
 	var ix2 reproduce.Index
 	if b, err := os.ReadFile(filepath.Join(out, "index.json")); err != nil || json.Unmarshal(b, &ix2) != nil {
 		t.Fatalf("index after judge-only: %v", err)
+	}
+	if !ix2.Quick || ix2.Environment == nil || ix2.Environment.Version != ix.Environment.Version {
+		t.Errorf("judged again: quick %v, environment %+v; want the runs' own", ix2.Quick, ix2.Environment)
 	}
 	for _, e := range ix2.Entries {
 		if want := got[e.Figure]; e.Verdict != want.Verdict || len(e.Ran) == 0 || e.TookS != want.TookS {
