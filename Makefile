@@ -15,7 +15,7 @@ test:
 	$(GO) test ./... -count=1 -timeout 25m
 
 build:
-	$(GO) build -o bin/decongestant ./cmd/decongestant
+	$(GO) build -buildvcs=true -o bin/decongestant ./cmd/decongestant
 
 # The routing hot path benchmark (coin flip + handle + sample).
 bench-route:
