@@ -3,6 +3,7 @@ package reproduce
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/stat"
@@ -219,21 +220,43 @@ func reconfig(name string, s sel, f func(results.Reconfiguration) float64) func(
 	}
 }
 
+// dropWindow is the longest window, before and after a reconfiguration,
+// that drop compares (s).
+const dropWindow = 30.0
+
 // drop measures how far the read throughput fell at the i-th
-// reconfiguration of each selected run (dropPct), with the noise floor of
-// that statistic as its spread: the same "lowest period against the mean"
-// taken in the 30 s before the reconfiguration, where nothing changed (a
-// placebo), or half the range over runs when that is larger.
+// reconfiguration of each selected run (dropAt), with the noise floor of
+// that statistic as its interval's half-width when that is wider: the same
+// "lowest period against the mean" taken before the reconfiguration, where
+// nothing changed (a placebo), over as many periods.
 func drop(name string, s sel, i int) func(Outputs) (Estimate, error) {
+	return dropMeasure(name, s, i, false)
+}
+
+// dropAfterGap is drop with the gap a stepdown's election leaves cut out:
+// the window after starts at the first period back at half the level
+// before. It measures what a new primary's caches cost, not that a set
+// without a primary serves nothing for seconds.
+func dropAfterGap(name string, s sel, i int) func(Outputs) (Estimate, error) {
+	return dropMeasure(name, s, i, true)
+}
+
+func dropMeasure(name string, s sel, i int, skipGap bool) func(Outputs) (Estimate, error) {
 	return func(o Outputs) (Estimate, error) {
 		var placebos []float64
 		e, err := perRun(o, name, s, func(_ *results.Results, r *results.Run) float64 {
-			if len(r.Summary.Reconfigurations) <= i {
+			rcs := r.Summary.Reconfigurations
+			if len(rcs) <= i {
 				return math.NaN()
 			}
-			rc := r.Summary.Reconfigurations[i]
-			placebos = append(placebos, placeboDrop(r, rc.AtS))
-			return dropPct(rc)
+			at, w := rcs[i].AtS, moveWindow(rcs, i)
+			from := at
+			if skipGap {
+				from = gapEnd(r.Periods, at, w)
+			}
+			d, placebo := dropAt(r.Periods, at, from, w)
+			placebos = append(placebos, placebo)
+			return d
 		})
 		if err != nil || !e.Measured() {
 			return e, err
@@ -245,31 +268,82 @@ func drop(name string, s sel, i int) func(Outputs) (Estimate, error) {
 	}
 }
 
-// placeboDrop is 100 minus the lowest read throughput of a period in the
-// 30 s before at as % of those periods' mean: how deep "the lowest period"
-// goes when nothing happens.
-func placeboDrop(r *results.Run, at float64) float64 {
-	lowest, sum, n := math.Inf(1), 0.0, 0
-	for _, p := range r.Periods {
-		if p.TS > at-30 && p.TS <= at {
-			lowest = min(lowest, p.ReadTput)
+// moveWindow is the window drop uses at the i-th reconfiguration: 30 s,
+// or half the time to the nearest other reconfiguration when that is
+// shorter, so that two moves' windows never overlap.
+func moveWindow(rcs []results.Reconfiguration, i int) float64 {
+	w := dropWindow
+	for j, rc := range rcs {
+		if j != i {
+			w = min(w, math.Abs(rc.AtS-rcs[i].AtS)/2)
+		}
+	}
+	return w
+}
+
+// dropAt is how far the read throughput fell at a reconfiguration at: 100
+// minus the lowest period ending in the w seconds after from (at, or the
+// end of an election's gap), as % of the mean of the periods ending in the
+// w seconds before at; and the placebo, the same with the lowest period
+// taken before, where nothing happened. Both take the lowest of the same
+// number of periods (the bench summary's dip takes it over 60 s after
+// against 30 s before, which deepens a drop by chance alone).
+func dropAt(periods []results.Period, at, from, w float64) (drop, placebo float64) {
+	var before, after []float64
+	for _, p := range periods {
+		switch {
+		case p.TS > at-w && p.TS <= at:
+			before = append(before, p.ReadTput)
+		case p.TS > from && p.TS <= from+w:
+			after = append(after, p.ReadTput)
+		}
+	}
+	n := min(len(before), len(after))
+	if n < 2 {
+		return math.NaN(), math.NaN()
+	}
+	before, after = before[len(before)-n:], after[:n]
+	var sum float64
+	for _, v := range before {
+		sum += v
+	}
+	mean := sum / float64(n)
+	if mean <= 0 {
+		return math.NaN(), math.NaN()
+	}
+	return max(0, 100-100*slices.Min(after)/mean), max(0, 100-100*slices.Min(before)/mean)
+}
+
+// gapEnd is the end of the first period after at whose read throughput is
+// back at half the mean of the w seconds before at (at itself when none
+// is, or nothing came before).
+func gapEnd(periods []results.Period, at, w float64) float64 {
+	var sum float64
+	n := 0
+	for _, p := range periods {
+		if p.TS > at-w && p.TS <= at {
 			sum += p.ReadTput
 			n++
 		}
 	}
-	if n < 2 || sum == 0 {
-		return math.NaN()
+	if n == 0 {
+		return at
 	}
-	return max(0, 100-100*lowest/(sum/float64(n)))
+	for i, p := range periods {
+		if p.TS > at && p.ReadTput >= sum/float64(n)/2 {
+			return start(periods, i) // the window after begins with this period
+		}
+	}
+	return at
 }
 
-// dropPct is how far the read throughput fell at a reconfiguration: 100
-// minus its lowest period as a percentage of the level before.
-func dropPct(rc results.Reconfiguration) float64 {
-	if rc.DipPct == nil {
-		return math.NaN()
+// start is when period i of a run starts: where the one before it ended,
+// or 0.
+func start(periods []results.Period, i int) float64 {
+	if i == 0 {
+		return 0
 	}
-	return max(0, 100-*rc.DipPct)
+	return periods[i-1].TS
 }
 
 // servingMiss is the worst cache miss rate of the member that took the

@@ -163,13 +163,17 @@ func TestFig11AlternatedRuns(t *testing.T) {
 // TestReadHintsMeasures: the reconfiguration drop and the new member's
 // miss rate come from the runs with and without hints.
 func TestReadHintsMeasures(t *testing.T) {
-	rc := func(dip, miss float64) results.Summary {
-		return results.Summary{Reconfigurations: []results.Reconfiguration{{AtS: 40, DipPct: &dip, ServingMaxCacheMissPct: &miss}}}
+	run := func(policy string, dip, miss float64) results.Run {
+		return results.Run{Policy: policy,
+			Summary: results.Summary{Reconfigurations: []results.Reconfiguration{{AtS: 40, ServingMaxCacheMissPct: &miss}}},
+			Periods: periods(80, func(ts float64) results.Period { // 100 reads/s, dip% of it just after the move
+				if ts == 42 {
+					return results.Period{ReadTput: dip}
+				}
+				return results.Period{ReadTput: 100}
+			})}
 	}
-	o := fakeOutputs{"rh-uniform": {Runs: thrice(
-		results.Run{Policy: "weights:primary=1", Summary: rc(60, 85)},
-		results.Run{Policy: "weights:primary=1+hints", Summary: rc(98, 5)},
-	)}}
+	o := fakeOutputs{"rh-uniform": {Runs: thrice(run("weights:primary=1", 60, 85), run("weights:primary=1+hints", 98, 5))}}
 	for _, tt := range []struct {
 		fig, claim string
 		v          float64
@@ -318,27 +322,69 @@ func TestOneRunIsInconclusive(t *testing.T) {
 func TestDropCarriesThePlacebo(t *testing.T) {
 	run := func(policy string, dip float64) results.Run {
 		return results.Run{Policy: policy,
-			Summary: results.Summary{Reconfigurations: []results.Reconfiguration{{AtS: 40, DipPct: &dip}}},
+			Summary: results.Summary{Reconfigurations: []results.Reconfiguration{{AtS: 40}}},
 			Periods: periods(80, func(ts float64) results.Period {
-				if ts == 30 {
+				switch ts {
+				case 30:
 					return results.Period{ReadTput: 95} // the noise: one low period before the move
+				case 44:
+					return results.Period{ReadTput: dip}
 				}
 				return results.Period{ReadTput: 101}
 			})}
 	}
 	c, _ := claimOf(t, "read-hints", "fig7", "throughput drop at the move, hints on")
+	mean := (14*101 + 95) / 15.0 // the 15 periods of the 30 s before
+	placebo := 100 - 100*95/mean
 	for _, tt := range []struct {
 		dip  float64
 		want string
-	}{{98, Agrees}, {88, Inconclusive}, {70, Disagrees}} {
+	}{{99, Agrees}, {89, Inconclusive}, {70, Disagrees}} {
 		o := fakeOutputs{"rh-uniform": {Runs: thrice(run("weights:primary=1+hints", tt.dip))}}
 		e, err := c.Measure(o)
-		if err != nil || math.Abs(e.V-(100-tt.dip)) > 1e-9 || math.Abs(e.Spread-5.57) > 0.01 {
-			t.Fatalf("dip %v: %+v, %v; want %v ± 5.57 (the placebo: 95 against a mean of 100.6)", tt.dip, e, err, 100-tt.dip)
+		if want := 100 - 100*tt.dip/mean; err != nil || math.Abs(e.V-want) > 1e-9 || math.Abs(e.Spread-placebo) > 1e-9 {
+			t.Fatalf("dip to %v: %+v, %v; want %.2f ± %.2f (the placebo: 95 against a mean of %.1f)", tt.dip, e, err, want, placebo, mean)
 		}
-		if v, _ := Judge(c, e); v != tt.want {
-			t.Errorf("a %v%% drop with a 5.57%% placebo: %s, want %s", 100-tt.dip, v, tt.want)
+		if v, rule := Judge(c, e); v != tt.want {
+			t.Errorf("a dip to %v with a %.2f%% placebo: %s (%s), want %s", tt.dip, placebo, v, rule, tt.want)
 		}
+	}
+}
+
+// TestDropComparesEqualWindows: the lowest period after a move is taken
+// over as many periods as the level before it, and two moves' windows do
+// not overlap.
+func TestDropComparesEqualWindows(t *testing.T) {
+	ps := periods(200, func(ts float64) results.Period {
+		switch {
+		case ts == 110: // 70 s after the move at 40: outside any window of it
+			return results.Period{ReadTput: 10}
+		case ts == 96: // 4 s before the second move: in its window before, not in the first move's after
+			return results.Period{ReadTput: 50}
+		}
+		return results.Period{ReadTput: 100}
+	})
+	rcs := []results.Reconfiguration{{AtS: 40}, {AtS: 100}}
+	if w := moveWindow(rcs, 0); w != 30 {
+		t.Errorf("window at 40 with the next move at 100: %v, want 30", w)
+	}
+	d, _ := dropAt(ps, 40, 40, moveWindow(rcs, 0))
+	if d != 0 {
+		t.Errorf("drop at 40 = %v, want 0: the low periods at 96 and 110 are outside its window", d)
+	}
+	// A move 10 s into the run: five periods before it, so five after.
+	early := periods(60, func(ts float64) results.Period {
+		if ts == 22 { // the sixth period after the move (12, 14, ... 20 are the five)
+			return results.Period{ReadTput: 10}
+		}
+		return results.Period{ReadTput: 100}
+	})
+	if d, p := dropAt(early, 10, 10, 30); d != 0 || p != 0 {
+		t.Errorf("drop at 10 s = %v (placebo %v), want 0: the low period is the sixth after, against five before", d, p)
+	}
+	near := []results.Reconfiguration{{AtS: 40}, {AtS: 60}}
+	if w := moveWindow(near, 1); w != 10 {
+		t.Errorf("window of moves 20 s apart: %v, want 10", w)
 	}
 }
 
@@ -405,5 +451,70 @@ func TestRPMClaimsNeedADecision(t *testing.T) {
 		if v, rule := Judge(c, e); v != tt.want {
 			t.Errorf("RPM deciding %d times at 120 clients: %s (%s), want %s", tt.decisions, v, rule, tt.want)
 		}
+	}
+}
+
+// TestMissRiseAgainstOurSteadyState: the rise of the miss rate at a move is
+// the new member's worst after it minus our own steady state before it (the
+// member serving the reads then), not the paper's: a peak as high as the
+// paper's on a set whose caches already missed that much is no rise.
+func TestMissRiseAgainstOurSteadyState(t *testing.T) {
+	run := func(steady, peak float64) results.Run {
+		return results.Run{Policy: "weights:primary=1",
+			Summary: results.Summary{Reconfigurations: []results.Reconfiguration{{AtS: 40, ServingMaxCacheMissPct: &peak}}},
+			Periods: periods(80, func(ts float64) results.Period {
+				idle := 50.0
+				return results.Period{Members: []results.Member{
+					{Name: "n1", Served: 100, CacheMissPct: &steady},
+					{Name: "n2", Served: 0, CacheMissPct: &idle}, // serves nothing before the move: not the steady state
+				}}
+			})}
+	}
+	c, _ := claimOf(t, "read-hints", "fig8", "the miss rate's rise at the move, hints off: the new member's worst minus our steady state before")
+	for _, tt := range []struct {
+		steady, peak, rise float64
+		want               string
+	}{{30, 85, 55, Agrees}, {80, 85, 5, SameDirection}} {
+		e, err := c.Measure(fakeOutputs{"rh-uniform": {Runs: thrice(run(tt.steady, tt.peak))}})
+		if err != nil || math.Abs(e.V-tt.rise) > 1e-9 {
+			t.Fatalf("steady %v, peak %v: %+v, %v; want a rise of %v", tt.steady, tt.peak, e, err, tt.rise)
+		}
+		if v, rule := Judge(c, e); v != tt.want {
+			t.Errorf("a rise of %v points against the paper's 56: %s (%s), want %s", tt.rise, v, rule, tt.want)
+		}
+	}
+}
+
+// TestStepdownDropLeavesTheElectionOut: the TPC-C claim about a primary
+// switch is judged after the election's gap (no primary, no reads), which
+// any machine has; a drop after the gap still counts.
+func TestStepdownDropLeavesTheElectionOut(t *testing.T) {
+	run := func(after float64) results.Run {
+		return results.Run{Policy: "primary", Summary: results.Summary{Reconfigurations: []results.Reconfiguration{{AtS: 40}}},
+			Periods: periods(100, func(ts float64) results.Period {
+				switch {
+				case ts == 42 || ts == 44: // the election
+					return results.Period{ReadTput: 0}
+				case ts == 48:
+					return results.Period{ReadTput: after}
+				}
+				return results.Period{ReadTput: 100}
+			})}
+	}
+	c, _ := claimOf(t, "read-hints", "tpcc", "throughput drop after the stepdown, the election's gap left out, hints off")
+	for _, tt := range []struct {
+		after, drop float64
+		want        string
+	}{{100, 0, Agrees}, {60, 40, Disagrees}} {
+		e, err := c.Measure(fakeOutputs{"rh-tpcc": {Runs: thrice(run(tt.after))}})
+		if err != nil || math.Abs(e.V-tt.drop) > 1e-9 {
+			t.Fatalf("%v after the gap: %+v, %v; want a drop of %v", tt.after, e, err, tt.drop)
+		}
+		if v, rule := Judge(c, e); v != tt.want {
+			t.Errorf("a drop of %v after the gap: %s (%s), want %s", tt.drop, v, rule, tt.want)
+		}
+	}
+	if d, _ := dropAt(run(100).Periods, 40, 40, 30); d != 100 {
+		t.Errorf("with the gap in the window the drop is %v, want 100", d)
 	}
 }
