@@ -294,7 +294,8 @@ func readHintsFigures() []*Figure {
 			Note: "needs members on spinning disks (HDD); this machine has one SSD-class volume. Fig. 7 is the same experiment on SSD"},
 		{Paper: p, ID: "fig5", Caption: "cache miss rate across a migration, read-only, HDD", Source: Source{166, "Fig. 5. Cache miss rate under read-only workload, HDD"}, Status: CannotRun,
 			Note: "needs members on spinning disks (HDD); fig. 8 is the same on SSD"},
-		{Paper: p, ID: "fig6", Caption: "memory use of each member across a migration", Source: Source{175, "Fig. 6. Monitoring memory use."}, Status: Scaled, Note: note, Experiment: rhUniform, Plots: plots("rh-uniform", "member_memory"),
+		{Paper: p, ID: "fig6", Caption: "memory use of each member across a migration", Source: Source{175, "Fig. 6. Monitoring memory use."}, Status: Scaled,
+			Note: "the paper's fig. 6 belongs to its HDD experiment (figs. 4-5), which cannot run here; this is the same memory measure in the SSD-class run of figs. 7-8. " + note, Experiment: rhUniform, Plots: plots("rh-uniform", "member_memory"),
 			Claims: []Claim{
 				{Text: "n2's memory growth after the move, hints off, MB", PaperText: "almost 20 minutes to bring data in memory", Source: Source{172, "it takes almost 20 minutes to bring data in memory"}, Kind: Above, Ref: 0, Unit: "MB", Measure: func(o Outputs) (Estimate, error) { return perRun(o, "rh-uniform", off, memberGrowth("n2")) }},
 			}},
