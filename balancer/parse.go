@@ -31,7 +31,7 @@ func DefaultSettings() Settings {
 }
 
 // Names lists the policy specs Parse accepts, for help texts.
-const Names = "spillway[:<key>=<value>/...], leastwait, p2c, prequal, decongestant, rpm, primary, secondary, secondarypreferred, nearest[:<localThreshold>=15ms], maxstaleness:<dur>=90s, fixed:<fraction 0..1>, weights:<member>=<share>,... (members: primary, a name such as n2, or host:port)"
+const Names = "spillway[:<key>=<value>/...], leastwait[:<sample>], p2c, prequal, decongestant, rpm, primary, secondary, secondarypreferred, nearest[:<localThreshold>=15ms], maxstaleness:<dur>=90s, fixed:<fraction 0..1>, weights:<member>=<share>,... (members: primary, a name such as n2, or host:port)"
 
 // Spec is a parsed, validated policy spec. A policy is a state machine, so
 // every run needs its own: parse a spec once and call New for each.
@@ -130,7 +130,16 @@ func parse(spec string, s Settings) (Policy, error) {
 	case "spillway":
 		return parseSpillway(spec, arg, hasArg, s.Spillway)
 	case "leastwait":
-		return noArg(NewPerRead(LeastWait, s.PerRead))
+		if !hasArg {
+			return NewPerRead(LeastWait, s.PerRead)
+		}
+		k, err := strconv.Atoi(arg)
+		if err != nil || k < 2 {
+			return nil, fmt.Errorf("%w %q: want leastwait or leastwait:<sample>, the members each read weighs, drawn at random (2 or more), e.g. leastwait:2", ErrInvalidPolicy, spec)
+		}
+		cfg := s.PerRead
+		cfg.Sample = k
+		return NewPerRead(LeastWait, cfg)
 	case "p2c":
 		return noArg(NewPerRead(TwoChoices, s.PerRead))
 	case "prequal":

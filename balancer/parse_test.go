@@ -22,6 +22,7 @@ func TestParse(t *testing.T) {
 		{"nearest", "nearest", Nearest, 1},
 		{"nearest:1000ms", "nearest:1s", Nearest, 1},
 		{"leastwait", "leastwait", PerMember, 0},
+		{"LeastWait:2", "leastwait:2", PerMember, 0},
 		{"p2c", "p2c", PerMember, 0},
 		{"Prequal", "prequal", PerMember, 0},
 		{"fixed:0.5", "fixed:0.5", Split, 0.5},
@@ -50,7 +51,7 @@ func TestParse(t *testing.T) {
 	bad := []string{"", "primry", "fixed", "fixed:", "fixed:1.5", "fixed:-0.1", "fixed:x",
 		"maxstaleness:30s", "maxstaleness", "maxstaleness:abc", "decongestant:3", "primary:1",
 		"spillway:1", "spillway:", "spillway:gain", "spillway:gain=x", "spillway:speed=1", "spillway:gain=3",
-		"spillway:deadband=0.3/", "nearest:", "nearest:0s", "nearest:fast", "leastwait:1", "p2c:x", "weights", "weights:", "weights:primary=0.5", "weights:n2", "weights:primary=0.5,n2=0.5,n2=0"}
+		"spillway:deadband=0.3/", "nearest:", "nearest:0s", "nearest:fast", "leastwait:1", "leastwait:0", "leastwait:two", "p2c:x", "weights", "weights:", "weights:primary=0.5", "weights:n2", "weights:primary=0.5,n2=0.5,n2=0"}
 	for _, spec := range bad {
 		t.Run("bad "+spec, func(t *testing.T) {
 			if _, err := Parse(spec, DefaultSettings()); !errors.Is(err, ErrInvalidPolicy) {
@@ -63,6 +64,12 @@ func TestParse(t *testing.T) {
 	}
 	if p, _ := Parse("nearest:1s", DefaultSettings()); p.Selection().LocalThreshold != time.Second {
 		t.Fatalf("nearest:1s local threshold %v", p.Selection().LocalThreshold)
+	}
+	if p, _ := Parse("leastwait:2", DefaultSettings()); p.Selection().Choice.Sample != 2 {
+		t.Fatalf("leastwait:2 sample %d", p.Selection().Choice.Sample)
+	}
+	if p, _ := Parse("leastwait", DefaultSettings()); p.Selection().Choice.Sample != 0 {
+		t.Fatalf("leastwait sample %d, want every member", p.Selection().Choice.Sample)
 	}
 	rules := map[string]Rule{"leastwait": LeastWait, "p2c": TwoChoices, "prequal": HotCold}
 	for spec, rule := range rules {

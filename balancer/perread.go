@@ -35,6 +35,9 @@ type PerReadConfig struct {
 	MinSamples int
 	// LatencyFloor bounds a member's latency from below (20 µs).
 	LatencyFloor time.Duration
+	// Sample (leastwait) is how many members, drawn at random, each read
+	// weighs (leastwait:2); 0, the default, weighs every member.
+	Sample int
 	// QRIF (prequal) is the quantile of the members' requests in flight
 	// above which a member is hot (0.75, inside the range Prequal's paper
 	// gives).
@@ -58,6 +61,8 @@ func (c PerReadConfig) Validate() error {
 		return invalid("PrimaryFloor", "primary floor %v must not be negative", c.PrimaryFloor)
 	case c.ProbeEvery < 0:
 		return invalid("ProbeEvery", "probe interval %v must not be negative", c.ProbeEvery)
+	case c.Sample < 0 || c.Sample == 1:
+		return invalid("Sample", "sample %d must be 0 (every member) or at least 2", c.Sample)
 	case !(c.QRIF >= 0 && c.QRIF <= 1):
 		return invalid("QRIF", "QRIF %v must be in [0, 1]", c.QRIF)
 	}
@@ -109,10 +114,14 @@ func NewPerRead(rule Rule, cfg PerReadConfig) (*PerRead, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: no per-read policy for rule %v", ErrInvalidPolicy, rule)
 	}
+	if rule == LeastWait && cfg.Sample > 0 {
+		name = fmt.Sprintf("leastwait:%d", cfg.Sample)
+	}
 	return &PerRead{name: name, rule: rule, cfg: cfg, est: map[string]*estimate{}}, nil
 }
 
-// Name returns "leastwait", "p2c" or "prequal".
+// Name returns "leastwait" ("leastwait:2" with a sample), "p2c" or
+// "prequal".
 func (p *PerRead) Name() string { return p.name }
 
 // Selection returns PerMember with the policy's per-read rule.
@@ -120,7 +129,7 @@ func (p *PerRead) Selection() Selection {
 	ch := Choice{Rule: p.rule, ProbeEvery: p.cfg.ProbeEvery}
 	switch p.rule {
 	case LeastWait:
-		ch.Floor = p.cfg.PrimaryFloor.Seconds()
+		ch.Floor, ch.Sample = p.cfg.PrimaryFloor.Seconds(), p.cfg.Sample
 	case HotCold:
 		ch.QRIF = p.cfg.QRIF
 	}

@@ -75,6 +75,12 @@ type Choice struct {
 	// QRIF (HotCold) is the quantile of the candidates' requests in flight
 	// above which a member is hot, in [0, 1].
 	QRIF float64
+	// Sample (LeastWait) is how many candidates, drawn at random, a read
+	// weighs: 0 weighs them all; 2 is the least wait of two random
+	// choices, so that routers that each see only their own reads do not
+	// all pick the same member at once. The primary's floor is checked
+	// first whatever the draw.
+	Sample int
 	// ProbeEvery is how long a candidate may go without a read before the
 	// router sends it the next one, so its estimates follow it (a stalled
 	// member that recovered, say); 0: never. The router applies it before
@@ -107,7 +113,7 @@ func (ch Choice) Choose(c []Candidate, primary bool, rnd uint64) int {
 	case HotCold:
 		return hotCold(c, ch.QRIF, rnd)
 	case LeastWait:
-		return leastWait(c, primary, ch.Floor, rnd)
+		return leastWait(c, primary, ch.Floor, ch.Sample, rnd)
 	}
 	return int(rnd % uint64(n))
 }
@@ -141,18 +147,46 @@ func waits(c []Candidate, w *[maxCandidates]float64) []float64 {
 }
 
 // leastWait is LeastWait's choice.
-func leastWait(c []Candidate, primary bool, floor float64, rnd uint64) int {
+func leastWait(c []Candidate, primary bool, floor float64, sample int, rnd uint64) int {
 	var buf [maxCandidates]float64
 	w := waits(c, &buf)
 	if primary && floor > 0 && w[0] <= floor {
 		return 0
 	}
 	n := len(c)
+	if sample >= 2 && sample < n {
+		return leastOfSample(w, sample, rnd)
+	}
 	start := int(rnd % uint64(n)) // ties go to a random one of them
 	best := start
 	for k := 1; k < n; k++ {
 		if i := (start + k) % n; w[i] < w[best] {
 			best = i
+		}
+	}
+	return best
+}
+
+// leastOfSample is the candidate of least wait among k drawn at random
+// without replacement (a partial Fisher-Yates shuffle driven by rnd
+// through a 64-bit LCG), the first drawn on ties.
+func leastOfSample(w []float64, k int, rnd uint64) int {
+	n := len(w)
+	var ibuf [maxCandidates]int
+	idx := ibuf[:0]
+	if n > maxCandidates {
+		idx = make([]int, 0, n)
+	}
+	for i := range n {
+		idx = append(idx, i)
+	}
+	best := -1
+	for i := range k {
+		rnd = rnd*6364136223846793005 + 1442695040888963407
+		j := i + int((rnd>>33)%uint64(n-i))
+		idx[i], idx[j] = idx[j], idx[i]
+		if best < 0 || w[idx[i]] < w[best] {
+			best = idx[i]
 		}
 	}
 	return best

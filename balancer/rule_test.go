@@ -159,6 +159,30 @@ func TestChoose(t *testing.T) {
 	if got[0] != 0 || got[1] < 1800 || got[2] < 800 {
 		t.Fatalf("two choices chose %v, want none for the busiest, about 2000 and 1000", got)
 	}
+	// least wait of a sample of two: the longest wait never, the shortest
+	// whenever drawn (2 pairs of 3), the middle one against the longest
+	// (1 of 3); with the sample as large as the set, the least wait always
+	cands := []Candidate{{9, ms}, {0, ms}, {4, ms}} // 10, 1 and 5 ms; the primary over a 5 ms floor
+	lw2 := Choice{Rule: LeastWait, Floor: 5 * ms, Sample: 2}
+	got = make([]int, 3)
+	for rnd := range uint64(3000) {
+		got[lw2.Choose(cands, true, rnd*0x9e3779b97f4a7c15)]++
+	}
+	if got[0] != 0 || got[1] < 1800 || got[1] > 2200 || got[2] < 800 || got[2] > 1200 {
+		t.Fatalf("least wait of two chose %v, want none for the longest wait, about 2000 and 1000", got)
+	}
+	lw2.Sample = 3
+	for rnd := range uint64(100) {
+		if i := lw2.Choose(cands, true, rnd*0x9e3779b97f4a7c15); i != 1 {
+			t.Fatalf("a sample of every member chose %d, want the least wait, 1", i)
+		}
+	}
+	lw2.Sample = 2 // the primary under its floor: taken whatever the draw
+	for rnd := range uint64(100) {
+		if i := lw2.Choose([]Candidate{{2, ms}, {0, ms}, {0, ms}}, true, rnd*0x9e3779b97f4a7c15); i != 0 {
+			t.Fatalf("the primary under its floor lost to the draw: chose %d", i)
+		}
+	}
 }
 
 // TestLeastWaitWriteSaturatedPrimary: a primary busy with writes (S4's
