@@ -399,6 +399,34 @@ func sweepMin(name string, s sel, f func(results.Summary) float64) func(Outputs)
 	return sweepAt(name, s, false, f)
 }
 
+// unsaturated marks a measure at a sweep's fewest clients not exercised
+// when the primary was already saturated there: its read throughput at the
+// fewest clients is at least 90 % of that at the most, in the same sweep.
+// The papers' "few clients" regimes are relative to their machines (a
+// primary with room to spare); where the fewest clients already saturate
+// this set's primary, a claim about that regime describes another one.
+func unsaturated(name string, m func(Outputs) (Estimate, error)) func(Outputs) (Estimate, error) {
+	return func(o Outputs) (Estimate, error) {
+		e, err := m(o)
+		if err != nil || !e.Measured() {
+			return e, err
+		}
+		pri := sel{policy: "primary"}
+		lo, err1 := sweepMin(name, pri, sumTput)(o)
+		hi, err2 := sweepMax(name, pri, sumTput)(o)
+		if err1 != nil || err2 != nil || !lo.Measured() || !hi.Measured() || hi.V <= 0 {
+			e.NotExercised = firstOf(e.NotExercised, name+": no primary runs at both ends of the sweep to tell whether the fewest clients left the primary room")
+			return e, nil
+		}
+		if r, err := o.Results(name); err == nil && lo.V >= 0.9*hi.V && e.NotExercised == "" {
+			few := slices.Min(r.Config.ClientsSweep)
+			e.NotExercised = fmt.Sprintf("the primary was already saturated at %d clients (%.0f reads/s, %.0f %% of its %.0f at %d): "+
+				"the paper's few-clients regime did not occur on this set", few, lo.V, 100*lo.V/hi.V, hi.V, slices.Max(r.Config.ClientsSweep))
+		}
+		return e, nil
+	}
+}
+
 // Summary fields.
 func sumTput(s results.Summary) float64  { return s.ReadTput }
 func sumP80(s results.Summary) float64   { return s.ReadP80MS }

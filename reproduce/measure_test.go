@@ -426,7 +426,7 @@ func TestRPMClaimsNeedADecision(t *testing.T) {
 		var out []results.Run
 		for _, clients := range []int{10, 120} {
 			for _, p := range []string{"primary", "secondary", "rpm"} {
-				r := results.Run{Policy: p, Clients: clients, Summary: results.Summary{ReadTput: 100}}
+				r := results.Run{Policy: p, Clients: clients, Summary: results.Summary{ReadTput: float64(clients) / 120 * 100}} // room at 10 clients
 				if p == "rpm" {
 					r.Summary.Decisions = &results.Decisions{Count: decisions}
 					if clients == 10 {
@@ -516,5 +516,36 @@ func TestStepdownDropLeavesTheElectionOut(t *testing.T) {
 	}
 	if d, _ := dropAt(run(100).Periods, 40, 40, 30); d != 100 {
 		t.Errorf("with the gap in the window the drop is %v, want 100", d)
+	}
+}
+
+// TestFewClientsNeedAnUnsaturatedPrimary: a claim about a sweep's fewest
+// clients is not exercised when the primary was already saturated there
+// (at 90 % of its throughput at the most clients), and judged when it had
+// room.
+func TestFewClientsNeedAnUnsaturatedPrimary(t *testing.T) {
+	sweep := func(primaryFew float64) *results.Results {
+		var runs []results.Run
+		for range MinRepeats {
+			runs = append(runs,
+				results.Run{Policy: "primary", Clients: 20, Summary: results.Summary{ReadTput: primaryFew}},
+				results.Run{Policy: "primary", Clients: 180, Summary: results.Summary{ReadTput: 1000}},
+				results.Run{Policy: "decongestant", Clients: 20, Summary: results.Summary{SecondaryPct: 10}},
+				results.Run{Policy: "decongestant", Clients: 180, Summary: results.Summary{SecondaryPct: 70}})
+		}
+		return &results.Results{Config: results.Config{ClientsSweep: []int{20, 100, 180}}, Runs: runs}
+	}
+	c, _ := claimOf(t, "decongestant", "fig5", "share on secondaries at the fewest clients")
+	for _, tt := range []struct {
+		few  float64
+		want string
+	}{{950, NotExercised}, {500, Agrees}} {
+		e, err := c.Measure(fakeOutputs{"fig5": sweep(tt.few)})
+		if err != nil || e.V != 10 {
+			t.Fatalf("%+v, %v", e, err)
+		}
+		if v, rule := Judge(c, e); v != tt.want {
+			t.Errorf("primary at %v of 1000 reads/s with 20 clients: %s (%s), want %s", tt.few, v, rule, tt.want)
+		}
 	}
 }
