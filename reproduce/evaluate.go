@@ -1,5 +1,7 @@
 package reproduce
 
+import "math"
+
 // Row is one claim of a figure beside our measure and the verdict.
 type Row struct {
 	Figure  string `json:"figure"`
@@ -19,6 +21,19 @@ type Row struct {
 	// verdict text.
 	Detail   string    `json:"detail,omitempty"`
 	Estimate *Estimate `json:"estimate,omitempty"`
+	// BandLow and BandHigh bound the values the claim allows (absent on an
+	// open side); PaperValue is the paper's number, when it gives one.
+	BandLow    *float64 `json:"band_low,omitempty"`
+	BandHigh   *float64 `json:"band_high,omitempty"`
+	PaperValue *float64 `json:"paper_value,omitempty"`
+}
+
+// finitePtr is &v, nil when v is not finite.
+func finitePtr(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
 }
 
 // Evaluate measures every claim of f on o and judges it.
@@ -26,6 +41,11 @@ func Evaluate(f *Figure, o Outputs) []Row {
 	var rows []Row
 	for _, c := range f.Claims {
 		r := Row{Figure: f.Name(), Claim: c.Text, Paper: c.PaperText, Source: c.Source.Line, Quote: c.Source.Quote, Unit: c.Unit}
+		lo, hi := c.Band()
+		r.BandLow, r.BandHigh = finitePtr(lo), finitePtr(hi)
+		if c.Kind == Approx || c.Kind == AtMost {
+			r.PaperValue = finitePtr(c.Paper)
+		}
 		e, err := c.Measure(o)
 		if err != nil {
 			r.Ours, r.Verdict, r.Detail = "-", NotMeasured, err.Error()

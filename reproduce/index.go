@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/decongestant/decongestant/report"
 )
 
 // Entry is one figure in an index of reproductions.
@@ -144,6 +147,27 @@ func verdictClass(v string) string {
 	return "none"
 }
 
+// stripColors are the verdicts' colours on a claim's strip.
+var stripColors = map[string]string{"agree": "#1d6b2a", "partial": "#b07a00", "disagree": "#b00020", "open": "#2a4d8f", "none": "#888888"}
+
+// claimStrip draws the claim's band, the paper's number and ours on one
+// axis (report.ClaimStripSVG); nothing for a claim not measured.
+func claimStrip(r Row) template.HTML {
+	if r.Estimate == nil {
+		return ""
+	}
+	or := func(p *float64, v float64) float64 {
+		if p == nil {
+			return v
+		}
+		return *p
+	}
+	lo, hi := r.Estimate.Interval()
+	svg := report.ClaimStripSVG(report.ClaimStrip{BandLo: or(r.BandLow, math.Inf(-1)), BandHi: or(r.BandHigh, math.Inf(1)),
+		Paper: or(r.PaperValue, math.NaN()), Mean: r.Estimate.V, Lo: lo, Hi: hi, Color: stripColors[verdictClass(r.Verdict)]})
+	return template.HTML(svg) // built from numbers by report, its text escaped there
+}
+
 var indexPage = template.Must(template.New("index").Funcs(template.FuncMap{
 	"class": verdictClass,
 	"unit": func(r Row) string {
@@ -152,6 +176,7 @@ var indexPage = template.Must(template.New("index").Funcs(template.FuncMap{
 		}
 		return r.Ours + " " + r.Unit
 	},
+	"strip":   claimStrip,
 	"lower":   strings.ToLower,
 	"minutes": func(s float64) string { return fmt.Sprintf("%.1f min", s/60) },
 }).Parse(`<!DOCTYPE html>
@@ -162,7 +187,7 @@ table{border-collapse:collapse;width:100%;margin:0.5em 0 1.5em}
 th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top;font-size:14px}
 th{background:#f4f4f4}
 .agree{background:#d9f2d9}.partial{background:#fff2c2}.disagree{background:#f8d4d4}.open{background:#dde6f6}.none{background:#eee}
-.v{font-weight:600;white-space:nowrap}.note{color:#555;font-size:13px}.claims td{font-size:13px}
+.v{font-weight:600;white-space:nowrap}.note{color:#555;font-size:13px}.v .note{font-weight:normal;white-space:normal;min-width:16em}.claims td{font-size:13px}
 code{font-size:12px}
 </style></head><body>
 <h1>The papers, reproduced</h1>
@@ -180,8 +205,8 @@ the runs never put the claim to the test (a bound never approached, a policy tha
 {{range .Entries}}<tr><td><b>{{.Figure}}</b>{{with .Report}}<br><a href="{{.}}">report</a>{{end}}</td>
 <td>{{.Caption}}{{with .Note}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Status}}{{with .TookS}}<div class="note">ran {{minutes .}}</div>{{end}}{{if and .Quick (not $.Ix.Quick)}}<div class="note">quick shape</div>{{end}}{{with .MongodVersion}}<div class="note">mongod {{.}}</div>{{end}}</td>
 <td class="v {{class .Verdict}}">{{if .Error}}failed{{else if .Verdict}}{{.Verdict}}{{else}}-{{end}}{{with .Error}}<div class="note">{{.}}</div>{{end}}</td>
-<td>{{if .Rows}}<table class="claims"><tr><th>claim</th><th>paper</th><th>ours</th><th>verdict</th></tr>
-{{range .Rows}}<tr><td>{{.Claim}}{{with .Detail}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Paper}}{{with .Quote}}<div class="note">“{{.}}”</div>{{end}}</td><td>{{unit .}}</td><td class="v {{class .Verdict}}">{{.Verdict}}{{with .Rule}}<div class="note">{{.}}</div>{{end}}</td></tr>
+<td>{{if .Rows}}<table class="claims"><tr><th>claim</th><th>paper</th><th>ours</th><th>the claim (shaded), the paper ◆, ours ● with its 95 % interval</th><th>verdict</th></tr>
+{{range .Rows}}<tr><td>{{.Claim}}{{with .Detail}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Paper}}{{with .Quote}}<div class="note">“{{.}}”</div>{{end}}</td><td>{{unit .}}</td><td>{{strip .}}</td><td class="v {{class .Verdict}}">{{.Verdict}}{{with .Rule}}<div class="note">{{.}}</div>{{end}}</td></tr>
 {{end}}</table>{{end}}</td></tr>
 {{with .Plots}}<tr><td></td><td colspan="4">{{range .}}<img src="{{.}}" alt="{{.}}" width="360"> {{end}}</td></tr>{{end}}
 {{end}}</table>

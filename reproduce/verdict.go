@@ -98,17 +98,9 @@ func Judge(c Claim, e Estimate) (verdict, rule string) {
 	band := func(a, b float64) (inside, outside bool) { return lo >= a && hi <= b, hi < a || lo > b }
 	switch c.Kind {
 	case Approx:
-		tol := c.Tol
-		if !c.Abs {
-			tol = c.Tol * math.Abs(c.Paper)
-		}
-		a, b := c.Paper-tol, c.Paper+tol
-		rule := fmt.Sprintf("%s against %s ± %s", ci, fmtNum(c.Paper), fmtNum(tol))
+		a, b := c.Band()
+		rule := fmt.Sprintf("%s against %s ± %s", ci, fmtNum(c.Paper), fmtNum((b-a)/2))
 		if c.Factor > 1 {
-			a, b = c.Paper/c.Factor, c.Paper*c.Factor
-			if c.Paper < 0 {
-				a, b = b, a
-			}
 			rule = fmt.Sprintf("%s against %s to %s (within %s× of %s)", ci, fmtNum(a), fmtNum(b), fmtNum(c.Factor), fmtNum(c.Paper))
 		}
 		in, out := band(a, b)
@@ -128,14 +120,46 @@ func Judge(c Claim, e Estimate) (verdict, rule string) {
 	case AtMost:
 		return sided(hi <= c.Paper, lo > c.Paper, fmt.Sprintf("%s at most %s", ci, fmtNum(c.Paper)))
 	case Similar:
+		a, b := c.Band()
+		in, out := band(a, b)
+		return sided(in, out, fmt.Sprintf("%s within %s ± %s", ci, fmtNum(c.Ref), fmtNum((b-a)/2)))
+	}
+	return NotMeasured, "unknown kind of claim"
+}
+
+// Band is the values the claim allows, [lo, hi], infinite on an open
+// side: the tolerance band around the paper's number (Approx) or the
+// reference (Similar), the side of the reference (Above, Below), up to the
+// bound (AtMost).
+func (c Claim) Band() (lo, hi float64) {
+	switch c.Kind {
+	case Approx:
+		if c.Factor > 1 {
+			lo, hi = c.Paper/c.Factor, c.Paper*c.Factor
+			if c.Paper < 0 {
+				lo, hi = hi, lo
+			}
+			return lo, hi
+		}
+		tol := c.Tol
+		if !c.Abs {
+			tol = c.Tol * math.Abs(c.Paper)
+		}
+		return c.Paper - tol, c.Paper + tol
+	case Above:
+		return c.Ref, math.Inf(1)
+	case Below:
+		return math.Inf(-1), c.Ref
+	case AtMost:
+		return math.Inf(-1), c.Paper
+	case Similar:
 		tol := c.Tol * math.Abs(c.Ref)
 		if c.Abs {
 			tol = c.Tol
 		}
-		in, out := band(c.Ref-tol, c.Ref+tol)
-		return sided(in, out, fmt.Sprintf("%s within %s ± %s", ci, fmtNum(c.Ref), fmtNum(tol)))
+		return c.Ref - tol, c.Ref + tol
 	}
-	return NotMeasured, "unknown kind of claim"
+	return math.NaN(), math.NaN()
 }
 
 // sided is the verdict of a claim that holds when yes, fails when no, and
