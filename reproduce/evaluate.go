@@ -4,12 +4,12 @@ import "math"
 
 // Row is one claim of a figure beside our measure and the verdict.
 type Row struct {
-	Figure  string `json:"figure"`
-	Claim   string `json:"claim"`
-	Paper   string `json:"paper"`
-	Source  int    `json:"source_line,omitempty"`
+	Figure string `json:"figure"`
+	Claim  string `json:"claim"`
+	Paper  string `json:"paper"`
+	Source int    `json:"source_line,omitempty"`
 	// Quote is the paper's words on its source line the claim rests on.
-	Quote string `json:"source_quote,omitempty"`
+	Quote   string `json:"source_quote,omitempty"`
 	Ours    string `json:"ours"`
 	Unit    string `json:"unit,omitempty"`
 	Verdict string `json:"verdict"`
