@@ -14,7 +14,7 @@
 #   defaults: -n 4 -c 16 -d 40s -w 10s -r 3 -o instances-out
 #   DEC names the decongestant binary (default: decongestant on PATH).
 #   The data must be loaded (the instances run with --skip-load), e.g. by one
-#   `decongestant bench ycsb --uri URI --records N --policies primary --duration 1s`.
+#   `decongestant bench ycsb --uri URI --records N --policies primary --duration 1s --period 1s`.
 # example:
 #   bench/instances.sh -o /tmp/inst "$URI" leastwait nearest:1s -- --records 50000 --workload b
 set -euo pipefail
