@@ -29,7 +29,7 @@ func defineProxy(fs *flag.FlagSet) action {
 	uri := fs.String("uri", "", "the replica set's MongoDB URI, with the proxy's own credentials and TLS options; anyone on the host sees it in ps: prefer --uri-file or $"+proxyURIEnv+" (exactly one of the three)")
 	uriFile := fs.String("uri-file", "", "read the URI from this `file` (one line; mode 0600 or 0400) instead of --uri")
 	listen := fs.String("listen", "127.0.0.1:27018", "address to listen on: host:port, or unix:/path.sock; beyond loopback only with --users and --tls-cert/--tls-key")
-	policy := fs.String("policy", "leastwait", "routing policy for the reads it routes: leastwait, spillway, p2c, prequal or weights:n2=0.5,n3=0.5 (a per-member policy), or primary (route nothing: every command to the primary)")
+	policy := fs.String("policy", "leastwait", "routing policy for the reads it routes: leastwait (leastwait:2 beside other instances), spillway, p2c, prequal or weights:n2=0.5,n3=0.5 (a per-member policy), or primary (route nothing: every command to the primary)")
 	staleness := fs.String("max-staleness", "10s", "staleness bound of the routed reads: a duration, or 0 (no secondary reads); a read's own maxStalenessSeconds tightens it")
 	reads := fs.String("reads", "opted-in", "which reads the policy routes: opted-in (reads sent with a read preference other than primary) or all (every find, aggregate without $out/$merge, count and distinct outside transactions)")
 	ryw := fs.String("read-your-writes", "on", "on: after a write acknowledged on a client connection, its routed reads go only to members that have applied it (else the primary); off")
