@@ -331,19 +331,10 @@ func gapEnd(periods []results.Period, at, w float64) float64 {
 	}
 	for i, p := range periods {
 		if p.TS > at && p.ReadTput >= sum/float64(n)/2 {
-			return start(periods, i) // the window after begins with this period
+			return periods[i-1].TS // the window after begins with this period (i > 0: one ends at or before at)
 		}
 	}
 	return at
-}
-
-// start is when period i of a run starts: where the one before it ended,
-// or 0.
-func start(periods []results.Period, i int) float64 {
-	if i == 0 {
-		return 0
-	}
-	return periods[i-1].TS
 }
 
 // servingMiss is the worst cache miss rate of the member that took the
