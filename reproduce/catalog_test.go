@@ -66,6 +66,13 @@ func TestSourcesQuoteThePapers(t *testing.T) {
 	n := 0
 	for _, f := range Figures() {
 		check(f.Name()+" caption", f.Paper, f.Source)
+		if e := f.Experiment; e != nil && e.Saturate != nil {
+			s := e.Saturate
+			check(f.Name()+" saturation point", f.Paper, s.Source)
+			if !strings.Contains(s.Source.Quote, strconv.Itoa(s.Paper)) {
+				t.Errorf("%s: the saturation point %d is not printed in %q", f.Name(), s.Paper, s.Source.Quote)
+			}
+		}
 		for _, c := range f.Claims {
 			check(f.Name()+" "+c.Text, f.Paper, c.Source)
 			n++

@@ -50,17 +50,32 @@ const threePolicies = "primary,secondary,decongestant"
 // shiftAt is the time of fig. 2's and 3's workload switch.
 func shiftAt(quick bool) int { return scale(quick, 40, 200) }
 
-var dcFig2 = &Experiment{Name: "decongestant-fig2", Cluster: members, Quick: 8 * time.Minute, Full: 75 * time.Minute,
+// dcSaturation is the Decongestant paper's saturation point: its primary
+// served YCSB-B alone up to 50 clients (§4.2, fig. 5), where Algorithm 1
+// begins to move reads. The YCSB figures run its client counts scaled by
+// this set's point over 50, found by a primary-only YCSB-B sweep.
+var dcSaturation = &Saturation{Paper: 50,
+	Source: Source{288, "with a low load of between 10 to 50 clients, Decongestant sends most read requests to the primary node"},
+	Probe: func(q bool) Step {
+		return Step{Args: join([]string{"bench", "ycsb"},
+			flags("uri", PhURI, "cluster-dir", PhDir, "records", scale(q, "20000", "50000"), "workload", "b",
+				"policies", "primary", "clients", scale(q, "1,2,4,8,16,32", "1,2,3,4,6,8,12,16,24,32,48"),
+				"duration", scale(q, "8s", "15s"), "warmup", scale(q, "4s", "5s"), "period", scale(q, "2s", "5s"),
+				"out", PhOut+"/"+ProbeOutput+".json")),
+			Output: ProbeOutput}
+	}}
+
+var dcFig2 = &Experiment{Name: "decongestant-fig2", Cluster: members, Quick: 10 * time.Minute, Full: 80 * time.Minute, Saturate: dcSaturation,
 	Steps: func(q bool) []Step {
 		t := shiftAt(q)
-		return []Step{ycsbRun(q, "fig2", flags("workload", "a", "clients", "180", "phases", secs(t)+":workload=b",
+		return []Step{ycsbRun(q, "fig2", flags("workload", "a", "clients", Clients(180), "phases", secs(t)+":workload=b",
 			"duration", secs(2*t), "repeat", scale(q, "1", "3"), "warmup", "0s", "policies", threePolicies)...)}
 	}}
 
-var dcFig3 = &Experiment{Name: "decongestant-fig3", Cluster: members, Quick: 8 * time.Minute, Full: 75 * time.Minute,
+var dcFig3 = &Experiment{Name: "decongestant-fig3", Cluster: members, Quick: 10 * time.Minute, Full: 80 * time.Minute, Saturate: dcSaturation,
 	Steps: func(q bool) []Step {
 		t := shiftAt(q)
-		return []Step{ycsbRun(q, "fig3", flags("workload", "b", "clients", "180", "phases", secs(t)+":workload=a,clients=20",
+		return []Step{ycsbRun(q, "fig3", flags("workload", "b", "clients", Clients(180), "phases", secs(t)+":workload=a,clients="+Clients(20),
 			"duration", secs(2*t), "repeat", scale(q, "1", "3"), "warmup", "0s", "policies", threePolicies)...)}
 	}}
 
@@ -75,16 +90,16 @@ var dcFig4 = &Experiment{Name: "decongestant-fig4", Cluster: members, Quick: 10 
 			"duration", secs(3*t), "repeat", scale(q, "1", "3"), "warmup", "0s", "policies", threePolicies)...)}
 	}}
 
-var dcFig5 = &Experiment{Name: "decongestant-fig5", Cluster: members, Quick: 12 * time.Minute, Full: 90 * time.Minute,
+var dcFig5 = &Experiment{Name: "decongestant-fig5", Cluster: members, Quick: 14 * time.Minute, Full: 95 * time.Minute, Saturate: dcSaturation,
 	Steps: func(q bool) []Step {
-		return []Step{ycsbRun(q, "fig5", flags("workload", "b", "clients", scale(q, "20,100,180", "20,60,100,140,180"),
+		return []Step{ycsbRun(q, "fig5", flags("workload", "b", "clients", scale(q, Clients(20, 100, 180), Clients(20, 60, 100, 140, 180)),
 			"repeat", scale(q, "1", "3"), "duration", scale(q, "40s", "100s"), "warmup", scale(q, "10s", "30s"),
 			"policies", threePolicies)...)}
 	}}
 
-var dcFig6 = &Experiment{Name: "decongestant-fig6", Cluster: members, Quick: 8 * time.Minute, Full: 60 * time.Minute,
+var dcFig6 = &Experiment{Name: "decongestant-fig6", Cluster: members, Quick: 10 * time.Minute, Full: 65 * time.Minute, Saturate: dcSaturation,
 	Steps: func(q bool) []Step {
-		return []Step{ycsbRun(q, "fig6", flags("workload", "a", "clients", scale(q, "20,180", "20,100,180"),
+		return []Step{ycsbRun(q, "fig6", flags("workload", "a", "clients", scale(q, Clients(20, 180), Clients(20, 100, 180)),
 			"repeat", scale(q, "1", "3"), "duration", scale(q, "40s", "100s"), "warmup", scale(q, "10s", "30s"),
 			"policies", threePolicies)...)}
 	}}
@@ -263,7 +278,8 @@ func nearBound(name string, m func(Outputs) (Estimate, error)) func(Outputs) (Es
 
 func decongestantFigures() []*Figure {
 	p := Papers[0]
-	const shift = "phases a third as long (switch at 200 s, 40 s quick) and 5 s periods; members capped at 0.35 CPU"
+	const scaled = "the paper's clients scaled to this set: times the client count where its primary stops gaining throughput (a primary-only YCSB-B sweep first), over the paper's 50"
+	const shift = "phases a third as long (switch at 200 s, 40 s quick) and 5 s periods; members capped at 0.35 CPU; " + scaled
 	// Windows of fig. 2 and 3: the second half of each phase, after the
 	// balancer settled.
 	t2 := float64(shiftAt(false))
@@ -344,7 +360,7 @@ func decongestantFigures() []*Figure {
 				{Text: "share on secondaries after the burst minus in it", PaperText: "brings back most of the Stock Level transactions", Source: Source{282, "Read Balancer gradually brings back most of the Stock Level"}, Kind: Below, Ref: 0, Unit: "points", Measure: diffOf(burst(dec, 2, secondaryPct), burst(dec, 1, secondaryPct))},
 			}},
 		{Paper: p, ID: "fig5", Caption: "YCSB-B, clients swept: read throughput, P80, share on secondaries", Source: Source{324, "Figure 5: Performance trends with increasing client count"},
-			Status: Scaled, Note: "clients 20-180 (20, 100, 180 quick), three runs per point (one quick), 100 s runs", Experiment: dcFig5, Plots: plots("fig5", "sweep_tput", "sweep_p80", "sweep_secondary"),
+			Status: Scaled, Note: "clients 20-180 (20, 100, 180 quick), three runs per point (one quick), 100 s runs; " + scaled, Experiment: dcFig5, Plots: plots("fig5", "sweep_tput", "sweep_p80", "sweep_secondary"),
 			Claims: []Claim{
 				{Text: "share on secondaries at the most clients", PaperText: "roughly stable at around 70%", Source: Source{288, "roughly stable at around 70%"}, Kind: Approx, Paper: 70, Tol: 10, Abs: true, Unit: "%", Measure: sweepMax("fig5", dec, share)},
 				{Text: "read throughput at the most clients, decongestant over secondary", PaperText: "around 30% higher", Source: Source{310, "around 30% higher than only routing"}, Kind: Approx, Paper: 1.3, Ref: 1, Tol: 0.1, Unit: "×", Measure: ratioOf(sweepMax("fig5", dec, tput), sweepMax("fig5", sec, tput))},
@@ -353,7 +369,7 @@ func decongestantFigures() []*Figure {
 				{Text: "share on secondaries at the fewest clients", PaperText: "most read requests to the primary node (10 to 50 clients)", Source: Source{288, "Decongestant sends most read requests to the primary node"}, Kind: Below, Ref: 50, Unit: "%", Measure: unsaturated("fig5", sweepMin("fig5", dec, share))},
 			}},
 		{Paper: p, ID: "fig6", Caption: "YCSB-A: read throughput and P80 against P80 staleness at 20, 100, 180 clients", Source: Source{328, "Figure 6: Performance and 80-percentile data staleness trade-off in YCSB-A"},
-			Status: Scaled, Note: "100 s runs, three per point (20 and 180 clients once each quick)", Experiment: dcFig6, Plots: plots("fig6", "sweep_tput_staleness", "sweep_p80_staleness"),
+			Status: Scaled, Note: "100 s runs, three per point (20 and 180 clients once each quick); " + scaled, Experiment: dcFig6, Plots: plots("fig6", "sweep_tput_staleness", "sweep_p80_staleness"),
 			Claims: []Claim{
 				{Text: "read throughput at the most clients, decongestant over primary", PaperText: "close to the desired zone (primary: low throughput)", Source: Source{332, "Decongestant is able to push the data point close to the desired zone"}, Kind: Above, Ref: 1, Unit: "×", Measure: ratioOf(sweepMax("fig6", dec, tput), sweepMax("fig6", pri, tput))},
 				{Text: "P80 staleness at the most clients, decongestant minus secondary", PaperText: "secondary seeing high staleness", Source: Source{332, "Decongestant is able to push the data point close to the desired zone"}, Kind: AtMost, Paper: 0, Unit: "ms", Measure: diffOf(sweepMax("fig6", dec, stale), sweepMax("fig6", sec, stale))},

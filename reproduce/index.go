@@ -31,6 +31,9 @@ type Entry struct {
 	Quick bool `json:"quick"`
 	// MongodVersion is the local set's mongod ("db version v6.0.5").
 	MongodVersion string `json:"mongod_version,omitempty"`
+	// Scaling is how the runs' client counts were scaled to the set (the
+	// saturation probe's result); nil when they ran the paper's.
+	Scaling *Scaling `json:"scaling,omitempty"`
 	// Commands are Ran filled in: the local set's URI and directories, the
 	// output paths, as they ran (credentials redacted).
 	Commands []string `json:"commands_filled,omitempty"`
@@ -95,6 +98,9 @@ func (ix *Index) WriteText(w io.Writer) error {
 			verdict = "-"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t\t\t\n", e.Figure, e.Status, verdict)
+		if e.Scaling != nil {
+			fmt.Fprintf(tw, "\t\t\t\t\tscaled: %s\n", e.Scaling)
+		}
 		for _, r := range e.Rows {
 			ours := r.Ours
 			if r.Unit != "" && ours != "-" {
@@ -203,7 +209,7 @@ the runs never put the claim to the test (a bound never approached, a policy tha
 {{range .Papers}}<h2>{{.Title}}</h2>
 <table><tr><th>figure</th><th>what it shows</th><th>status</th><th>verdict</th><th>claims: paper beside ours</th></tr>
 {{range .Entries}}<tr><td><b>{{.Figure}}</b>{{with .Report}}<br><a href="{{.}}">report</a>{{end}}</td>
-<td>{{.Caption}}{{with .Note}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Status}}{{with .TookS}}<div class="note">ran {{minutes .}}</div>{{end}}{{if and .Quick (not $.Ix.Quick)}}<div class="note">quick shape</div>{{end}}{{with .MongodVersion}}<div class="note">mongod {{.}}</div>{{end}}</td>
+<td>{{.Caption}}{{with .Note}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Status}}{{with .TookS}}<div class="note">ran {{minutes .}}</div>{{end}}{{if and .Quick (not $.Ix.Quick)}}<div class="note">quick shape</div>{{end}}{{with .MongodVersion}}<div class="note">mongod {{.}}</div>{{end}}{{with .Scaling}}<div class="note">clients scaled: {{.}}</div>{{end}}</td>
 <td class="v {{class .Verdict}}">{{if .Error}}failed{{else if .Verdict}}{{.Verdict}}{{else}}-{{end}}{{with .Error}}<div class="note">{{.}}</div>{{end}}</td>
 <td>{{if .Rows}}<table class="claims"><tr><th>claim</th><th>paper</th><th>ours</th><th>the claim (shaded), the paper ◆, ours ● with its 95 % interval</th><th>verdict</th></tr>
 {{range .Rows}}<tr><td>{{.Claim}}{{with .Detail}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Paper}}{{with .Quote}}<div class="note">“{{.}}”</div>{{end}}</td><td>{{unit .}}</td><td>{{strip .}}</td><td class="v {{class .Verdict}}">{{.Verdict}}{{with .Rule}}<div class="note">{{.}}</div>{{end}}</td></tr>

@@ -79,6 +79,9 @@ type sel struct {
 	policy  string // exact policy name; "" any
 	hints   int    // 0 any, 1 without hints, 2 with
 	clients int    // 0 any
+	// paperClients selects the runs of the paper's client count as the
+	// run scaled it (scaling.json); 0 any.
+	paperClients int
 	variant string // the hints variant the run had ("hints:apply=0.1"); "" any
 }
 
@@ -99,6 +102,13 @@ func (s sel) match(r *results.Run) bool {
 
 // perRun measures f on every run s selects in the named results.
 func perRun(o Outputs, name string, s sel, f func(*results.Results, *results.Run) float64) (Estimate, error) {
+	if s.paperClients != 0 {
+		c, err := scaledClients(o, s.paperClients)
+		if err != nil {
+			return Estimate{}, err
+		}
+		s.clients = c
+	}
 	r, err := o.Results(name)
 	if err != nil {
 		return Estimate{}, err

@@ -3,6 +3,8 @@ package reproduce
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"math"
 	"testing"
 
@@ -19,7 +21,7 @@ func (f fakeOutputs) Results(name string) (*results.Results, error) {
 	return nil, errors.New("no " + name)
 }
 func (f fakeOutputs) Matrix(string) (*results.Matrix, error) { return nil, errors.New("no matrix") }
-func (f fakeOutputs) JSON(string, any) error                 { return errors.New("no json") }
+func (f fakeOutputs) JSON(name string, _ any) error         { return fmt.Errorf("%s: %w", name, fs.ErrNotExist) }
 
 // periods builds a run's periods every 2 s to end, from f(t).
 func periods(end float64, f func(t float64) results.Period) []results.Period {

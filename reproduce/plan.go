@@ -44,8 +44,21 @@ type Experiment struct {
 	// Cluster is the set to start, nil when the steps start their own.
 	Cluster func(quick bool) *Cluster
 	Steps   func(quick bool) []Step
+	// Saturate, when set, runs its probe before the steps and scales
+	// their client-count placeholders (Clients) to the set.
+	Saturate *Saturation
 	// Estimate is a rough duration of the quick and the full run.
 	Quick, Full time.Duration
+}
+
+// AllSteps are the saturation probe, when the experiment has one, and
+// its steps: every command it runs, for the outputs to keep.
+func (e *Experiment) AllSteps(quick bool) []Step {
+	steps := e.Steps(quick)
+	if e.Saturate != nil {
+		steps = append([]Step{e.Saturate.Probe(quick)}, steps...)
+	}
+	return steps
 }
 
 // Takes is the rough duration of a quick or a full run, for people: "5

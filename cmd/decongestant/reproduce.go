@@ -129,6 +129,10 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 			if e.Cluster != nil {
 				fmt.Fprintf(stdout, "decongestant cluster up --dir {dir} %s\n", strings.Join(e.Cluster(rf.quick).Args, " "))
 			}
+			if e.Saturate != nil {
+				fmt.Fprintf(stdout, "# the saturation probe: {clients:N} below is N of the paper's clients scaled by this set's point over the paper's (%d)\n%s\n",
+					e.Saturate.Paper, e.Saturate.Probe(rf.quick).Command())
+			}
 			for _, s := range e.Steps(rf.quick) {
 				if s.Cluster != nil {
 					fmt.Fprintf(stdout, "decongestant cluster down --dir {dir}\ndecongestant cluster up --dir {dir} %s\n", strings.Join(s.Cluster.Args, " "))
@@ -180,7 +184,7 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 		} else {
 			rec, runErr = runExperiment(ctx, e, rf, dir, stderr)
 			rec.TookS, rec.Quick, rec.Error = time.Since(began).Round(time.Second).Seconds(), rf.quick, errString(runErr)
-			if err := gzipOutputs(dir, e.Steps(rf.quick)); err != nil {
+			if err := gzipOutputs(dir, e.AllSteps(rf.quick)); err != nil {
 				return err
 			}
 			if err := writeRunRecord(dir, rec); err != nil {
@@ -198,6 +202,10 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 				continue
 			}
 			en.Ran, en.TookS, en.Quick, en.MongodVersion, en.Commands = rec.Commands, rec.TookS, rec.Quick, rec.MongodVersion, rec.Filled
+			en.Scaling = nil
+			if sc := new(reproduce.Scaling); outs.JSON(reproduce.ScalingOutput, sc) == nil {
+				en.Scaling = sc
+			}
 			en.Rows = reproduce.Evaluate(f, outs)
 			en.Verdict = reproduce.Summary(en.Rows)
 			en.Plots = nil
@@ -340,7 +348,38 @@ func runExperiment(ctx context.Context, e *reproduce.Experiment, rf reproduceFla
 			return rec, err
 		}
 	}
-	for i, s := range e.Steps(rf.quick) {
+	var sc *reproduce.Scaling
+	do := func(label string, s reproduce.Step) error {
+		uri, sdir := "", ""
+		if set != nil {
+			uri, sdir = set.uri, set.dir
+		}
+		args, err := reproduce.FillClients(reproduce.Fill(s.Args, uri, sdir, dir), sc)
+		if err != nil {
+			return fmt.Errorf("%s: %w", label, err)
+		}
+		rec.Commands = append(rec.Commands, s.Command())
+		rec.Filled = append(rec.Filled, filledLine(args, uri))
+		fmt.Fprintf(stderr, "reproduce: %s %s: %s\n", e.Name, label, s.Command())
+		if err := run(ctx, args, stderr, stderr); err != nil {
+			return fmt.Errorf("%s (%s): %w", label, strings.Join(s.Args[:2], " "), err)
+		}
+		if s.Report && s.Output != "" {
+			in := filepath.Join(dir, s.Output+".json")
+			if err := writeReports([]string{in}, filepath.Join(dir, s.Output+".html"), "", io.Discard, io.Discard); err != nil {
+				return fmt.Errorf("report of %s: %w", in, err)
+			}
+		}
+		return nil
+	}
+	steps := e.Steps(rf.quick)
+	if e.Saturate != nil {
+		if sc, err = saturate(e, rf.quick, dir, do); err != nil {
+			return rec, err
+		}
+		fmt.Fprintf(stderr, "reproduce: %s: %s\n", e.Name, sc)
+	}
+	for i, s := range steps {
 		if s.Cluster != nil {
 			if set != nil {
 				if err := set.down(stderr); err != nil {
@@ -353,25 +392,35 @@ func runExperiment(ctx context.Context, e *reproduce.Experiment, rf reproduceFla
 				return rec, err
 			}
 		}
-		uri, sdir := "", ""
-		if set != nil {
-			uri, sdir = set.uri, set.dir
-		}
-		args := reproduce.Fill(s.Args, uri, sdir, dir)
-		rec.Commands = append(rec.Commands, s.Command())
-		rec.Filled = append(rec.Filled, filledLine(args, uri))
-		fmt.Fprintf(stderr, "reproduce: %s step %d: %s\n", e.Name, i+1, s.Command())
-		if err := run(ctx, args, stderr, stderr); err != nil {
-			return rec, fmt.Errorf("step %d (%s): %w", i+1, strings.Join(s.Args[:2], " "), err)
-		}
-		if s.Report && s.Output != "" {
-			in := filepath.Join(dir, s.Output+".json")
-			if err := writeReports([]string{in}, filepath.Join(dir, s.Output+".html"), "", io.Discard, io.Discard); err != nil {
-				return rec, fmt.Errorf("report of %s: %w", in, err)
-			}
+		if err := do(fmt.Sprintf("step %d", i+1), s); err != nil {
+			return rec, err
 		}
 	}
 	return rec, nil
+}
+
+// saturate runs e's saturation probe (with do, as a step), finds this
+// set's saturation point in its results and writes the scaling of e's
+// client counts beside them (scaling.json), for the steps and the judge.
+func saturate(e *reproduce.Experiment, quick bool, dir string, do func(string, reproduce.Step) error) (*reproduce.Scaling, error) {
+	probe := e.Saturate.Probe(quick)
+	if err := do("saturation probe", probe); err != nil {
+		return nil, err
+	}
+	res, err := results.Read(filepath.Join(dir, probe.Output+".json"))
+	if err != nil {
+		return nil, err
+	}
+	sc, err := reproduce.NewScaling(e.Saturate, res)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range e.Steps(quick) { // the mapping of every count the steps will run
+		if _, err := reproduce.FillClients(s.Args, sc); err != nil {
+			return nil, err
+		}
+	}
+	return sc, writeJSONPath(filepath.Join(dir, reproduce.ScalingOutput+".json"), sc)
 }
 
 // filledLine is a step's command line as it ran, its URI redacted.

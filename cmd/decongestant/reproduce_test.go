@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/decongestant/decongestant/reproduce"
+	"github.com/decongestant/decongestant/results"
 )
 
 // TestReproduceStepsParse parses every command every figure runs, quick
@@ -20,9 +22,13 @@ func TestReproduceStepsParse(t *testing.T) {
 	n := 0
 	for _, e := range reproduce.Experiments(reproduce.Figures()) {
 		for _, quick := range []bool{true, false} {
-			for _, s := range e.Steps(quick) {
-				args := reproduce.Fill(s.Args, uri, dir, out)
-				var err error
+			for _, s := range e.AllSteps(quick) {
+				// a set whose primary saturates at 7 clients: the paper's counts scaled down
+				args, err := reproduce.FillClients(reproduce.Fill(s.Args, uri, dir, out), &reproduce.Scaling{Ours: 7, Paper: 50})
+				if err != nil {
+					t.Errorf("%s: %v", e.Name, err)
+					continue
+				}
 				switch {
 				case args[0] == "bench":
 					_, _, err = benchOptions(args[1:], io.Discard)
@@ -112,5 +118,52 @@ func TestReproduceDryRun(t *testing.T) {
 	}
 	if !strings.Contains(s, "decongestant bench ycsb --uri {uri}") || !strings.Contains(s, "decongestant cluster up --dir {dir} --cpu 0.35") {
 		t.Errorf("dry run does not show the commands:\n%s", s)
+	}
+}
+
+// TestSaturateScalesTheSteps: the runner runs the probe first, finds the
+// point in what it wrote, and keeps the scaling of every count the steps
+// name beside the results, where the judge reads it.
+func TestSaturateScalesTheSteps(t *testing.T) {
+	var e *reproduce.Experiment
+	for _, x := range reproduce.Experiments(reproduce.Figures()) {
+		if x.Name == "decongestant-fig5" {
+			e = x
+		}
+	}
+	if e == nil || e.Saturate == nil {
+		t.Fatal("decongestant-fig5 has no saturation probe")
+	}
+	dir := t.TempDir()
+	var ran []string
+	do := func(label string, s reproduce.Step) error {
+		ran = append(ran, label)
+		res := &results.Results{}
+		for i, c := range []int{1, 2, 4, 8, 16} { // flat from 8 clients
+			tput := []float64{300, 600, 1100, 1950, 2000}[i]
+			res.Runs = append(res.Runs, results.Run{Policy: "primary", Clients: c, Summary: results.Summary{ReadTput: tput}})
+		}
+		return res.WriteJSONPath(filepath.Join(dir, s.Output+".json"))
+	}
+	sc, err := saturate(e, false, dir, do)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ran) != 1 || ran[0] != "saturation probe" {
+		t.Errorf("ran %q, want the probe alone", ran)
+	}
+	if sc.Ours != 8 || !sc.Reached || sc.Paper != 50 {
+		t.Errorf("scaling %+v, want 8 clients of the paper's 50, reached", sc)
+	}
+	var kept reproduce.Scaling
+	if err := dirOutputs(dir).JSON(reproduce.ScalingOutput, &kept); err != nil {
+		t.Fatal(err)
+	}
+	// fig. 5's full sweep, 20-180 clients, at 8/50
+	if kept.Mapping != "20→3, 60→10, 100→16, 140→22, 180→29" {
+		t.Errorf("kept mapping %q", kept.Mapping)
+	}
+	if _, err := saturate(e, false, t.TempDir(), func(string, reproduce.Step) error { return nil }); err == nil {
+		t.Error("a probe that wrote nothing gave a scaling")
 	}
 }
