@@ -82,7 +82,7 @@ type sel struct {
 	// paperClients selects the runs of the paper's client count as the
 	// run scaled it (scaling.json); 0 any.
 	paperClients int
-	variant string // the hints variant the run had ("hints:apply=0.1"); "" any
+	variant      string // the hints variant the run had ("hints:apply=0.1"); "" any
 }
 
 func (s sel) match(r *results.Run) bool {

@@ -21,7 +21,9 @@ func (f fakeOutputs) Results(name string) (*results.Results, error) {
 	return nil, errors.New("no " + name)
 }
 func (f fakeOutputs) Matrix(string) (*results.Matrix, error) { return nil, errors.New("no matrix") }
-func (f fakeOutputs) JSON(name string, _ any) error         { return fmt.Errorf("%s: %w", name, fs.ErrNotExist) }
+func (f fakeOutputs) JSON(name string, _ any) error {
+	return fmt.Errorf("%s: %w", name, fs.ErrNotExist)
+}
 
 // periods builds a run's periods every 2 s to end, from f(t).
 func periods(end float64, f func(t float64) results.Period) []results.Period {
