@@ -149,6 +149,11 @@ type MatrixOptions struct {
 	Seed uint64
 	// Progress receives one line per cell (io.Discard if nil).
 	Progress io.Writer
+	// Journal, when set, is the file every cell's iteration is appended
+	// to as it finishes; Resume continues the journal an earlier run left
+	// there, skipping what it holds (matrix_journal.go).
+	Journal string
+	Resume  bool
 }
 
 // DefaultReads are the matrix's default read targets: the thesis'

@@ -2,6 +2,9 @@ package consistency_test
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -59,5 +62,66 @@ func TestRunMatrixTiny(t *testing.T) {
 	}
 	if lines := strings.Count(progress.String(), "\n"); lines != 4 || !strings.Contains(progress.String(), "skipped: MongoDB serves linearizable reads only on the primary") {
 		t.Errorf("progress (%d lines, want one per cell):\n%s", lines, progress.String())
+	}
+}
+
+// TestRunMatrixResume: a run stopped after some cells' iterations, then
+// continued with Resume on the journal, measures only the rest; the matrix
+// holds every iteration once, the earlier ones as they were recorded.
+func TestRunMatrixResume(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	o := consistency.MatrixDefaults()
+	o.URI = rs.URI()
+	o.Setups = []consistency.Setup{consistency.SetupOperation}
+	o.Sizes = []int{consistency.KiB, 2 * consistency.KiB}
+	o.W, o.RC, o.Reads = []string{"1"}, []string{"local"}, []string{"primary"}
+	o.Iterations, o.Writes = 2, 3
+	o.Database = "matrix_resume_test"
+	o.Journal = filepath.Join(t.TempDir(), "matrix.journal.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	first, err := consistency.RunMatrix(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// keep the header and the first iteration of both sizes: a run stopped there
+	b, err := os.ReadFile(o.Journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if len(lines) != 6 { // header, 4 cell iterations, "" after the last newline
+		t.Fatalf("journal of %d lines, want a header and 4:\n%s", len(lines)-1, b)
+	}
+	if err := os.WriteFile(o.Journal, []byte(strings.Join(lines[:3], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := consistency.RunMatrix(ctx, o); err == nil || !errors.Is(err, consistency.ErrUnfinished) {
+		t.Fatalf("a run without Resume started over an unfinished journal: %v", err)
+	}
+	o.Resume = true
+	var progress strings.Builder
+	o.Progress = &progress
+	m, err := consistency.RunMatrix(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Resumed != 2 || !strings.Contains(progress.String(), "2 of 4 cell iterations from earlier runs") {
+		t.Errorf("resumed %d, progress:\n%s", m.Resumed, progress.String())
+	}
+	for _, c := range m.Cells {
+		if len(c.Iterations) != 2 || c.Summary.Iterations != 2 {
+			t.Fatalf("%d B: %d iterations after resuming, want 2", c.DocSize, len(c.Iterations))
+		}
+		was := first.Find(c.Setup, c.DocSize, c.W, c.RC, c.Read)
+		if c.Iterations[0] != was.Iterations[0] {
+			t.Errorf("%d B: the first iteration changed on resuming: %+v, was %+v", c.DocSize, c.Iterations[0], was.Iterations[0])
+		}
+		if c.Iterations[1].Writes != 3 {
+			t.Errorf("%d B: the second iteration wrote %d, want 3", c.DocSize, c.Iterations[1].Writes)
+		}
+	}
+	if b, _ := os.ReadFile(o.Journal); strings.Count(string(b), "\n") != 5 {
+		t.Errorf("journal after resuming:\n%s", b)
 	}
 }

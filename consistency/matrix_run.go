@@ -47,9 +47,24 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*results.Matrix, error) {
 			fmt.Fprintln(o.Progress, cellLine(c))
 		}
 	}
+	var j *journal
+	if o.Journal != "" {
+		var err error
+		if j, err = openJournal(o.Journal, &o, start, o.Resume); err != nil {
+			return nil, err
+		}
+		defer j.close()
+		if err := j.replay(m); err != nil {
+			return nil, err
+		}
+		m.StartedAt, m.Resumed = j.started, len(j.lines)
+		if m.Resumed > 0 {
+			fmt.Fprintf(o.Progress, "matrix: %d of %d cell iterations from earlier runs in %s; running the rest\n", m.Resumed, o.total(), o.Journal)
+		}
+	}
 	var err error
 	for i := range o.Iterations {
-		if err = o.runIteration(ctx, m, i); err != nil {
+		if err = o.runIteration(ctx, m, i, j); err != nil {
 			break
 		}
 	}
@@ -101,14 +116,15 @@ func (o *MatrixOptions) iterationOrder(i int) []group {
 // runIteration measures every runnable cell once. In the last iteration
 // each cell's line says its numbers over all iterations; before, each
 // connection's line says how long its sizes took.
-func (o *MatrixOptions) runIteration(ctx context.Context, m *results.Matrix, i int) error {
+func (o *MatrixOptions) runIteration(ctx context.Context, m *results.Matrix, i int, j *journal) error {
 	last := i == o.Iterations-1
 	for _, g := range o.iterationOrder(i) {
 		begin := time.Now()
-		if err := o.runGroup(ctx, m, g.setup, g.concerns, last); err != nil {
+		ran, err := o.runGroup(ctx, m, g.setup, g.concerns, i, j, last)
+		if err != nil {
 			return err
 		}
-		if !last {
+		if !last && ran {
 			fmt.Fprintf(o.Progress, "[%d/%d] %-9s %s: %d sizes in %.1f s\n",
 				i+1, o.Iterations, g.setup, g.concerns, len(o.Sizes), time.Since(begin).Seconds())
 		}
@@ -116,35 +132,58 @@ func (o *MatrixOptions) runIteration(ctx context.Context, m *results.Matrix, i i
 	return nil
 }
 
-// runGroup measures, once, the cells of one setup and concerns, every
-// size, on one connection; with lines, it writes each cell's line.
-func (o *MatrixOptions) runGroup(ctx context.Context, m *results.Matrix, s Setup, c Concerns, lines bool) error {
+// runGroup measures, once (iteration i), the cells of one setup and
+// concerns, every size, on one connection, and appends each to the
+// journal j; cells j already holds for i are skipped, and a group with
+// none left opens no connection (ran false). With lines, it writes each
+// cell's line.
+func (o *MatrixOptions) runGroup(ctx context.Context, m *results.Matrix, s Setup, c Concerns, i int, j *journal, lines bool) (ran bool, err error) {
+	var todo []int
+	for _, size := range o.Sizes {
+		if j == nil || !j.done[journalKey{i, size, s.String(), c.W, c.RC, c.Read}] {
+			todo = append(todo, size)
+		} else if lines {
+			cell := m.Find(s.String(), size, c.W, c.RC, c.Read)
+			cell.Summary = summarize(cell.Iterations)
+			fmt.Fprintln(o.Progress, cellLine(*cell))
+		}
+	}
+	if len(todo) == 0 {
+		return false, nil
+	}
 	header := history.Header{Version: history.FormatVersion, Started: time.Now().UTC(), Settings: map[string]string{
 		"setup": s.String(), "w": c.W, "rc": c.RC, "read": c.Read, "uri": redact.URI(o.URI)}}
 	env, closeEnv, err := openEnv(ctx, envSpec{uri: o.URI, concerns: c, settings: o.Settings, inURI: s.InURI(),
 		db: o.Database, coll: "registers", header: header})
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", s, c, err)
+		return false, fmt.Errorf("%s %s: %w", s, c, err)
 	}
 	defer closeEnv()
-	for _, size := range o.Sizes {
+	for _, size := range todo {
 		cell := m.Find(s.String(), size, c.W, c.RC, c.Read)
 		begin := time.Now()
 		h, err := registers.Run(ctx, o.registers(s, size), env, begin)
 		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted: %w", ctx.Err())
+			return true, fmt.Errorf("interrupted: %w", ctx.Err())
 		}
+		var it *results.MatrixIteration
 		if err != nil {
 			cell.Failed = append(cell.Failed, err.Error())
 		} else {
-			cell.Iterations = append(cell.Iterations, measureIteration(h, time.Since(begin)))
+			measured := measureIteration(h, time.Since(begin))
+			cell.Iterations, it = append(cell.Iterations, measured), &measured
+		}
+		if j != nil {
+			if jerr := j.record(i, cell, it, err); jerr != nil {
+				return true, fmt.Errorf("journal: %w", jerr)
+			}
 		}
 		if lines {
 			cell.Summary = summarize(cell.Iterations)
 			fmt.Fprintln(o.Progress, cellLine(*cell))
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // record is the options as the results record them.

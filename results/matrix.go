@@ -28,6 +28,10 @@ type Matrix struct {
 	// Interrupted is true when the run was cut short: the cells measured
 	// before are complete, the rest absent.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Resumed counts the cell iterations taken from the journal of
+	// earlier, interrupted runs (StartedAt is then the first run's start
+	// and WallS this run's alone).
+	Resumed int `json:"resumed_iterations,omitempty"`
 }
 
 // MatrixConfig records the invocation's settings. The URI is redacted.

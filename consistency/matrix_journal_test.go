@@ -1,0 +1,130 @@
+package consistency
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/decongestant/decongestant/results"
+)
+
+// smallPlan is one setup, two sizes, one concern pair, primary reads, two
+// iterations: 4 cell iterations.
+func smallPlan() MatrixOptions {
+	o := MatrixDefaults()
+	o.URI = "mongodb://127.0.0.1:1/?replicaSet=rs"
+	o.Setups = []Setup{SetupOperation}
+	o.Sizes = []int{KiB, 50 * KiB}
+	o.W, o.RC, o.Reads = []string{"1"}, []string{"local"}, []string{"primary"}
+	o.Iterations = 2
+	return o
+}
+
+func TestJournalResume(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "matrix.journal.jsonl")
+	o := smallPlan()
+	if got := o.total(); got != 4 {
+		t.Fatalf("plan of %d cell iterations, want 4", got)
+	}
+	t0 := time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)
+	j, err := openJournal(path, &o, t0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &results.Matrix{Cells: o.Plan()}
+	c := m.Find("operation", KiB, "1", "local", "primary")
+	if err := j.record(0, c, &results.MatrixIteration{Writes: 20, Reads: 7}, nil); err != nil {
+		t.Fatal(err)
+	}
+	c2 := m.Find("operation", 50*KiB, "1", "local", "primary")
+	if err := j.record(0, c2, nil, errors.New("connection refused")); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+
+	// a crash mid-line: the cut line is dropped, the rest kept
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"iteration":1,"setup":"operation","doc_size":1024,"w":"1","rc":"local","read":"primary","result":{"duration_s":` + strings.Repeat("9", 300))
+	f.Close()
+
+	// another run, without --resume, refuses to throw the unfinished run away
+	if _, err := openJournal(path, &o, t0.Add(time.Hour), false); !errors.Is(err, ErrUnfinished) || !strings.Contains(err.Error(), "2 of 4") {
+		t.Fatalf("an unfinished journal opened without resume: %v", err)
+	}
+	// another plan is refused
+	other := o
+	other.Writes = 100
+	if _, err := openJournal(path, &other, t0, true); err == nil || !strings.Contains(err.Error(), "other settings") {
+		t.Fatalf("a journal of another plan was continued: %v", err)
+	}
+	// a new set (another URI) continues it
+	o.URI = "mongodb://127.0.0.1:9/?replicaSet=rs"
+	j, err = openJournal(path, &o, t0.Add(time.Hour), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.lines) != 2 || !j.done[journalKey{0, KiB, "operation", "1", "local", "primary"}] || j.done[journalKey{1, KiB, "operation", "1", "local", "primary"}] {
+		t.Fatalf("resumed %d lines, done %v", len(j.lines), j.done)
+	}
+	if j.started != t0.Format(time.RFC3339) {
+		t.Errorf("started %s, want the first run's %s", j.started, t0.Format(time.RFC3339))
+	}
+	m = &results.Matrix{Cells: o.Plan()}
+	if err := j.replay(m); err != nil {
+		t.Fatal(err)
+	}
+	c, c2 = m.Find("operation", KiB, "1", "local", "primary"), m.Find("operation", 50*KiB, "1", "local", "primary")
+	if len(c.Iterations) != 1 || c.Iterations[0].Reads != 7 || len(c2.Failed) != 1 || c2.Failed[0] != "connection refused" {
+		t.Errorf("replayed %+v and %+v", c, c2)
+	}
+	// what comes next is appended after the kept lines, not after the cut one
+	if err := j.record(1, c, &results.MatrixIteration{Writes: 20}, nil); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	b, _ := os.ReadFile(path)
+	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 4 || strings.Contains(string(b), "999") {
+		t.Errorf("journal after resuming:\n%s", b)
+	}
+	if strings.Contains(string(b), "127.0.0.1") {
+		t.Errorf("the journal records a URI:\n%s", b)
+	}
+}
+
+func TestJournalFinishedIsReplaced(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	o := smallPlan()
+	j, err := openJournal(path, &o, time.Now(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &results.Matrix{Cells: o.Plan()}
+	for i := range 2 {
+		for _, size := range o.Sizes {
+			if err := j.record(i, m.Find("operation", size, "1", "local", "primary"), &results.MatrixIteration{}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	j.close()
+	j, err = openJournal(path, &o, time.Now(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	if len(j.lines) != 0 {
+		t.Errorf("a finished journal was continued by a run not asked to resume: %d lines", len(j.lines))
+	}
+}
+
+func TestJournalNotAJournal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	os.WriteFile(path, []byte("{\"cells\":[]}\n"), 0o644)
+	o := smallPlan()
+	if _, err := openJournal(path, &o, time.Now(), true); err == nil || !strings.Contains(err.Error(), "not a matrix journal") {
+		t.Errorf("opened a file that is not a journal: %v", err)
+	}
+}
