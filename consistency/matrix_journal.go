@@ -46,7 +46,7 @@ type journalLine struct {
 
 // journalKey names one cell's iteration.
 type journalKey struct {
-	iteration, size     int
+	iteration, size    int
 	setup, w, rc, read string
 }
 
