@@ -116,13 +116,13 @@ func ThesisFindings(m *results.Matrix) []report.ThesisFinding {
 
 func thesisFigures() []*Figure {
 	p := Papers[3]
-	return []*Figure{
+	return append([]*Figure{
 		{Paper: p, ID: "fig2.1", Caption: "linearizability in a 3-node replica set", Source: Source{181, "Figure 2.1: Linearizability for 3-node Replica Set"}, Status: Diagram},
 		{Paper: p, ID: "fig2.2", Caption: "the options of writeConcern", Source: Source{204, "Figure 2.2: Parameter Options for writeConcern"}, Status: Diagram},
 		{Paper: p, ID: "fig2.3", Caption: "the options of readConcern", Source: Source{220, "Figure 2.3: Parameter Options for readConcern"}, Status: Diagram},
 		{Paper: p, ID: "fig4.1", Caption: "architecture of the setups", Source: Source{323, "Figure 4.1: Architecture Diagram of Setup"}, Status: Diagram},
-		{Paper: p, ID: "matrix", Caption: "figures 4.2-4.23: write and read latency and stale reads by setup, concern and document size", Source: Source{368, "Figure 4.2: Write Latency with different writeConcern and readConcern settings"},
+		{Paper: p, ID: "matrix", Caption: "the summary's numbers (§5.1) and trends across figures 4.2-4.23: write and read latency and stale reads by setup, concern and document size", Source: Source{368, "Figure 4.2: Write Latency with different writeConcern and readConcern settings"},
 			Status: Scaled, Note: "three members on one machine instead of three on a network; 3 iterations of 20 writes 20 ms apart (the thesis: 10 of 100, 1 s apart; --full in `consistency matrix`); quick: 1K and 1M documents, one iteration of 10 writes, reads on the primary and the secondaries",
 			Experiment: thesisMatrix, Claims: thesisClaims()},
-	}
+	}, thesisResultFigures(p)...)
 }

@@ -124,27 +124,35 @@ func rcDiff(setups []string, a, b string, metric func(results.MatrixSummary) res
 // sizeDiff compares the largest size with the smallest, in %, in every
 // setup.
 func sizeDiff(metric func(results.MatrixSummary) results.Spread) func(Outputs) (Estimate, error) {
-	return matrixMeasure(func(m *results.Matrix) Estimate {
-		lo, hi, ok := sizeRange(m)
-		if !ok {
-			return Estimate{V: math.NaN()}
-		}
-		return pairDiff(func(c results.MatrixCell) bool { return c.DocSize == hi },
-			func(k cellKey) cellKey { k.size = lo; return k }, metric, true)(m)
-	})
+	return sizeEffect(anyCell, metric, true)
 }
 
 // sizeStaleDiff compares the stale share at the largest size with the
 // smallest, in points, for one (w, rc) pair.
 func sizeStaleDiff(w, rc string) func(Outputs) (Estimate, error) {
+	return sizeEffect(cells(nil, w, rc), stalePct, false)
+}
+
+// sizeEffect compares the cells sel accepts at the largest size with the
+// same cells at the smallest, in % (relative) or absolute.
+func sizeEffect(sel func(results.MatrixCell) bool, metric func(results.MatrixSummary) results.Spread, relative bool) func(Outputs) (Estimate, error) {
 	return matrixMeasure(func(m *results.Matrix) Estimate {
 		lo, hi, ok := sizeRange(m)
 		if !ok {
 			return Estimate{V: math.NaN()}
 		}
-		return pairDiff(func(c results.MatrixCell) bool { return c.DocSize == hi && c.W == w && c.RC == rc },
-			func(k cellKey) cellKey { k.size = lo; return k }, stalePct, false)(m)
+		return pairDiff(func(c results.MatrixCell) bool { return c.DocSize == hi && sel(c) },
+			func(k cellKey) cellKey { k.size = lo; return k }, metric, relative)(m)
 	})
+}
+
+func anyCell(results.MatrixCell) bool { return true }
+
+// cells selects by setup (nil: any), w and rc ("": any).
+func cells(setups []string, w, rc string) func(results.MatrixCell) bool {
+	return func(c results.MatrixCell) bool {
+		return (setups == nil || slices.Contains(setups, c.Setup)) && (w == "" || c.W == w) && (rc == "" || c.RC == rc)
+	}
 }
 
 // sizeRange is the smallest and largest document size of the matrix.
