@@ -181,7 +181,7 @@ func TestThesisResultFigures(t *testing.T) {
 	// operation for rc linearizable reads, multi w 1 rc linearizable by size
 	noEffect := map[string]bool{
 		"session level, w 1 rc local: more stale reads with larger documents (smallest to largest here)":                 true,
-		"2 writers + 10 readers, rc linearizable: reads are slower than with 1 writer and 1 reader (operation)":           true,
+		"2 writers + 10 readers, rc linearizable: reads are slower than with 1 writer and 1 reader (operation)":          true,
 		"2 writers + 10 readers, w 1 rc linearizable: more stale reads with larger documents (smallest to largest here)": true,
 	}
 	m := thesisMatrix3(3, 0.01)
