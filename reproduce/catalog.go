@@ -59,6 +59,11 @@ type Claim struct {
 	Factor    float64 // Approx: within this factor of Paper instead of Tol (> 1; 0: Tol)
 	Unit      string  // of our measure
 	Measure   func(Outputs) (Estimate, error)
+	// Cause is why the claim does not agree on this machine, as a run
+	// established it (naming the run): a difference of environment, or of
+	// our implementation. Shown beside a verdict of disagrees or same
+	// direction, never used to judge.
+	Cause string
 }
 
 // Figure is a figure or table of a paper.

@@ -19,7 +19,10 @@ type Row struct {
 	Rule string `json:"rule,omitempty"`
 	// Detail says why a claim was not measured, or the finding's own
 	// verdict text.
-	Detail   string    `json:"detail,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	// Cause is the established cause of a disagreement (Claim.Cause),
+	// present only when the verdict is disagrees or same direction.
+	Cause    string    `json:"cause,omitempty"`
 	Estimate *Estimate `json:"estimate,omitempty"`
 	// BandLow and BandHigh bound the values the claim allows (absent on an
 	// open side); PaperValue is the paper's number, when it gives one.
@@ -52,6 +55,9 @@ func Evaluate(f *Figure, o Outputs) []Row {
 		} else {
 			r.Verdict, r.Rule = Judge(c, e)
 			r.Ours = e.String()
+			if r.Verdict == Disagrees || r.Verdict == SameDirection {
+				r.Cause = c.Cause
+			}
 			if e.Measured() {
 				r.Estimate = &e
 			}

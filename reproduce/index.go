@@ -110,6 +110,9 @@ func (ix *Index) WriteText(w io.Writer) error {
 			if r.Rule != "" {
 				fmt.Fprintf(tw, "\t\t\t\t\t%s\n", r.Rule) // after the last tab: widens no column
 			}
+			if r.Cause != "" {
+				fmt.Fprintf(tw, "\t\t\t\t\tcause: %s\n", r.Cause)
+			}
 		}
 	}
 	return tw.Flush()
@@ -212,7 +215,7 @@ the runs never put the claim to the test (a bound never approached, a policy tha
 <td>{{.Caption}}{{with .Note}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Status}}{{with .TookS}}<div class="note">ran {{minutes .}}</div>{{end}}{{if and .Quick (not $.Ix.Quick)}}<div class="note">quick shape</div>{{end}}{{with .MongodVersion}}<div class="note">mongod {{.}}</div>{{end}}{{with .Scaling}}<div class="note">clients scaled: {{.}}</div>{{end}}</td>
 <td class="v {{class .Verdict}}">{{if .Error}}failed{{else if .Verdict}}{{.Verdict}}{{else}}-{{end}}{{with .Error}}<div class="note">{{.}}</div>{{end}}</td>
 <td>{{if .Rows}}<table class="claims"><tr><th>claim</th><th>paper</th><th>ours</th><th>the claim (shaded), the paper ◆, ours ● with its 95 % interval</th><th>verdict</th></tr>
-{{range .Rows}}<tr><td>{{.Claim}}{{with .Detail}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Paper}}{{with .Quote}}<div class="note">“{{.}}”</div>{{end}}</td><td>{{unit .}}</td><td>{{strip .}}</td><td class="v {{class .Verdict}}">{{.Verdict}}{{with .Rule}}<div class="note">{{.}}</div>{{end}}</td></tr>
+{{range .Rows}}<tr><td>{{.Claim}}{{with .Detail}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Paper}}{{with .Quote}}<div class="note">“{{.}}”</div>{{end}}</td><td>{{unit .}}</td><td>{{strip .}}</td><td class="v {{class .Verdict}}">{{.Verdict}}{{with .Rule}}<div class="note">{{.}}</div>{{end}}{{with .Cause}}<div class="note"><b>cause:</b> {{.}}</div>{{end}}</td></tr>
 {{end}}</table>{{end}}</td></tr>
 {{with .Plots}}<tr><td></td><td colspan="4">{{range .}}<img src="{{.}}" alt="{{.}}" width="360"> {{end}}</td></tr>{{end}}
 {{end}}</table>

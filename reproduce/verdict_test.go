@@ -164,3 +164,23 @@ func TestRuleSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestCauseBesideDisagreement: a claim's established cause is shown
+// beside a disagreement, never beside an agreement or an inconclusive
+// verdict, and never changes the verdict.
+func TestCauseBesideDisagreement(t *testing.T) {
+	at := func(v float64) func(Outputs) (Estimate, error) {
+		return func(Outputs) (Estimate, error) { return Estimate{V: v, Spread: 0.05, N: 3}, nil }
+	}
+	for _, tc := range []struct {
+		v       float64
+		verdict string
+		cause   bool
+	}{{0.5, Disagrees, true}, {1.5, Agrees, false}, {1, Inconclusive, false}} {
+		f := &Figure{Paper: Papers[0], ID: "figX", Claims: []Claim{{Text: "above 1", Kind: Above, Ref: 1, Measure: at(tc.v), Cause: "the members are saturated (run R)"}}}
+		r := Evaluate(f, fakeOutputs{})[0]
+		if r.Verdict != tc.verdict || (r.Cause != "") != tc.cause {
+			t.Errorf("%v: %s, cause %q; want %s, cause shown %v", tc.v, r.Verdict, r.Cause, tc.verdict, tc.cause)
+		}
+	}
+}
