@@ -260,3 +260,28 @@ func percentChange(s string) (float64, bool) {
 	}
 	return 0, false
 }
+
+// TestTPCCWarehousesCoverThreads: the TPC-C-on-MongoDB paper's figs. 1-3
+// run, full shape, no more client threads than warehouses (more measure
+// write conflicts on a few warehouses, not the figure's effect).
+func TestTPCCWarehousesCoverThreads(t *testing.T) {
+	for _, e := range []*Experiment{tpccThreads, tpccSchema, tpccFAM} {
+		for _, s := range e.Steps(false) {
+			wh, most := 0, 0
+			for i := 0; i+1 < len(s.Args); i++ {
+				switch s.Args[i] {
+				case "--warehouses":
+					wh, _ = strconv.Atoi(s.Args[i+1])
+				case "--clients":
+					for _, c := range strings.Split(s.Args[i+1], ",") {
+						n, _ := strconv.Atoi(c)
+						most = max(most, n)
+					}
+				}
+			}
+			if wh == 0 || most == 0 || most > wh {
+				t.Errorf("%s: %d clients on %d warehouses: %s", e.Name, most, wh, s.Command())
+			}
+		}
+	}
+}
