@@ -8,8 +8,9 @@ import (
 
 // createCgroups gives each member whose CPU cap is above 0 a cpu cgroup capped at that many cores,
 // and each member whose memory cap is above 0 a memory cgroup capped at that many bytes; cpus and
-// mems hold one cap per member, n1 first.
-func (c *Cluster) createCgroups(cpus []float64, mems []int64) error {
+// mems hold one cap per member, n1 first. A non-zero disk cap gives every member an I/O cgroup
+// capping the disk that holds its data directory.
+func (c *Cluster) createCgroups(cpus []float64, mems []int64, disk DiskCap) error {
 	for i := range c.st.Members {
 		m := &c.st.Members[i]
 		var err error
@@ -23,8 +24,25 @@ func (c *Cluster) createCgroups(cpus []float64, mems []int64) error {
 				return fmt.Errorf("member %s: %w", m.Name, err)
 			}
 		}
+		if m.DiskCap = disk; !disk.Zero() {
+			if m.Disk, err = blockDevice(c.dir); err != nil { // the members' data directories are under it
+				return fmt.Errorf("member %s: disk cap: %w", m.Name, err)
+			}
+			if m.IOCgroup, err = ioCgroupCreate(cgroupName(m.Port, m.Name), m.Disk, disk, firstOf(m.Cgroup, m.MemCgroup)); err != nil {
+				return fmt.Errorf("member %s: %w", m.Name, err)
+			}
+		}
 	}
 	return nil
+}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // recreateCgroups gives m back the cgroups of its caps that no longer exist (removed by hand, say),
@@ -34,6 +52,7 @@ func recreateCgroups(m Member) (Member, error) {
 	// must not hide that the memory cap is gone too.
 	cpuGone := m.Cgroup != "" && !fileExists(m.Cgroup)
 	memGone := m.MemCgroup != "" && !fileExists(m.MemCgroup)
+	ioGone := m.IOCgroup != "" && !fileExists(m.IOCgroup)
 	var err error
 	if cpuGone {
 		m.Cgroup = ""
@@ -47,6 +66,14 @@ func recreateCgroups(m Member) (Member, error) {
 		m.MemCgroup = ""
 		if m.MemoryCap > 0 {
 			if m.MemCgroup, err = memCgroupCreate(cgroupName(m.Port, m.Name), m.MemoryCap, m.Cgroup); err != nil {
+				return m, err
+			}
+		}
+	}
+	if ioGone {
+		m.IOCgroup = ""
+		if !m.DiskCap.Zero() && m.Disk != "" {
+			if m.IOCgroup, err = ioCgroupCreate(cgroupName(m.Port, m.Name), m.Disk, m.DiskCap, firstOf(m.Cgroup, m.MemCgroup)); err != nil {
 				return m, err
 			}
 		}

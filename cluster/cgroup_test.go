@@ -119,7 +119,7 @@ func TestCreateCgroupsPerMember(t *testing.T) {
 	c := &Cluster{st: state{Members: plannedMembers(t.TempDir(), []int{1, 2, 3})}}
 	caps := []float64{0.35, 0, 0.15}
 	mems := []int64{0, 600 << 20, 1 << 30}
-	if err := c.createCgroups(caps, mems); err != nil {
+	if err := c.createCgroups(caps, mems, DiskCap{}); err != nil {
 		t.Fatal(err)
 	}
 	for i, m := range c.st.Members {

@@ -40,12 +40,17 @@ type Member struct {
 	// MemoryCap is the member's memory cap in bytes as configured (Config.Memory or Memories, or
 	// SetMemory since); 0 = uncapped. MemberStatus.Memory is the cap read back from the cgroup.
 	MemoryCap int64 `json:"memoryCap,omitempty"`
+	// IOCgroup is the cgroup capping the member's block I/O (blkio with v1, Cgroup's dir with v2),
+	// "" without a disk cap; DiskCap is the cap and Disk the device ("major:minor") it applies to.
+	IOCgroup string  `json:"ioCgroup,omitempty"`
+	DiskCap  DiskCap `json:"diskCap,omitempty"`
+	Disk     string  `json:"disk,omitempty"`
 }
 
 // cgroups are the member's cgroup dirs, each once.
 func (m Member) cgroups() []string {
 	var dirs []string
-	for _, d := range []string{m.Cgroup, m.MemCgroup} {
+	for _, d := range []string{m.Cgroup, m.MemCgroup, m.IOCgroup} {
 		if d != "" && !slices.Contains(dirs, d) {
 			dirs = append(dirs, d)
 		}
@@ -128,7 +133,7 @@ func start(ctx context.Context, cfg Config, dir, mongod string) (_ *Cluster, err
 	}
 	c.st.Members = plannedMembers(dir, ports)
 	// Before any mongod runs, so a missing cgroup fails fast.
-	if err := c.createCgroups(cfg.MemberCPUs(), cfg.MemberMemories()); err != nil {
+	if err := c.createCgroups(cfg.MemberCPUs(), cfg.MemberMemories(), cfg.Disk); err != nil {
 		return nil, err
 	}
 	if err := c.writeState(); err != nil {

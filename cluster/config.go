@@ -50,6 +50,10 @@ type Config struct {
 	// per member, 0 leaving that member uncapped. nil means Memory for every member; Memory must be 0
 	// when Memories is set. ParseMemories reads the CLI's "600M" or "600M,600M,1G" into it.
 	Memories []int64
+	// Disk caps every member's block I/O on the device holding its data (DiskCap: IOPS and MB/s,
+	// reads and writes each) with a blkio (v1) or io (v2) cgroup; zero leaves the disks uncapped.
+	// HDD makes each member's storage behave like a 7200 rpm disk.
+	Disk DiskCap
 	// Mongod is the mongod binary; "" means FindMongod(ctx, "", "", Progress).
 	Mongod string
 	// ReplSet is the replica set name; "" means "rs0".
@@ -302,6 +306,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.validateMemories(); err != nil {
 		return fmt.Errorf("invalid config: %w", err)
+	}
+	if c.Disk.IOPS < 0 || c.Disk.MBps < 0 {
+		return fmt.Errorf("invalid config: disk cap %+v: negative", c.Disk)
 	}
 	return nil
 }

@@ -38,9 +38,24 @@ func hintsRun(quick bool, out string, extra ...string) Step {
 		Output: out, Report: true}
 }
 
-var rhUniform = &Experiment{Name: "read-hints-fig6-8", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 75 * time.Minute,
+var rhUniform = &Experiment{Name: "read-hints-fig7-8", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 75 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{hintsRun(q, "rh-uniform", flags("workload", "c", "distribution", "uniform")...)}
+	}}
+
+// hintsHDD is hintsSet with every member's disk throttled like a 7200 rpm
+// HDD (150 IOPS, 150 MB/s, `cluster up --disk hdd`): the paper's figs.
+// 4-6 ran the experiment of fig. 7 on HDDs, where a cold member's misses
+// cost milliseconds each.
+func hintsHDD(quick bool) *Cluster {
+	c := hintsSet(quick)
+	c.Args = append(c.Args, "--disk", "hdd")
+	return c
+}
+
+var rhHDD = &Experiment{Name: "read-hints-fig4-6", Cluster: hintsHDD, Quick: 10 * time.Minute, Full: 80 * time.Minute,
+	Steps: func(q bool) []Step {
+		return []Step{hintsRun(q, "rh-hdd", flags("workload", "c", "distribution", "uniform")...)}
 	}}
 
 var rhZipf = &Experiment{Name: "read-hints-fig11-12", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 75 * time.Minute,
@@ -285,19 +300,29 @@ func readHintsFigures() []*Figure {
 	recovery := func(i int) func(Outputs) (Estimate, error) {
 		return reconfig(fmt.Sprintf("rh-cache-%d", i), off, func(rc results.Reconfiguration) float64 { return orNaN(rc.RecoveryS) })
 	}
+	const hdd = "every member's disk throttled like a 7200 rpm HDD (150 IOPS and 150 MB/s, reads and writes each, by cgroup; on cgroup v1 background writeback is not throttled, reads are); "
 	const note = "1.5 M records (100 000 quick) on members capped at 0.35 CPU and 1.2 GiB (600 MiB quick) instead of 50 M on 8-core servers with 10 GB caches; the move at 120 s of 240 s (40 s of 80 s quick); three runs with hints off and three on (one each quick)"
 	return []*Figure{
 		{Paper: p, ID: "fig1", Caption: "reconfiguration and cold caches", Source: Source{56, "Fig. 1. Performance impact"}, Status: Diagram},
 		{Paper: p, ID: "fig2", Caption: "the read-hints module", Source: Source{79, "Fig. 2. The Read-Hints Module"}, Status: Diagram},
 		{Paper: p, ID: "fig3", Caption: "reads reordered relative to writes", Source: Source{114, "Fig. 3. Reads may be re-ordered"}, Status: Diagram},
-		{Paper: p, ID: "fig4", Caption: "throughput across a migration, read-only, HDD", Source: Source{136, "Fig. 4. Throughput under read-only workload, HDD"}, Status: CannotRun,
-			Note: "needs members on spinning disks (HDD); this machine has one SSD-class volume. Fig. 7 is the same experiment on SSD"},
-		{Paper: p, ID: "fig5", Caption: "cache miss rate across a migration, read-only, HDD", Source: Source{166, "Fig. 5. Cache miss rate under read-only workload, HDD"}, Status: CannotRun,
-			Note: "needs members on spinning disks (HDD); fig. 8 is the same on SSD"},
-		{Paper: p, ID: "fig6", Caption: "memory use of each member across a migration", Source: Source{175, "Fig. 6. Monitoring memory use."}, Status: Scaled,
-			Note: "the paper's fig. 6 belongs to its HDD experiment (figs. 4-5), which cannot run here; this is the same memory measure in the SSD-class run of figs. 7-8. " + note, Experiment: rhUniform, Plots: plots("rh-uniform", "member_memory"),
+		{Paper: p, ID: "fig4", Caption: "throughput across a migration, read-only, HDD", Source: Source{136, "Fig. 4. Throughput under read-only workload, HDD"}, Status: Scaled,
+			Note: hdd + note, Experiment: rhHDD, Plots: plots("rh-hdd", "read_tput"),
 			Claims: []Claim{
-				{Text: "n2's memory growth after the move, hints off, MB", PaperText: "almost 20 minutes to bring data in memory", Source: Source{172, "it takes almost 20 minutes to bring data in memory"}, Kind: Above, Ref: 0, Unit: "MB", Measure: func(o Outputs) (Estimate, error) { return perRun(o, "rh-uniform", off, memberGrowth("n2")) }},
+				{Text: "throughput drop at the move, hints off", PaperText: "a 70% reduction", Source: Source{156, "a 70% reduction"}, Kind: Approx, Paper: 70, Tol: 15, Abs: true, Unit: "%", Measure: drop("rh-hdd", off, 0)},
+				{Text: "throughput drop at the move, hints on", PaperText: "about 211 ops/sec during the whole run", Source: Source{170, "about 211 ops/sec during the whole run"}, Kind: AtMost, Paper: 10, Unit: "%", Measure: drop("rh-hdd", on, 0)},
+			}},
+		{Paper: p, ID: "fig5", Caption: "cache miss rate across a migration, read-only, HDD", Source: Source{166, "Fig. 5. Cache miss rate under read-only workload, HDD"}, Status: Scaled,
+			Note: hdd + note, Experiment: rhHDD, Plots: plots("rh-hdd", "member_cache_miss"),
+			Claims: []Claim{
+				{Text: "new member's worst cache miss rate, hints off", PaperText: "up to 86%", Source: Source{156, "(up to 86%)"}, Kind: Approx, Paper: 86, Ref: 86, Tol: 20, Abs: true, Unit: "%", Measure: miss("rh-hdd", off)},
+				{Text: "the miss rate's rise at the move, hints off: the new member's worst minus our steady state before", PaperText: "86% against a steady state of 31%", Source: Source{156, "(up to 86%) at the early stages of its serving operation phase (Fig. 5a), significantly higher than the 31% miss rate"}, Kind: Approx, Paper: 55, Ref: 0, Tol: 20, Abs: true, Unit: "points", Measure: rise("rh-hdd", off)},
+				{Text: "new member's worst miss rate, hints on over off", PaperText: "stable at 31% at all nodes", Source: Source{170, "remains stable at 31% at all nodes"}, Kind: Below, Ref: 1, Unit: "×", Measure: ratioOf(miss("rh-hdd", on), miss("rh-hdd", off))},
+			}},
+		{Paper: p, ID: "fig6", Caption: "memory use of each member across a migration", Source: Source{175, "Fig. 6. Monitoring memory use."}, Status: Scaled,
+			Note: "the HDD experiment of figs. 4-5; " + hdd + note, Experiment: rhHDD, Plots: plots("rh-hdd", "member_memory"),
+			Claims: []Claim{
+				{Text: "n2's memory growth after the move, hints off, MB", PaperText: "almost 20 minutes to bring data in memory", Source: Source{172, "it takes almost 20 minutes to bring data in memory"}, Kind: Above, Ref: 0, Unit: "MB", Measure: func(o Outputs) (Estimate, error) { return perRun(o, "rh-hdd", off, memberGrowth("n2")) }},
 			}},
 		{Paper: p, ID: "fig7", Caption: "throughput across a migration, read-only, uniform", Source: Source{182, "Fig. 7. Throughput under read-only workload, SSD"}, Status: Scaled, Note: note, Experiment: rhUniform, Plots: plots("rh-uniform", "read_tput"),
 			Claims: []Claim{

