@@ -126,6 +126,10 @@ func ioV2Set(path, dev string, d DiskCap) error {
 	return nil
 }
 
+// ErrNotBlockDevice: a disk cap was asked for data on a filesystem without
+// a block device (tmpfs, overlay), which the throttles cannot reach.
+var ErrNotBlockDevice = errors.New("not on a block device")
+
 // sysBlock is where the kernel lists block devices by number; tests point
 // it at a fake tree.
 var sysBlock = "/sys/dev/block"
@@ -159,7 +163,7 @@ func devID(path string) (string, error) {
 func wholeDisk(id, path string) (string, error) {
 	link := filepath.Join(sysBlock, id)
 	if _, err := os.Stat(link); err != nil {
-		return "", fmt.Errorf("%s is on device %s, which is not a block device (tmpfs or overlay?): the disk cap needs the data on a disk", path, id)
+		return "", fmt.Errorf("%s is on device %s, %w (tmpfs or overlay?): the disk cap needs the data on a disk", path, id, ErrNotBlockDevice)
 	}
 	if !fileExists(filepath.Join(link, "partition")) {
 		return id, nil

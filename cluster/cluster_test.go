@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -546,5 +547,47 @@ func TestMemoryCap(t *testing.T) {
 	}
 	if u, err := opened.MemoryUsage("n1"); err == nil {
 		t.Errorf("MemoryUsage after Down: %+v, want an error (no cgroup)", u)
+	}
+}
+
+// TestDiskCap starts a one-member set with an HDD disk cap (and a CPU cap, so the cgroups meet): the
+// member's I/O cgroup throttles the disk holding its data at 150 operations a second, holds the
+// mongod, is kept across a cold restart and removed by Down.
+func TestDiskCap(t *testing.T) {
+	testutil.SkipIfShort(t)
+	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		t.Skip("checks the v1 blkio files; v2's io.max is covered by TestIOCgroupV2SharesTheMembersCgroup")
+	}
+	cfg := cluster.Config{Dir: filepath.Join(t.TempDir(), "rs"), Members: 1, CPU: 0.5, Disk: cluster.HDD, DieWithParent: true}
+	ctx := ctxFor(t, 2*time.Minute)
+	c, err := cluster.Start(ctx, cfg)
+	if errors.Is(err, cluster.ErrNotBlockDevice) {
+		t.Skipf("the test's temp dir is not on a block device: %v", err)
+	}
+	testutil.SkipWithoutCgroups(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Down(context.Background()) })
+	m := c.Members()[0]
+	if m.IOCgroup == "" || m.DiskCap != cluster.HDD || !regexp.MustCompile(`^\d+:\d+$`).MatchString(m.Disk) {
+		t.Fatalf("member %+v: want an I/O cgroup with the HDD cap on a disk", m)
+	}
+	for _, f := range []string{"blkio.throttle.read_iops_device", "blkio.throttle.write_iops_device"} {
+		if b, err := os.ReadFile(filepath.Join(m.IOCgroup, f)); err != nil || strings.TrimSpace(string(b)) != m.Disk+" 150" {
+			t.Errorf("%s = %q, %v; want %q", f, b, err, m.Disk+" 150")
+		}
+	}
+	checkInCgroups(t, m.PID, m.Cgroup, m.IOCgroup)
+	if err := c.DropCaches(ctx, "n1"); err != nil {
+		t.Fatalf("DropCaches: %v", err)
+	}
+	cold := c.Members()[0]
+	checkInCgroups(t, cold.PID, cold.Cgroup, cold.IOCgroup)
+	if err := c.Down(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(m.IOCgroup); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("I/O cgroup %s after Down: %v, want removed", m.IOCgroup, err)
 	}
 }
