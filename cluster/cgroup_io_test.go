@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -114,7 +115,7 @@ func TestWholeDisk(t *testing.T) {
 			t.Errorf("wholeDisk(%s) = %q, %v; want %s", id, got, err, want)
 		}
 	}
-	if _, err := wholeDisk("0:45", "/data"); err == nil || !strings.Contains(err.Error(), "not a block device") {
+	if _, err := wholeDisk("0:45", "/data"); !errors.Is(err, ErrNotBlockDevice) {
 		t.Errorf("an overlay's device: %v", err)
 	}
 	id, err := devID(t.TempDir())
