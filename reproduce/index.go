@@ -31,6 +31,9 @@ type Entry struct {
 	Quick bool `json:"quick"`
 	// MongodVersion is the local set's mongod ("db version v6.0.5").
 	MongodVersion string `json:"mongod_version,omitempty"`
+	// Version is `decongestant version` of the binary that made the runs
+	// (an index resumed over several sittings may hold several).
+	Version string `json:"decongestant_version,omitempty"`
 	// Scaling is how the runs' client counts were scaled to the set (the
 	// saturation probe's result); nil when they ran the paper's.
 	Scaling *Scaling `json:"scaling,omitempty"`
@@ -212,7 +215,7 @@ the runs never put the claim to the test (a bound never approached, a policy tha
 {{range .Papers}}<h2>{{.Title}}</h2>
 <table><tr><th>figure</th><th>what it shows</th><th>status</th><th>verdict</th><th>claims: paper beside ours</th></tr>
 {{range .Entries}}<tr><td><b>{{.Figure}}</b>{{with .Report}}<br><a href="{{.}}">report</a>{{end}}</td>
-<td>{{.Caption}}{{with .Note}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Status}}{{with .TookS}}<div class="note">ran {{minutes .}}</div>{{end}}{{if and .Quick (not $.Ix.Quick)}}<div class="note">quick shape</div>{{end}}{{with .MongodVersion}}<div class="note">mongod {{.}}</div>{{end}}{{with .Scaling}}<div class="note">clients scaled: {{.}}</div>{{end}}</td>
+<td>{{.Caption}}{{with .Note}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Status}}{{with .TookS}}<div class="note">ran {{minutes .}}</div>{{end}}{{if and .Quick (not $.Ix.Quick)}}<div class="note">quick shape</div>{{end}}{{with .MongodVersion}}<div class="note">mongod {{.}}</div>{{end}}{{with .Version}}<div class="note">{{.}}</div>{{end}}{{with .Scaling}}<div class="note">clients scaled: {{.}}</div>{{end}}</td>
 <td class="v {{class .Verdict}}">{{if .Error}}failed{{else if .Verdict}}{{.Verdict}}{{else}}-{{end}}{{with .Error}}<div class="note">{{.}}</div>{{end}}</td>
 <td>{{if .Rows}}<table class="claims"><tr><th>claim</th><th>paper</th><th>ours</th><th>the claim (shaded), the paper ◆, ours ● with its 95 % interval</th><th>verdict</th></tr>
 {{range .Rows}}<tr><td>{{.Claim}}{{with .Detail}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Paper}}{{with .Quote}}<div class="note">“{{.}}”</div>{{end}}</td><td>{{unit .}}</td><td>{{strip .}}</td><td class="v {{class .Verdict}}">{{.Verdict}}{{with .Rule}}<div class="note">{{.}}</div>{{end}}{{with .Cause}}<div class="note"><b>cause:</b> {{.}}</div>{{end}}</td></tr>

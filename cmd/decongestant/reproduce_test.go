@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -165,5 +166,52 @@ func TestSaturateScalesTheSteps(t *testing.T) {
 	}
 	if _, err := saturate(e, false, t.TempDir(), func(string, reproduce.Step) error { return nil }); err == nil {
 		t.Error("a probe that wrote nothing gave a scaling")
+	}
+}
+
+// TestReproduceResumeSkipsFinished: with --resume, an experiment whose
+// full-shape run finished in --out is judged from what it kept, not run
+// again (the committed fig. 9-10 run here; a run would need a mongod and
+// fail); one whose record says it failed is run again.
+func TestReproduceResumeSkipsFinished(t *testing.T) {
+	src := filepath.Join("..", "..", "docs", "results", "reproduce-decongestant-fig9-10-2026-11-27", "decongestant-fig9-10")
+	out := t.TempDir()
+	dir := filepath.Join(out, "decongestant-fig9-10")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := reproduce.Find("decongestant", "fig9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rf := reproduceFlags{resume: true, out: out, mongod: filepath.Join(out, "no-mongod")}
+	var stdout, stderr bytes.Buffer
+	if err := reproduceRun(context.Background(), reproduce.FiguresOf(f.Experiment), rf, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "finished in an earlier run") || strings.Contains(stderr.String(), "step 1") {
+		t.Errorf("the finished experiment ran again:\n%s", stderr.String())
+	}
+	ix, err := readIndex(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ix.Entries {
+		if e.Verdict != reproduce.Agrees || e.Quick {
+			t.Errorf("%s: %s (quick %v), want the kept run's agreement", e.Figure, e.Verdict, e.Quick)
+		}
+	}
+	// a record of a failed run is not finished: --resume runs it again (and fails here, without a mongod)
+	if err := writeRunRecord(dir, runRecord{Commands: []string{"x"}, TookS: 5, Error: "interrupted"}); err != nil {
+		t.Fatal(err)
+	}
+	if finished(dir, false) {
+		t.Error("a failed run counted as finished")
+	}
+	if err := writeRunRecord(dir, runRecord{Commands: []string{"x"}, TookS: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if !finished(dir, false) || finished(dir, true) {
+		t.Error("a finished full-shape record: finished as full, not as quick")
 	}
 }
