@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -338,6 +339,10 @@ func firstReport(e *reproduce.Experiment, quick bool) string {
 // in, and the set's mongod version.
 func runExperiment(ctx context.Context, e *reproduce.Experiment, rf reproduceFlags, dir string, stderr io.Writer) (rec runRecord, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return rec, err
+	}
+	// an earlier run's scaling must not be judged with this run's data
+	if err := os.Remove(filepath.Join(dir, reproduce.ScalingOutput+".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return rec, err
 	}
 	var set *localSet
