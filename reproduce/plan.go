@@ -30,6 +30,10 @@ type Step struct {
 	// Cluster, when set, replaces the local set with a new one of these
 	// settings before the step (fig. 10's cache sizes).
 	Cluster *Cluster
+	// Resumable: the command keeps a journal of its own and takes
+	// --resume to continue it; the runner passes it when the reproduction
+	// is resumed (the consistency thesis' matrix, hours long).
+	Resumable bool
 }
 
 // Cluster is the local replica set an experiment starts.

@@ -378,6 +378,9 @@ func runExperiment(ctx context.Context, e *reproduce.Experiment, rf reproduceFla
 		if err != nil {
 			return fmt.Errorf("%s: %w", label, err)
 		}
+		if s.Resumable && rf.resume {
+			args = append(args, "--resume")
+		}
 		rec.Commands = append(rec.Commands, s.Command())
 		rec.Filled = append(rec.Filled, filledLine(args, uri))
 		fmt.Fprintf(stderr, "reproduce: %s %s: %s\n", e.Name, label, s.Command())
