@@ -30,6 +30,9 @@ func TestReproduceStepsParse(t *testing.T) {
 					t.Errorf("%s: %v", e.Name, err)
 					continue
 				}
+				if s.Resumable { // as a resumed reproduction runs it
+					args = append(args, "--resume")
+				}
 				switch {
 				case args[0] == "bench":
 					_, _, err = benchOptions(args[1:], io.Discard)
