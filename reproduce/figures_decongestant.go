@@ -65,14 +65,14 @@ var dcSaturation = &Saturation{Paper: 50,
 			Output: ProbeOutput}
 	}}
 
-var dcFig2 = &Experiment{Name: "decongestant-fig2", Cluster: members, Quick: 10 * time.Minute, Full: 80 * time.Minute, Saturate: dcSaturation,
+var dcFig2 = &Experiment{Name: "decongestant-fig2", Cluster: members, Quick: 6 * time.Minute, Full: 80 * time.Minute, Saturate: dcSaturation,
 	Steps: func(q bool) []Step {
 		t := shiftAt(q)
 		return []Step{ycsbRun(q, "fig2", flags("workload", "a", "clients", Clients(180), "phases", secs(t)+":workload=b",
 			"duration", secs(2*t), "repeat", scale(q, "1", "3"), "warmup", "0s", "policies", threePolicies)...)}
 	}}
 
-var dcFig3 = &Experiment{Name: "decongestant-fig3", Cluster: members, Quick: 10 * time.Minute, Full: 80 * time.Minute, Saturate: dcSaturation,
+var dcFig3 = &Experiment{Name: "decongestant-fig3", Cluster: members, Quick: 6 * time.Minute, Full: 80 * time.Minute, Saturate: dcSaturation,
 	Steps: func(q bool) []Step {
 		t := shiftAt(q)
 		return []Step{ycsbRun(q, "fig3", flags("workload", "b", "clients", Clients(180), "phases", secs(t)+":workload=a,clients="+Clients(20),
@@ -82,7 +82,7 @@ var dcFig3 = &Experiment{Name: "decongestant-fig3", Cluster: members, Quick: 10 
 // burstAt is when fig. 4's burst starts (it ends at twice that).
 func burstAt(quick bool) int { return scale(quick, 40, 120) }
 
-var dcFig4 = &Experiment{Name: "decongestant-fig4", Cluster: members, Quick: 10 * time.Minute, Full: 90 * time.Minute,
+var dcFig4 = &Experiment{Name: "decongestant-fig4", Cluster: members, Quick: 7 * time.Minute, Full: 90 * time.Minute,
 	Steps: func(q bool) []Step {
 		t := burstAt(q)
 		return []Step{tpccRun(q, "fig4", flags("clients", "20", "max-staleness", "10s",
@@ -90,34 +90,34 @@ var dcFig4 = &Experiment{Name: "decongestant-fig4", Cluster: members, Quick: 10 
 			"duration", secs(3*t), "repeat", scale(q, "1", "3"), "warmup", "0s", "policies", threePolicies)...)}
 	}}
 
-var dcFig5 = &Experiment{Name: "decongestant-fig5", Cluster: members, Quick: 14 * time.Minute, Full: 95 * time.Minute, Saturate: dcSaturation,
+var dcFig5 = &Experiment{Name: "decongestant-fig5", Cluster: members, Quick: 8 * time.Minute, Full: 95 * time.Minute, Saturate: dcSaturation,
 	Steps: func(q bool) []Step {
 		return []Step{ycsbRun(q, "fig5", flags("workload", "b", "clients", scale(q, Clients(20, 100, 180), Clients(20, 60, 100, 140, 180)),
 			"repeat", scale(q, "1", "3"), "duration", scale(q, "40s", "100s"), "warmup", scale(q, "10s", "30s"),
 			"policies", threePolicies)...)}
 	}}
 
-var dcFig6 = &Experiment{Name: "decongestant-fig6", Cluster: members, Quick: 10 * time.Minute, Full: 65 * time.Minute, Saturate: dcSaturation,
+var dcFig6 = &Experiment{Name: "decongestant-fig6", Cluster: members, Quick: 6 * time.Minute, Full: 65 * time.Minute, Saturate: dcSaturation,
 	Steps: func(q bool) []Step {
 		return []Step{ycsbRun(q, "fig6", flags("workload", "a", "clients", scale(q, Clients(20, 180), Clients(20, 100, 180)),
 			"repeat", scale(q, "1", "3"), "duration", scale(q, "40s", "100s"), "warmup", scale(q, "10s", "30s"),
 			"policies", threePolicies)...)}
 	}}
 
-var dcFig7 = &Experiment{Name: "decongestant-fig7", Cluster: members, Quick: 8 * time.Minute, Full: 70 * time.Minute,
+var dcFig7 = &Experiment{Name: "decongestant-fig7", Cluster: members, Quick: 5 * time.Minute, Full: 70 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{tpccRun(q, "fig7", flags("clients", scale(q, "20,100", "20,60,100,200"),
 			"max-staleness", "10s", "repeat", scale(q, "1", "3"), "duration", scale(q, "40s", "100s"),
 			"warmup", scale(q, "10s", "30s"), "policies", threePolicies)...)}
 	}}
 
-var dcFig8 = &Experiment{Name: "decongestant-fig8", Cluster: members, Quick: 3 * time.Minute, Full: 24 * time.Minute,
+var dcFig8 = &Experiment{Name: "decongestant-fig8", Cluster: members, Quick: 2 * time.Minute, Full: 24 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{ycsbRun(q, "fig8", flags("workload", "a", "clients", "100", "duration", scale(q, "60s", "300s"),
 			"repeat", scale(q, "1", "3"), "warmup", "0s", "policies", "decongestant")...)}
 	}}
 
-var dcFig9 = &Experiment{Name: "decongestant-fig9-10", Cluster: members, Quick: 6 * time.Minute, Full: 48 * time.Minute,
+var dcFig9 = &Experiment{Name: "decongestant-fig9-10", Cluster: members, Quick: 3 * time.Minute, Full: 48 * time.Minute,
 	Steps: func(q bool) []Step {
 		d, rep := scale(q, "60s", "300s"), scale(q, "1", "3")
 		return []Step{
@@ -142,7 +142,7 @@ func pauseNear(quick bool, bound int) string {
 // the S probe.
 func sprobeRounds(quick bool) int { return scale(quick, 1, 3) }
 
-var dcFig11 = &Experiment{Name: "decongestant-fig11", Cluster: members, Quick: 5 * time.Minute, Full: 20 * time.Minute,
+var dcFig11 = &Experiment{Name: "decongestant-fig11", Cluster: members, Quick: 2 * time.Minute, Full: 20 * time.Minute,
 	Steps: func(q bool) []Step {
 		var steps []Step
 		for i := 1; i <= sprobeRounds(q); i++ {

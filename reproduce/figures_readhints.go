@@ -38,7 +38,7 @@ func hintsRun(quick bool, out string, extra ...string) Step {
 		Output: out, Report: true}
 }
 
-var rhUniform = &Experiment{Name: "read-hints-fig7-8", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 75 * time.Minute,
+var rhUniform = &Experiment{Name: "read-hints-fig7-8", Cluster: hintsSet, Quick: 4 * time.Minute, Full: 75 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{hintsRun(q, "rh-uniform", flags("workload", "c", "distribution", "uniform")...)}
 	}}
@@ -53,17 +53,17 @@ func hintsHDD(quick bool) *Cluster {
 	return c
 }
 
-var rhHDD = &Experiment{Name: "read-hints-fig4-6", Cluster: hintsHDD, Quick: 10 * time.Minute, Full: 80 * time.Minute,
+var rhHDD = &Experiment{Name: "read-hints-fig4-6", Cluster: hintsHDD, Quick: 5 * time.Minute, Full: 80 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{hintsRun(q, "rh-hdd", flags("workload", "c", "distribution", "uniform")...)}
 	}}
 
-var rhZipf = &Experiment{Name: "read-hints-fig11-12", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 75 * time.Minute,
+var rhZipf = &Experiment{Name: "read-hints-fig11-12", Cluster: hintsSet, Quick: 4 * time.Minute, Full: 75 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{hintsRun(q, "rh-zipf", flags("workload", "c", "distribution", "zipfian")...)}
 	}}
 
-var rhReadWrite = &Experiment{Name: "read-hints-fig13-14", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 75 * time.Minute,
+var rhReadWrite = &Experiment{Name: "read-hints-fig13-14", Cluster: hintsSet, Quick: 4 * time.Minute, Full: 75 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{hintsRun(q, "rh-rw", flags("workload", "a", "readproportion", "0.8", "distribution", "uniform")...)}
 	}}
@@ -71,7 +71,7 @@ var rhReadWrite = &Experiment{Name: "read-hints-fig13-14", Cluster: hintsSet, Qu
 // applyVariants are Table 1's fractions of the hints applied.
 var applyVariants = []string{"hints:apply=0.1", "hints:apply=0.2", "hints:apply=0.33", "hints:apply=0.5", "hints"}
 
-var rhApply = &Experiment{Name: "read-hints-table1", Cluster: hintsSet, Quick: 12 * time.Minute, Full: 135 * time.Minute,
+var rhApply = &Experiment{Name: "read-hints-table1", Cluster: hintsSet, Quick: 4 * time.Minute, Full: 135 * time.Minute,
 	Steps: func(q bool) []Step {
 		variants := strings.Join(applyVariants, ",")
 		if q {
@@ -80,7 +80,7 @@ var rhApply = &Experiment{Name: "read-hints-table1", Cluster: hintsSet, Quick: 1
 		return []Step{hintsRun(q, "rh-apply", flags("workload", "c", "distribution", "uniform", "hints", variants)...)}
 	}}
 
-var rhBack = &Experiment{Name: "read-hints-fig15", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 75 * time.Minute,
+var rhBack = &Experiment{Name: "read-hints-fig15", Cluster: hintsSet, Quick: 2 * time.Minute, Full: 75 * time.Minute,
 	Steps: func(q bool) []Step {
 		t := migrateAt(q)
 		s := hintsRun(q, "rh-back", flags("workload", "c", "distribution", "uniform", "hints", "off")...)
@@ -95,7 +95,7 @@ var rhBack = &Experiment{Name: "read-hints-fig15", Cluster: hintsSet, Quick: 8 *
 
 // rhShift is fig. 16: the reads move to n2 as their working set moves to
 // the next keys, then back to n1, whose cache holds the old working set.
-var rhShift = &Experiment{Name: "read-hints-fig16", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 75 * time.Minute,
+var rhShift = &Experiment{Name: "read-hints-fig16", Cluster: hintsSet, Quick: 4 * time.Minute, Full: 75 * time.Minute,
 	Steps: func(q bool) []Step {
 		t := migrateAt(q)
 		keys := scale(q, "40000", "500000")
@@ -115,7 +115,7 @@ func cacheSizes(quick bool) [][2]string {
 }
 
 var rhCache = &Experiment{Name: "read-hints-fig10", // each step starts its own set
-	Quick: 15 * time.Minute, Full: 150 * time.Minute,
+	Quick: 5 * time.Minute, Full: 150 * time.Minute,
 	Steps: func(q bool) []Step {
 		var steps []Step
 		for i, c := range cacheSizes(q) {
@@ -127,7 +127,7 @@ var rhCache = &Experiment{Name: "read-hints-fig10", // each step starts its own 
 		return steps
 	}}
 
-var rhTPCC = &Experiment{Name: "read-hints-tpcc", Cluster: hintsSet, Quick: 8 * time.Minute, Full: 60 * time.Minute,
+var rhTPCC = &Experiment{Name: "read-hints-tpcc", Cluster: hintsSet, Quick: 4 * time.Minute, Full: 60 * time.Minute,
 	Steps: func(q bool) []Step {
 		t := migrateAt(q)
 		size := scale(q, flags("scale", "small"), flags("warehouses", "4"))
@@ -138,7 +138,7 @@ var rhTPCC = &Experiment{Name: "read-hints-tpcc", Cluster: hintsSet, Quick: 8 * 
 	}}
 
 // rhTPCH moves TPC-H Q1 from the primary to n2 with cold secondaries.
-var rhTPCH = &Experiment{Name: "read-hints-fig17", Quick: 6 * time.Minute, Full: 60 * time.Minute,
+var rhTPCH = &Experiment{Name: "read-hints-fig17", Quick: 3 * time.Minute, Full: 60 * time.Minute,
 	Cluster: func(q bool) *Cluster {
 		return &Cluster{Args: flags("cache-gb", "0.25", "memory", scale(q, "600M", "1.2G"))}
 	},

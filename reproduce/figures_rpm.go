@@ -26,7 +26,7 @@ var rpmSaturation = &Saturation{Paper: 30,
 			"duration", scale(q, "8s", "15s"), "warmup", scale(q, "4s", "5s"), "policies", "primary"), []string{"--sprobe=false"})...)
 	}}
 
-var rpmSweep = &Experiment{Name: "rpm-fig2-5", Cluster: members, Quick: 12 * time.Minute, Full: 110 * time.Minute, Saturate: rpmSaturation,
+var rpmSweep = &Experiment{Name: "rpm-fig2-5", Cluster: members, Quick: 6 * time.Minute, Full: 110 * time.Minute, Saturate: rpmSaturation,
 	Steps: func(q bool) []Step {
 		return []Step{tpccRun(q, "rpm", join(flags("clients", scale(q, Clients(10, 120), Clients(10, 30, 60, 120, 150, 200)),
 			"repeat", scale(q, "1", "3"), "duration", scale(q, "40s", "100s"), "warmup", scale(q, "10s", "30s"),

@@ -26,7 +26,7 @@ func tpccStd(quick bool, out, warehouses string, extra ...string) Step {
 		Output: out, Report: true}
 }
 
-var tpccThreads = &Experiment{Name: "tpcc-fig1", Cluster: members, Quick: 6 * time.Minute, Full: 45 * time.Minute,
+var tpccThreads = &Experiment{Name: "tpcc-fig1", Cluster: members, Quick: 3 * time.Minute, Full: 45 * time.Minute,
 	Steps: func(q bool) []Step {
 		return []Step{tpccStd(q, "tpcc-fig1", "16", flags("clients", scale(q, "2,8", "4,8,16"), "repeat", scale(q, "1", "3"),
 			"duration", scale(q, "40s", "90s"), "warmup", scale(q, "10s", "20s"), "policies", "primary,nearest")...)}
@@ -35,7 +35,7 @@ var tpccThreads = &Experiment{Name: "tpcc-fig1", Cluster: members, Quick: 6 * ti
 // tpccRounds alternate the two settings a figure compares.
 func tpccRounds(quick bool) int { return scale(quick, 1, 3) }
 
-var tpccSchema = &Experiment{Name: "tpcc-fig2", Cluster: members, Quick: 6 * time.Minute, Full: 25 * time.Minute,
+var tpccSchema = &Experiment{Name: "tpcc-fig2", Cluster: members, Quick: 2 * time.Minute, Full: 25 * time.Minute,
 	Steps: func(q bool) []Step {
 		var steps []Step
 		for i := 1; i <= tpccRounds(q); i++ {
@@ -51,7 +51,7 @@ var tpccSchema = &Experiment{Name: "tpcc-fig2", Cluster: members, Quick: 6 * tim
 		return steps
 	}}
 
-var tpccFAM = &Experiment{Name: "tpcc-fig3", Cluster: members, Quick: 5 * time.Minute, Full: 25 * time.Minute,
+var tpccFAM = &Experiment{Name: "tpcc-fig3", Cluster: members, Quick: 2 * time.Minute, Full: 25 * time.Minute,
 	Steps: func(q bool) []Step {
 		var steps []Step
 		for i := 1; i <= tpccRounds(q); i++ {
