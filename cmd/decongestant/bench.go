@@ -90,7 +90,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 		policies = "primary,secondary,nearest:1s,decongestant,leastwait"
 	}
 	fs.StringVar(&b.policies, "policies", policies, "comma-separated policies: "+balancer.Names)
-	fs.StringVar(&b.maxStaleness, "max-staleness", "10s", "staleness bound for decongestant and for counting violations: a duration, 0 (no stale reads) or none")
+	fs.StringVar(&b.maxStaleness, "max-staleness", "10s", "staleness bound the bounded policies (decongestant, spillway, leastwait, p2c, prequal) keep reads within, and against which every policy's violations are counted: a duration, 0 (no stale reads) or none")
 	fs.BoolVar(&b.sprobe, "sprobe", def.sprobe, "run the S staleness probe alongside the workload")
 	fs.DurationVar(&b.probeInterval, "sprobe-interval", 100*time.Millisecond, "pause between S probes")
 	fs.BoolVar(&b.memberStats, "member-stats", true, "record every member's WiredTiger cache misses, MB read into cache, CPU and RSS per period (serverStatus on each member at every period end, over a direct connection)")
