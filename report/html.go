@@ -1,12 +1,14 @@
 package report
 
 import (
+	"encoding/xml"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/decongestant/decongestant/internal/redact"
+	"github.com/decongestant/decongestant/report/chart"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -110,7 +112,7 @@ func WriteHTML(w io.Writer, in []Input) error {
 	}
 	fmt.Fprintf(&b, `<p class="note">One point per %s: x = staleness P80, y = read throughput, from the summaries; `+
 		`error bars ±1 sd over repetitions.</p>`+"\n", per)
-	buildTradeoff(in, rows, pal).render(&b, 0, 0, false)
+	b.WriteString(string(chart.HTML(buildTradeoff(in, rows, pal))))
 
 	b.WriteString("</main>\n</body>\n</html>\n")
 	_, err := io.WriteString(w, b.String())
@@ -147,7 +149,7 @@ func writeTimeSeriesSections(b *strings.Builder, in []Input, pal palette) {
 		b.WriteString(`<p class="note">One line per policy: repetition 0 solid, other repetitions lighter. ` +
 			`Shaded: warm-up. Dashed vertical lines: phase switches. x = period timestamp t_s.</p>` + "\n")
 		for _, ts := range timeSeriesPlots {
-			buildTimeSeries(ts, x, pal, several).render(b, 0, 0, false)
+			b.WriteString(string(chart.HTML(buildTimeSeries(ts, x, pal, several))))
 		}
 		writeEvents(b, x)
 		writeReconfigHTML(b, x, pal)
@@ -285,4 +287,12 @@ func writeEvents(b *strings.Builder, x Input) {
 			esc(e.run.Policy), e.run.Repetition, esc(fmtNum(e.e.TS)), esc(e.e.Kind), esc(e.e.Detail))
 	}
 	b.WriteString("</tbody>\n</table></details>\n")
+}
+
+// esc escapes s for XML text and attribute values (and so for HTML),
+// replacing characters XML cannot carry.
+func esc(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s)) // a strings.Builder never fails
+	return b.String()
 }

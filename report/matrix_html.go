@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/decongestant/decongestant/internal/redact"
+	"github.com/decongestant/decongestant/report/chart"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -230,7 +231,7 @@ func writeMatrixSetup(b *strings.Builder, m *results.Matrix, s results.MatrixSet
 	for _, mm := range matrixMetrics {
 		fmt.Fprintf(b, "<h3>%s</h3>\n", esc(mm.name))
 		for _, size := range m.Config.Sizes {
-			buildMatrixBars(m, s.Name, size, mm, pal).render(b, 0, 0, false)
+			b.WriteString(string(chart.HTML(buildMatrixBars(m, s.Name, size, mm, pal))))
 		}
 	}
 	b.WriteString("<h3>Numbers</h3>\n")
@@ -240,34 +241,34 @@ func writeMatrixSetup(b *strings.Builder, m *results.Matrix, s results.MatrixSet
 
 // buildMatrixBars is one figure: a metric for one setup and size, the
 // (w, rc) pairs along x, a bar per read target.
-func buildMatrixBars(m *results.Matrix, setup string, size int, mm matrixMetric, pal palette) *barChart {
+func buildMatrixBars(m *results.Matrix, setup string, size int, mm matrixMetric, pal palette) *chart.Bars {
 	pairs := matrixPairs(m.Config)
-	c := &barChart{id: "matrix-" + setup + "-" + mm.key + "-" + results.SizeLabel(size),
-		title:  fmt.Sprintf("%s, %s documents (%s)", mm.name, results.SizeLabel(size), setup),
-		xTitle: "(write concern, read concern)", yTitle: mm.yTitle}
+	c := &chart.Bars{ID: "matrix-" + setup + "-" + mm.key + "-" + results.SizeLabel(size),
+		Title:  fmt.Sprintf("%s, %s documents (%s)", mm.name, results.SizeLabel(size), setup),
+		XTitle: "(write concern, read concern)", YTitle: mm.yTitle}
 	for _, p := range pairs {
-		c.groups = append(c.groups, "w:"+p[0]+"\nrc:"+p[1])
+		c.Groups = append(c.Groups, "w:"+p[0]+"\nrc:"+p[1])
 	}
 	for _, read := range m.Config.Reads {
-		s := barSeries{name: read, color: pal.color(read)}
+		s := chart.BarSeries{Name: read, Color: pal.color(read)}
 		for _, p := range pairs {
 			cell := m.Find(setup, size, p[0], p[1], read)
-			var v barValue
+			var v chart.Bar
 			switch {
 			case cell == nil:
 			case cell.Skipped != "":
-				v.absent = "n/a"
+				v.Absent = "n/a"
 			case !cell.Measured():
-				v.absent = "failed"
+				v.Absent = "failed"
 			default:
 				sp := mm.of(cell.Summary)
-				v = barValue{v: sp.Mean, lo: sp.Min, hi: sp.Max, ok: true,
-					tip: fmt.Sprintf("%s %s w:%s rc:%s read:%s: %s (%s-%s over %d iterations)",
+				v = chart.Bar{V: sp.Mean, Lo: sp.Min, Hi: sp.Max, OK: true,
+					Tip: fmt.Sprintf("%s %s w:%s rc:%s read:%s: %s (%s-%s over %d iterations)",
 						setup, results.SizeLabel(size), p[0], p[1], read, fmtNum(sp.Mean), fmtNum(sp.Min), fmtNum(sp.Max), sp.N)}
 			}
-			s.values = append(s.values, v)
+			s.Values = append(s.Values, v)
 		}
-		c.series = append(c.series, s)
+		c.Series = append(c.Series, s)
 	}
 	return c
 }

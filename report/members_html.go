@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/decongestant/decongestant/report/chart"
 )
 
 // writeMembersHTML writes the per-member section of input i (one client
@@ -47,12 +49,12 @@ func writeMemberRunHTML(b *strings.Builder, x Input, mr memberRun, pal, mpal pal
 	fmt.Fprintf(b, `<h3><span class="sw" style="background:%s"></span>%s</h3>`+"\n", esc(pal.color(mr.run.Policy)), esc(mr.name))
 	for _, p := range memberPlots {
 		if p.drawn(mr) {
-			buildMemberChart(p, x, mr, mpal, several).render(b, 0, 0, false)
+			b.WriteString(string(chart.HTML(buildMemberChart(p, x, mr, mpal, several))))
 		}
 	}
 	for _, p := range serverPlots {
 		if p.drawn(mr) {
-			buildServerChart(p, x, mr, mpal, several).render(b, 0, 0, false)
+			b.WriteString(string(chart.HTML(buildServerChart(p, x, mr, mpal, several))))
 		}
 	}
 	if mr.measured == 0 {

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/decongestant/decongestant/report/chart"
 )
 
 // writeSweepHTML writes the sweep section of input i: the Decongestant paper's
@@ -21,10 +23,10 @@ func writeSweepHTML(b *strings.Builder, i int, sw *sweep, pal palette, several b
 		`measured; bench <code style="white-space:nowrap">--sprobe</code>). The Decongestant paper draws figs. 6 (YCSB-A reads) and 7 (TPC-C Stock-Level) alike; `+
 		`here they are fig. %s for this %s workload.</p>`+"\n", sw.tradeoffFig(), esc(orDash(workloadName(sw.x.Results))))
 	for _, p := range sweepLinePlots {
-		buildSweepLine(p, sw, pal, several).render(b, 0, 0, false)
+		b.WriteString(string(chart.HTML(buildSweepLine(p, sw, pal, several))))
 	}
 	for _, p := range sweepTradeoffPlots {
-		buildSweepTradeoff(p, sw, pal, several).render(b, 0, 0, false)
+		b.WriteString(string(chart.HTML(buildSweepTradeoff(p, sw, pal, several))))
 	}
 	writeSweepTable(b, sw, pal)
 	b.WriteString("</section>\n")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/decongestant/decongestant/report/chart"
 )
 
 // writeTPCCHTML writes the TPC-C section of one input: the per-minute plots,
@@ -21,7 +23,7 @@ func writeTPCCHTML(b *strings.Builder, i int, x Input, pal palette, several bool
 		`transaction: its throughput and P80 latency are the read series. x = end of each wall-clock minute ` +
 		`(or of each period for runs shorter than a minute).</p>` + "\n")
 	for _, p := range tpccPlots {
-		buildTPCCChart(p, x, pal, several).render(b, 0, 0, false)
+		b.WriteString(string(chart.HTML(buildTPCCChart(p, x, pal, several))))
 	}
 	runs := tpccRuns(x.Results)
 	if len(runs) == 0 {
