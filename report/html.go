@@ -152,8 +152,12 @@ func writeTimeSeriesSections(b *strings.Builder, in []Input, pal palette) {
 			b.WriteString(string(chart.HTML(buildTimeSeries(ts, x, pal, several))))
 		}
 		writeEvents(b, x)
-		writeReconfigHTML(b, x, pal)
-		writeSoakHTML(b, x, pal, several)
+		if s := reconfigSection(x, pal); s != nil {
+			writeFragment(b, "runs", s)
+		}
+		if s := soakSection(x, pal, several); s != nil {
+			writeFragment(b, "runs", s)
+		}
 		writeMembersHTML(b, i, x, pal, mpal, several)
 		if isTPCC(x.Results) {
 			writeTPCCHTML(b, i, x, pal, several)

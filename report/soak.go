@@ -227,25 +227,20 @@ func buildClientChart(p clientPlot, x Input, pal palette, several bool) *chart.L
 	return c
 }
 
-// writeSoakHTML writes the process's section of input x (one client count
-// of a sweep): the plots and the table; nothing for results written before
-// they were recorded.
-func writeSoakHTML(b *strings.Builder, x Input, pal palette, several bool) {
+// soakSection is the process's section of input x (one client count of a
+// sweep): the plots and the table, with a NO verdict shown as a warning; nil
+// for results written before they were recorded.
+func soakSection(x Input, pal palette, several bool) *runsSection {
 	rows := soakRows(x)
 	if len(rows) == 0 {
-		return
+		return nil
 	}
-	b.WriteString("<h3>Benchmark process: soak, reads check, decisions</h3>\n")
+	s := &runsSection{Heading: "Benchmark process: soak, reads check, decisions", Note: soakNote,
+		Table: runTable("soak", soakColumns, rows, pal, func(v string) bool { return strings.HasPrefix(v, "NO") })}
 	for _, p := range clientPlots {
-		b.WriteString(string(chart.HTML(buildClientChart(p, x, pal, several))))
+		s.Plots = append(s.Plots, chart.HTML(buildClientChart(p, x, pal, several)))
 	}
-	fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(soakNote))
-	writeRunTableHTML(b, "soak", soakColumns, rows, pal, func(v string) string {
-		if strings.HasPrefix(v, "NO") {
-			return `<span class="warn">` + v + `</span>`
-		}
-		return v
-	})
+	return s
 }
 
 // writeSoakText writes the table of input x (one client count of a sweep);
