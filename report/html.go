@@ -158,7 +158,9 @@ func writeTimeSeriesSections(b *strings.Builder, in []Input, pal palette) {
 		if s := soakSection(x, pal, several); s != nil {
 			writeFragment(b, "runs", s)
 		}
-		writeMembersHTML(b, i, x, pal, mpal, several)
+		if v := newMembersView(i, x, pal, mpal, several); v != nil {
+			writeFragment(b, "members", v)
+		}
 		if isTPCC(x.Results) {
 			writeTPCCHTML(b, i, x, pal, several)
 		}
