@@ -100,7 +100,7 @@ func WriteHTML(w io.Writer, in []Input) error {
 
 	for i, x := range in {
 		if sw := findSweep(x); sw != nil {
-			writeSweepHTML(&b, i, sw, pal, several)
+			writeFragment(&b, "sweep", newSweepView(i, sw, pal, several))
 		}
 	}
 	writeTimeSeriesSections(&b, in, pal)
