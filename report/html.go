@@ -162,7 +162,7 @@ func writeTimeSeriesSections(b *strings.Builder, in []Input, pal palette) {
 			writeFragment(b, "members", v)
 		}
 		if isTPCC(x.Results) {
-			writeTPCCHTML(b, i, x, pal, several)
+			writeFragment(b, "tpcc", newTPCCView(i, x, pal, several))
 		}
 	}
 }
