@@ -11,7 +11,6 @@ import (
 	"embed"
 	"html/template"
 	"io"
-	"strings"
 )
 
 //go:embed templates/*.tmpl
@@ -30,16 +29,6 @@ func writePage(w io.Writer, name string, view any) error {
 	}
 	_, err := w.Write(xmlChars(b.Bytes()))
 	return err
-}
-
-// writeFragment executes template name with view into b, a page still
-// written by hand around it.
-func writeFragment(b *strings.Builder, name string, view any) {
-	var buf bytes.Buffer
-	if err := pages.ExecuteTemplate(&buf, name, view); err != nil {
-		panic(err) // the views are ours: a failure is a bug in a template
-	}
-	b.Write(xmlChars(buf.Bytes()))
 }
 
 // xmlChars replaces the characters XML cannot carry (control characters but
