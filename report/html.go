@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/xml"
 	"fmt"
 	"html/template"
 	"io"
@@ -11,34 +10,6 @@ import (
 	"github.com/decongestant/decongestant/internal/redact"
 	"github.com/decongestant/decongestant/report/chart"
 )
-
-// pageCSS is the page's only style sheet, inline so the page renders offline;
-// templates/style.tmpl has it for the bench page, the matrix page still
-// writes this copy.
-const pageCSS = `
-body { margin: 0; background: #f6f7f9; color: #222; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; }
-main { max-width: 960px; margin: 0 auto; padding: 16px 20px 40px; }
-h1 { font-size: 22px; margin: 8px 0 4px; }
-h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
-h3 { font-size: 15px; margin: 16px 0 6px; }
-.sub, .note { color: #666; font-size: 13px; margin: 4px 0 10px; }
-dl.config { display: grid; grid-template-columns: max-content 1fr max-content 1fr; gap: 2px 14px; margin: 6px 0 12px; font-size: 13px; }
-dl.config dt { color: #666; }
-dl.config dd { margin: 0; font-family: ui-monospace, Menlo, Consolas, monospace; overflow-wrap: anywhere; }
-.warn { display: inline-block; background: #fde2e1; color: #a00; border-radius: 3px; padding: 0 6px; font-size: 12px; margin-left: 8px; }
-.scroll { overflow-x: auto; }
-table { border-collapse: collapse; background: #fff; font-size: 12.5px; }
-th, td { padding: 4px 7px; border-bottom: 1px solid #e6e6e6; white-space: nowrap; }
-th { background: #eef0f3; font-weight: 600; text-align: right; white-space: normal; vertical-align: bottom; }
-th.l, td.l { text-align: left; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-tr.best td { font-weight: 600; }
-.sd { display: block; color: #777; font-size: 11px; font-weight: 400; }
-.badge { background: #4e79a7; color: #fff; border-radius: 3px; padding: 0 4px; font-size: 11px; margin-left: 4px; }
-.sw { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px; vertical-align: baseline; }
-svg.chart { display: block; width: 100%; max-width: 920px; height: auto; margin: 10px 0; background: #fff; border: 1px solid #e2e2e2; }
-details { margin: 8px 0; font-size: 13px; }
-`
 
 // WriteHTML writes one self-contained HTML page: the settings of each input
 // (printed as recorded, but for the URI's secrets: redact.URI), the comparison table,
@@ -264,12 +235,4 @@ func eventTable(x Input) *table {
 		return nil
 	}
 	return &t
-}
-
-// esc escapes s for XML text and attribute values (and so for HTML),
-// replacing characters XML cannot carry; the matrix page still uses it.
-func esc(s string) string {
-	var b strings.Builder
-	_ = xml.EscapeText(&b, []byte(s)) // a strings.Builder never fails
-	return b.String()
 }

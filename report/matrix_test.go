@@ -136,7 +136,8 @@ func TestMatrixHTML(t *testing.T) {
 		t.Error("the failed cell is not marked in its figure")
 	}
 	for _, want := range []string{
-		"The consistency thesis beside this machine", "+32 ms", "30.2 ± 3.18 (n=3) ms", `<td class="l agree">agrees<div class="rule">95 % CI [27.1, 33.4]`,
+		"The consistency thesis beside this machine", "&#43;32 ms", // html/template writes + as &#43;
+		"30.2 ± 3.18 (n=3) ms", `<td class="l agree">agrees<div class="rule">95 % CI [27.1, 33.4]`,
 		`<td class="l partial">same direction<div class="rule">`,
 		"n/a", "failed: registers: drop registers: no primary; same", "6.0.5", "12 min 34 s",
 		"Operation-level concerns (the consistency thesis, figs 4.3-4.9)", "Multiple readers and writers (the consistency thesis, figs 4.17-4.23)",
