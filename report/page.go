@@ -9,6 +9,7 @@ package report
 import (
 	"bytes"
 	"embed"
+	"fmt"
 	"html/template"
 	"io"
 )
@@ -25,7 +26,7 @@ var pages = template.Must(template.New("").ParseFS(templateFiles, "templates/*.t
 func writePage(w io.Writer, name string, view any) error {
 	var b bytes.Buffer
 	if err := pages.ExecuteTemplate(&b, name, view); err != nil {
-		return err
+		return fmt.Errorf("report: page %s: %w", name, err)
 	}
 	_, err := w.Write(xmlChars(b.Bytes()))
 	return err
