@@ -2,39 +2,14 @@ package report
 
 import (
 	"fmt"
+	"html/template"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/decongestant/decongestant/internal/redact"
-	"github.com/decongestant/decongestant/results"
+	"github.com/decongestant/decongestant/report/chart"
 )
-
-// pageCSS is the page's only style sheet, inline so the page renders offline.
-const pageCSS = `
-body { margin: 0; background: #f6f7f9; color: #222; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; }
-main { max-width: 960px; margin: 0 auto; padding: 16px 20px 40px; }
-h1 { font-size: 22px; margin: 8px 0 4px; }
-h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
-h3 { font-size: 15px; margin: 16px 0 6px; }
-.sub, .note { color: #666; font-size: 13px; margin: 4px 0 10px; }
-dl.config { display: grid; grid-template-columns: max-content 1fr max-content 1fr; gap: 2px 14px; margin: 6px 0 12px; font-size: 13px; }
-dl.config dt { color: #666; }
-dl.config dd { margin: 0; font-family: ui-monospace, Menlo, Consolas, monospace; overflow-wrap: anywhere; }
-.warn { display: inline-block; background: #fde2e1; color: #a00; border-radius: 3px; padding: 0 6px; font-size: 12px; margin-left: 8px; }
-.scroll { overflow-x: auto; }
-table { border-collapse: collapse; background: #fff; font-size: 12.5px; }
-th, td { padding: 4px 7px; border-bottom: 1px solid #e6e6e6; white-space: nowrap; }
-th { background: #eef0f3; font-weight: 600; text-align: right; white-space: normal; vertical-align: bottom; }
-th.l, td.l { text-align: left; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-tr.best td { font-weight: 600; }
-.sd { display: block; color: #777; font-size: 11px; font-weight: 400; }
-.badge { background: #4e79a7; color: #fff; border-radius: 3px; padding: 0 4px; font-size: 11px; margin-left: 4px; }
-.sw { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px; vertical-align: baseline; }
-svg.chart { display: block; width: 100%; max-width: 920px; height: auto; margin: 10px 0; background: #fff; border: 1px solid #e2e2e2; }
-details { margin: 8px 0; font-size: 13px; }
-`
 
 // WriteHTML writes one self-contained HTML page: the settings of each input
 // (printed as recorded, but for the URI's secrets: redact.URI), the comparison table,
@@ -76,213 +51,188 @@ func WriteHTML(w io.Writer, in []Input) error {
 	if err := checkInputs(in); err != nil {
 		return err
 	}
+	return writePage(w, "bench", newBenchPage(in))
+}
+
+// benchPage is the page WriteHTML writes (template "bench").
+type benchPage struct {
+	Names      string // the inputs'
+	Inputs     int
+	Configs    []configView
+	Comparison table
+	PerCount   bool // the comparison's rows are per client count
+	Sweeps     []*sweepView
+	Parts      []timeSeriesView
+	Several    bool // several inputs: the trade-off's marker shape is the input
+	Tradeoff   template.HTML
+}
+
+// configView is the settings of one input.
+type configView struct {
+	Name        string
+	Interrupted bool
+	Items       []item
+}
+
+// timeSeriesView is the time series of one input (one client count of a
+// sweep) and what follows them; nil sections are left out.
+type timeSeriesView struct {
+	Several  bool // several parts: the heading names this one
+	Name     string
+	Plots    []template.HTML
+	Events   *table
+	Reconfig *runsSection
+	Soak     *runsSection
+	Members  *membersView
+	TPCC     *tpccView
+}
+
+func newBenchPage(in []Input) benchPage {
 	pal := newPalette(in)
 	rows := buildRows(in)
 	several := len(in) > 1
-	var b strings.Builder
-	writeHead(&b, in)
-
-	b.WriteString("<h2>Configuration</h2>\n")
-	for _, x := range in {
-		writeConfig(&b, x)
-	}
-
-	b.WriteString(`<h2 id="comparison">Comparison</h2>` + "\n")
-	writeTable(&b, in, rows, pal, several)
-	b.WriteString(`<p class="note">Summaries after warm-up. With several repetitions: mean ± sample standard deviation. ` +
-		`Relative = read throughput / best read throughput among the policies of the same input`)
-	if rowsHaveClients(rows) {
-		b.WriteString(` and client count`)
-	}
-	b.WriteString(`.</p>` + "\n")
-
-	for i, x := range in {
-		if sw := findSweep(x); sw != nil {
-			writeSweepHTML(&b, i, sw, pal, several)
-		}
-	}
-	writeTimeSeriesSections(&b, in, pal)
-
-	b.WriteString(`<h2 id="tradeoff">Trade-off</h2>` + "\n")
-	per := "policy"
-	if several {
-		per = "policy and input (marker shape = input)"
-	}
-	fmt.Fprintf(&b, `<p class="note">One point per %s: x = staleness P80, y = read throughput, from the summaries; `+
-		`error bars ±1 sd over repetitions.</p>`+"\n", per)
-	buildTradeoff(in, rows, pal).render(&b, 0, 0, false)
-
-	b.WriteString("</main>\n</body>\n</html>\n")
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// writeHead writes the document's head and the page title.
-func writeHead(b *strings.Builder, in []Input) {
 	names := make([]string, len(in))
 	for i, x := range in {
 		names[i] = x.Name
 	}
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-	b.WriteString(`<meta name="viewport" content="width=device-width, initial-scale=1">` + "\n")
-	fmt.Fprintf(b, "<title>decongestant report: %s</title>\n", esc(strings.Join(names, ", ")))
-	fmt.Fprintf(b, "<style>%s</style>\n</head>\n<body>\n<main>\n", pageCSS)
-	b.WriteString("<h1>decongestant bench report</h1>\n")
-	fmt.Fprintf(b, "<p class=\"sub\">%d input(s): %s</p>\n", len(in), esc(strings.Join(names, ", ")))
-}
-
-// writeTimeSeriesSections writes the time series of every input, split by
-// client count in a sweep: the plots, the events, the per-member section of
-// runs that record their members and a TPC-C input's section.
-func writeTimeSeriesSections(b *strings.Builder, in []Input, pal palette) {
+	p := benchPage{Names: strings.Join(names, ", "), Inputs: len(in),
+		Comparison: comparisonTable(in, rows, pal, several), PerCount: rowsHaveClients(rows),
+		Several: several, Tradeoff: chart.HTML(buildTradeoff(in, rows, pal))}
+	for i, x := range in {
+		p.Configs = append(p.Configs, newConfigView(x))
+		if sw := findSweep(x); sw != nil {
+			p.Sweeps = append(p.Sweeps, newSweepView(i, sw, pal, several))
+		}
+	}
 	parts := byClients(in)
-	several := len(parts) > 1
 	mpal := newMemberPalette(in)
 	for i, x := range parts {
-		if several {
-			fmt.Fprintf(b, "<h2>Time series: %s</h2>\n", esc(x.Name))
-		} else {
-			b.WriteString("<h2>Time series</h2>\n")
-		}
-		b.WriteString(`<p class="note">One line per policy: repetition 0 solid, other repetitions lighter. ` +
-			`Shaded: warm-up. Dashed vertical lines: phase switches. x = period timestamp t_s.</p>` + "\n")
-		for _, ts := range timeSeriesPlots {
-			buildTimeSeries(ts, x, pal, several).render(b, 0, 0, false)
-		}
-		writeEvents(b, x)
-		writeReconfigHTML(b, x, pal)
-		writeSoakHTML(b, x, pal, several)
-		writeMembersHTML(b, i, x, pal, mpal, several)
-		if isTPCC(x.Results) {
-			writeTPCCHTML(b, i, x, pal, several)
-		}
+		p.Parts = append(p.Parts, newTimeSeriesView(i, x, pal, mpal, len(parts) > 1))
 	}
+	return p
 }
 
-// writeConfig writes the settings of one input as a definition list.
-func writeConfig(b *strings.Builder, x Input) {
+// newTimeSeriesView is the time series of part i of the inputs split by
+// client count: the plots, the events, the tables after the runs, the
+// per-member section of runs that record their members and a TPC-C input's
+// section.
+func newTimeSeriesView(i int, x Input, pal, mpal palette, several bool) timeSeriesView {
+	v := timeSeriesView{Several: several, Name: x.Name, Events: eventTable(x),
+		Reconfig: reconfigSection(x, pal), Soak: soakSection(x, pal, several),
+		Members: newMembersView(i, x, pal, mpal, several)}
+	for _, ts := range timeSeriesPlots {
+		v.Plots = append(v.Plots, chart.HTML(buildTimeSeries(ts, x, pal, several)))
+	}
+	if isTPCC(x.Results) {
+		v.TPCC = newTPCCView(i, x, pal, several)
+	}
+	return v
+}
+
+// newConfigView is the settings of one input.
+func newConfigView(x Input) configView {
 	r := x.Results
 	c := r.Config
-	fmt.Fprintf(b, "<h3>%s", esc(x.Name))
-	if r.Interrupted {
-		b.WriteString(`<span class="warn">interrupted: partial results</span>`)
-	}
-	b.WriteString("</h3>\n<dl class=\"config\">\n")
-	item := func(k, v string) {
-		fmt.Fprintf(b, "<dt>%s</dt><dd>%s</dd>\n", esc(k), esc(v))
-	}
-	item("workload", orDash(workloadName(r)))
-	item("mix", orDash(c.Mix))
-	item("uri", orDash(redact.URI(c.URI))) // redacted again: a file from elsewhere may not be
-	item("started at", orDash(c.StartedAt))
-	item("clients", fmtConfigClients(c))
+	v := configView{Name: x.Name, Interrupted: r.Interrupted}
+	add := func(k, val string) { v.Items = append(v.Items, item{k, val}) }
+	add("workload", orDash(workloadName(r)))
+	add("mix", orDash(c.Mix))
+	add("uri", orDash(redact.URI(c.URI))) // redacted again: a file from elsewhere may not be
+	add("started at", orDash(c.StartedAt))
+	add("clients", fmtConfigClients(c))
 	if c.Records > 0 {
-		item("records", strconv.FormatInt(c.Records, 10))
+		add("records", strconv.FormatInt(c.Records, 10))
 	}
-	item("duration", fmtSeconds(c.DurationS))
-	item("period", fmtSeconds(c.PeriodS))
-	item("warm-up", fmtSeconds(c.WarmupS))
-	item("repeat", strconv.Itoa(c.Repeat))
-	item("policies", orDash(strings.Join(c.Policies, ", ")))
-	item("max staleness bound", fmtBound(c.MaxStalenessMS))
-	item("S-probe", strconv.FormatBool(c.SProbe))
-	item("phases", fmtPhases(c.Phases))
+	add("duration", fmtSeconds(c.DurationS))
+	add("period", fmtSeconds(c.PeriodS))
+	add("warm-up", fmtSeconds(c.WarmupS))
+	add("repeat", strconv.Itoa(c.Repeat))
+	add("policies", orDash(strings.Join(c.Policies, ", ")))
+	add("max staleness bound", fmtBound(c.MaxStalenessMS))
+	add("S-probe", strconv.FormatBool(c.SProbe))
+	add("phases", fmtPhases(c.Phases))
 	if len(c.ReconfigAtS) > 0 {
 		at := make([]string, len(c.ReconfigAtS))
-		for i, v := range c.ReconfigAtS {
-			at[i] = fmtSeconds(v)
+		for i, s := range c.ReconfigAtS {
+			at[i] = fmtSeconds(s)
 		}
-		item("reconfigurations given", strings.Join(at, ", "))
+		add("reconfigurations given", strings.Join(at, ", "))
 	}
 	if len(c.Balancer) > 0 {
-		item("balancer", fmtMap(c.Balancer))
+		add("balancer", fmtMap(c.Balancer))
 	}
 	if len(c.Extra) > 0 {
-		item("extra", fmtMap(c.Extra))
+		add("extra", fmtMap(c.Extra))
 	}
 	if len(c.Host) > 0 {
-		item("host", fmtMap(c.Host))
+		add("host", fmtMap(c.Host))
 	}
-	b.WriteString("</dl>\n")
+	return v
 }
 
-// writeTable writes the comparison table: the same rows as WriteText.
-func writeTable(b *strings.Builder, in []Input, rows []row, pal palette, several bool) {
-	b.WriteString("<div class=\"scroll\"><table>\n<thead><tr>")
+// comparisonTable is the comparison: the same rows as WriteText, the best
+// of each input (and client count) marked.
+func comparisonTable(in []Input, rows []row, pal palette, several bool) table {
+	var t table
 	if several {
-		b.WriteString(`<th class="l">input</th>`)
+		t.Head = append(t.Head, th{Text: "input", Left: true})
 	}
 	clients := rowsHaveClients(rows)
-	b.WriteString(`<th class="l">policy</th>`)
+	t.Head = append(t.Head, th{Text: "policy", Left: true})
 	if clients {
-		b.WriteString(`<th>clients</th>`)
+		t.Head = append(t.Head, th{Text: "clients"})
 	}
-	b.WriteString(`<th>runs</th>`)
+	t.Head = append(t.Head, th{Text: "runs"})
 	for c, col := range columns {
-		fmt.Fprintf(b, "<th>%s</th>", esc(col.header))
+		t.Head = append(t.Head, th{Text: col.header})
 		if c == colReadTput {
-			fmt.Fprintf(b, "<th>%s</th>", relativeHeader)
+			t.Head = append(t.Head, th{Text: relativeHeader})
 		}
 	}
-	b.WriteString("</tr></thead>\n<tbody>\n")
 	for _, r := range rows {
+		var row tr
 		if r.best {
-			b.WriteString(`<tr class="best">`)
-		} else {
-			b.WriteString("<tr>")
+			row.Class = "best"
 		}
 		if several {
-			fmt.Fprintf(b, `<td class="l">%s</td>`, esc(in[r.input].Name))
+			row.Cells = append(row.Cells, textCell(in[r.input].Name))
 		}
-		fmt.Fprintf(b, `<td class="l"><span class="sw" style="background:%s"></span>%s</td>`, esc(pal.color(r.policy)), esc(r.policy))
+		row.Cells = append(row.Cells, swatchCell(pal.color(r.policy), r.policy))
 		if clients {
-			fmt.Fprintf(b, `<td class="n">%s</td>`, fmtClients(r.clients))
+			row.Cells = append(row.Cells, numCell(fmtClients(r.clients), ""))
 		}
-		fmt.Fprintf(b, `<td class="n">%d</td>`, r.runs)
+		row.Cells = append(row.Cells, numCell(strconv.Itoa(r.runs), ""))
 		for c, col := range columns {
-			m, sd := r.stats[c].parts(col)
-			if sd != "" {
-				sd = `<span class="sd">` + esc(sd) + `</span>`
-			}
-			fmt.Fprintf(b, `<td class="n">%s%s</td>`, esc(m), sd)
+			row.Cells = append(row.Cells, numCell(r.stats[c].parts(col)))
 			if c == colReadTput {
-				rel := "-"
+				rel := numCell("-", "")
 				if finite(r.rel) {
-					rel = fmt.Sprintf("%.2fx", r.rel)
+					rel.Text = fmt.Sprintf("%.2fx", r.rel)
 				}
 				if r.best {
-					rel += `<span class="badge">best</span>`
+					rel.Badge = "best"
 				}
-				fmt.Fprintf(b, `<td class="n">%s</td>`, rel)
+				row.Cells = append(row.Cells, rel)
 			}
 		}
-		b.WriteString("</tr>\n")
+		t.Rows = append(t.Rows, row)
 	}
-	b.WriteString("</tbody>\n</table></div>\n")
+	return t
 }
 
-// writeEvents lists the runs' events (phase switches, bound crossings,
-// balancer drops) in a collapsed section.
-func writeEvents(b *strings.Builder, x Input) {
-	type ev struct {
-		run *results.Run
-		e   results.Event
-	}
-	var evs []ev
+// eventTable lists the runs' events (phase switches, bound crossings,
+// balancer drops), shown collapsed; nil when there are none.
+func eventTable(x Input) *table {
+	t := table{Head: []th{{"policy", true}, {"repetition", false}, {"t_s", false}, {"kind", true}, {"detail", true}}}
 	for i := range x.Results.Runs {
 		run := &x.Results.Runs[i]
 		for _, e := range run.Events {
-			evs = append(evs, ev{run, e})
+			t.Rows = append(t.Rows, tr{Cells: []td{textCell(run.Policy), numCell(strconv.Itoa(run.Repetition), ""),
+				numCell(fmtNum(e.TS), ""), textCell(e.Kind), textCell(e.Detail)}})
 		}
 	}
-	if len(evs) == 0 {
-		return
+	if len(t.Rows) == 0 {
+		return nil
 	}
-	fmt.Fprintf(b, "<details><summary>Events (%d)</summary>\n<table>\n", len(evs))
-	b.WriteString(`<thead><tr><th class="l">policy</th><th>repetition</th><th>t_s</th><th class="l">kind</th><th class="l">detail</th></tr></thead>` + "\n<tbody>\n")
-	for _, e := range evs {
-		fmt.Fprintf(b, `<tr><td class="l">%s</td><td class="n">%d</td><td class="n">%s</td><td class="l">%s</td><td class="l">%s</td></tr>`+"\n",
-			esc(e.run.Policy), e.run.Repetition, esc(fmtNum(e.e.TS)), esc(e.e.Kind), esc(e.e.Detail))
-	}
-	b.WriteString("</tbody>\n</table></details>\n")
+	return &t
 }

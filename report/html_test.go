@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/decongestant/decongestant/internal/svgtest"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -95,7 +96,7 @@ func TestWriteHTMLFixture(t *testing.T) {
 				t.Fatalf("got %d %s plots, want 1", len(svgs), tt.plot)
 			}
 			svg := svgs[0]
-			checkSVG(t, svg)
+			svgtest.Check(t, svg)
 			for what, want := range map[string]int{
 				`<path class="` + classMain + `"`: tt.main,
 				`<path class="` + classRep + `"`:  tt.rep,
@@ -169,7 +170,7 @@ func TestWriteHTMLEscapes(t *testing.T) {
 		}
 	}
 	for _, svg := range svgRE.FindAllString(page, -1) {
-		checkSVG(t, svg)
+		svgtest.Check(t, svg)
 	}
 }
 
@@ -208,7 +209,7 @@ func TestWriteHTMLDegenerate(t *testing.T) {
 				t.Errorf("got %d plots, want %d", len(svgs), len(plotFiles))
 			}
 			for _, svg := range svgs {
-				checkSVG(t, svg)
+				svgtest.Check(t, svg)
 			}
 			var b bytes.Buffer
 			if err := WriteText(&b, []Input{{Name: tt.name, Results: tt.r}}); err != nil {
@@ -262,7 +263,7 @@ func TestWritePlots(t *testing.T) {
 					t.Fatal(err)
 				}
 				svg := string(data)
-				checkSVG(t, svg)
+				svgtest.Check(t, svg)
 				var root struct {
 					XMLName xml.Name
 				}

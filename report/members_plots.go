@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/decongestant/decongestant/report/chart"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -35,20 +36,20 @@ func (p memberPlot) drawn(mr memberRun) bool {
 // values stacked as areas (n1 at the bottom), each in its colour, over the
 // warm-up band and the phase switches. Stacked, no member hides another:
 // one without reads is a band of no height.
-func buildMemberChart(p memberPlot, x Input, mr memberRun, mpal palette, several bool) *lineChart {
-	c := &lineChart{
-		id:       p.id,
-		title:    p.what + ": " + mr.name,
-		xTitle:   "time since start (s)",
-		yTitle:   p.yTitle,
-		xInclude: []float64{0},
-		yInclude: []float64{0, 100},
-		yCap:     100,
+func buildMemberChart(p memberPlot, x Input, mr memberRun, mpal palette, several bool) *chart.Line {
+	c := &chart.Line{
+		ID:       p.id,
+		Title:    p.what + ": " + mr.name,
+		XTitle:   "time since start (s)",
+		YTitle:   p.yTitle,
+		XInclude: []float64{0},
+		YInclude: []float64{0, 100},
+		YCap:     100,
 	}
 	if several {
-		c.title += " — " + x.Name
+		c.Title += " — " + x.Name
 	}
-	c.bands, c.vlines = runMarks(x.Results.Config, 1)
+	c.Bands, c.VLines = runMarks(x.Results.Config, 1)
 	values := make([][]float64, len(mr.keys))
 	for i, key := range mr.keys {
 		values[i] = make([]float64, len(mr.run.Periods))
@@ -56,15 +57,15 @@ func buildMemberChart(p memberPlot, x Input, mr memberRun, mpal palette, several
 			values[i][k] = p.value(per, key)
 		}
 	}
-	tops, bases := stackSeries(values)
+	tops, bases := chart.Stack(values)
 	for i, key := range mr.keys {
-		s := series{class: classMember, tip: memberTip(mr, i), color: mpal.color(key), base: bases[i]}
-		s.pts = make([]point, len(mr.run.Periods))
+		s := chart.Series{Class: classMember, Tip: memberTip(mr, i), Color: mpal.color(key), Base: bases[i]}
+		s.Points = make([]chart.Point, len(mr.run.Periods))
 		for k, per := range mr.run.Periods {
-			s.pts[k] = point{per.TS, tops[i][k]}
+			s.Points[k] = chart.Point{X: per.TS, Y: tops[i][k]}
 		}
-		c.series = append(c.series, s)
-		c.legend = append(c.legend, legendItem{label: mr.label(i), color: mpal.color(key), shape: square})
+		c.Series = append(c.Series, s)
+		c.Legend = append(c.Legend, chart.LegendItem{Label: mr.label(i), Color: mpal.color(key), Shape: chart.Square})
 	}
 	return c
 }
@@ -82,12 +83,12 @@ func memberTip(mr memberRun, i int) string {
 // buildMemberCharts makes the per-member plots by id, a panel per run that
 // records its members (parts are inputs split by client count), and the
 // files they go to; nil when no run records its members.
-func buildMemberCharts(parts []Input) (map[string][]chart, []string) {
+func buildMemberCharts(parts []Input) (map[string][]chart.Chart, []string) {
 	if !hasMembers(parts) {
 		return nil, nil
 	}
 	mpal := newMemberPalette(parts)
-	out := map[string][]chart{}
+	out := map[string][]chart.Chart{}
 	for _, x := range parts {
 		for _, mr := range memberRuns(x) {
 			for _, p := range memberPlots {

@@ -8,6 +8,7 @@ package report
 import (
 	"math"
 
+	"github.com/decongestant/decongestant/report/chart"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -92,7 +93,7 @@ type serverPlot struct {
 	what   string // start of the title
 	yTitle string
 	value  func(m results.Member) *float64
-	// yInclude are y values the axis always covers; yCap as lineChart's.
+	// yInclude are y values the axis always covers; yCap as chart.Line's.
 	yInclude []float64
 	yCap     float64
 }
@@ -139,32 +140,32 @@ func (p serverPlot) drawn(mr memberRun) bool {
 // in its colour, broken where the member was not measured (down,
 // restarted, nothing requested), over the warm-up band and the phase
 // switches and reconfigurations.
-func buildServerChart(p serverPlot, x Input, mr memberRun, mpal palette, several bool) *lineChart {
-	c := &lineChart{
-		id:       p.id,
-		title:    p.what + ": " + mr.name,
-		xTitle:   "time since start (s)",
-		yTitle:   p.yTitle,
-		xInclude: []float64{0},
-		yInclude: p.yInclude,
-		yCap:     p.yCap,
+func buildServerChart(p serverPlot, x Input, mr memberRun, mpal palette, several bool) *chart.Line {
+	c := &chart.Line{
+		ID:       p.id,
+		Title:    p.what + ": " + mr.name,
+		XTitle:   "time since start (s)",
+		YTitle:   p.yTitle,
+		XInclude: []float64{0},
+		YInclude: p.yInclude,
+		YCap:     p.yCap,
 	}
 	if several {
-		c.title += " — " + x.Name
+		c.Title += " — " + x.Name
 	}
-	c.bands, c.vlines = runMarks(x.Results.Config, 1)
+	c.Bands, c.VLines = runMarks(x.Results.Config, 1)
 	for i, key := range mr.keys {
-		s := series{class: classServer, tip: memberTip(mr, i), color: mpal.color(key), width: 2, opacity: 1}
-		s.pts = make([]point, len(mr.run.Periods))
+		s := chart.Series{Class: classServer, Tip: memberTip(mr, i), Color: mpal.color(key), Width: 2, Opacity: 1}
+		s.Points = make([]chart.Point, len(mr.run.Periods))
 		for k, per := range mr.run.Periods {
 			v := math.NaN()
 			if m, ok := memberOf(per, key); ok && p.value(m) != nil {
 				v = *p.value(m)
 			}
-			s.pts[k] = point{per.TS, v}
+			s.Points[k] = chart.Point{X: per.TS, Y: v}
 		}
-		c.series = append(c.series, s)
-		c.legend = append(c.legend, legendItem{label: mr.label(i), color: mpal.color(key), shape: noMarker})
+		c.Series = append(c.Series, s)
+		c.Legend = append(c.Legend, chart.LegendItem{Label: mr.label(i), Color: mpal.color(key), Shape: chart.NoMarker})
 	}
 	return c
 }

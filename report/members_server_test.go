@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/decongestant/decongestant/internal/svgtest"
 	"github.com/decongestant/decongestant/reconfig"
 	"github.com/decongestant/decongestant/results"
 )
@@ -104,8 +105,8 @@ func TestServerGolden(t *testing.T) {
 	if members == "" || table == "" {
 		t.Fatalf("per-member section %d bytes, reconfiguration table %d bytes: want both", len(members), len(table))
 	}
-	checkWellFormed(t, members, nil)
-	checkWellFormed(t, table[strings.Index(table, "<div"):], nil)
+	svgtest.WellFormed(t, members, nil)
+	svgtest.WellFormed(t, table[strings.Index(table, "<div"):], nil)
 	goldenFile(t, filepath.Join("testdata", "server_html.golden"), []byte(table+members))
 	goldenFile(t, filepath.Join("testdata", "server_text.golden"), []byte(writeText(t, in)))
 }
@@ -130,7 +131,7 @@ func TestServerPlots(t *testing.T) {
 	}
 	for _, id := range []string{"member_cache_miss", "member_cpu"} {
 		svg := plots[id][0]
-		checkSVG(t, svg)
+		svgtest.Check(t, svg)
 		lines := lineRE.FindAllStringSubmatch(svg, -1)
 		if len(lines) != 3 {
 			t.Fatalf("%s: %d member lines, want 3", id, len(lines))
@@ -172,7 +173,7 @@ func TestServerPlots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkSVG(t, string(data))
+		svgtest.Check(t, string(data))
 		if got := strings.Count(string(data), `data-plot="`); got != 2 {
 			t.Errorf("%s: %d panels, want 2", name, got)
 		}

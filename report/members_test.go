@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/decongestant/decongestant/internal/svgtest"
+	"github.com/decongestant/decongestant/report/chart"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -126,7 +128,7 @@ func TestMembersGolden(t *testing.T) {
 	if len(secs) != 1 {
 		t.Fatalf("%d per-member sections, want 1", len(secs))
 	}
-	checkWellFormed(t, secs[0], nil)
+	svgtest.WellFormed(t, secs[0], nil)
 	goldenFile(t, filepath.Join("testdata", "members_html.golden"), []byte(secs[0]))
 	goldenFile(t, filepath.Join("testdata", "members_text.golden"), []byte(writeText(t, in)))
 }
@@ -223,6 +225,8 @@ func TestMemberRows(t *testing.T) {
 	}
 }
 
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
 // nearOrNaN is near, with NaN equal to NaN (a value that is not there).
 func nearOrNaN(a, b float64) bool {
 	if math.IsNaN(a) || math.IsNaN(b) {
@@ -244,7 +248,7 @@ func TestMemberPlots(t *testing.T) {
 	bandRE := regexp.MustCompile(`<path class="` + classMember + `" d="[^"]*" fill="([^"]+)"[^>]*><title>(n\d)`)
 	colours := map[string]string{}
 	for _, svg := range append(plots["member_share"], plots["member_weight"]...) {
-		checkSVG(t, svg)
+		svgtest.Check(t, svg)
 		bands := bandRE.FindAllStringSubmatch(svg, -1)
 		if len(bands) != 3 {
 			t.Errorf("%d bands, want one per member:\n%.300s", len(bands), svg)
@@ -278,7 +282,7 @@ func TestMemberPlots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkSVG(t, string(data))
+		svgtest.Check(t, string(data))
 		if got := strings.Count(string(data), `data-plot="`); got != panels {
 			t.Errorf("%s: %d panels, want %d", name, got, panels)
 		}
@@ -300,7 +304,7 @@ func TestMemberShareGap(t *testing.T) {
 			values[i] = append(values[i], sharePct(p, key))
 		}
 	}
-	tops, bases := stackSeries(values)
+	tops, bases := chart.Stack(values)
 	want := [][2][]float64{
 		{{75, math.NaN(), 100}, {0, math.NaN(), 0}},
 		{{100, math.NaN(), 100}, {75, math.NaN(), 100}},

@@ -3,11 +3,13 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/decongestant/decongestant/internal/atomicfile"
+	"github.com/decongestant/decongestant/report/chart"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -51,49 +53,47 @@ const tradeoffID = "tradeoff"
 var plotFiles = []string{"read_tput.svg", "read_p80.svg", "secondary_pct.svg", "staleness.svg", "tradeoff.svg", "write_tput.svg"}
 
 // periodSeries extracts one value per period as points (t_s, value).
-func periodSeries(run *results.Run, value func(results.Period) float64) []point {
-	pts := make([]point, len(run.Periods))
+func periodSeries(run *results.Run, value func(results.Period) float64) []chart.Point {
+	pts := make([]chart.Point, len(run.Periods))
 	for i, p := range run.Periods {
-		pts[i] = point{p.TS, value(p)}
+		pts[i] = chart.Point{X: p.TS, Y: value(p)}
 	}
 	return pts
 }
 
-// varies reports whether value changes across the periods of run.
+// varies reports whether value's finite values change across the periods
+// of run.
 func varies(run *results.Run, value func(results.Period) float64) bool {
-	lo, hi, ok := dataRange(pointsY(periodSeries(run, value)))
-	return ok && hi-lo > 1e-9
-}
-
-func pointsY(pts []point) []float64 {
-	ys := make([]float64, len(pts))
-	for i, p := range pts {
-		ys[i] = p.y
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range run.Periods {
+		if v := value(p); finite(v) {
+			lo, hi = min(lo, v), max(hi, v)
+		}
 	}
-	return ys
+	return hi-lo > 1e-9
 }
 
 // buildTimeSeries makes plot ts for one input: per policy, the main
 // repetition as a solid line and the other repetitions as lighter lines,
 // the warm-up band, the phase switches and, for staleness, the bound.
-func buildTimeSeries(ts timeSeries, x Input, pal palette, several bool) *lineChart {
+func buildTimeSeries(ts timeSeries, x Input, pal palette, several bool) *chart.Line {
 	cfg := x.Results.Config
-	c := &lineChart{
-		id:       ts.id,
-		title:    ts.title,
-		xTitle:   "time since start (s)",
-		yTitle:   ts.yTitle,
-		xInclude: []float64{0},
-		yInclude: ts.yInclude,
+	c := &chart.Line{
+		ID:       ts.id,
+		Title:    ts.title,
+		XTitle:   "time since start (s)",
+		YTitle:   ts.yTitle,
+		XInclude: []float64{0},
+		YInclude: ts.yInclude,
 	}
 	if several {
-		c.title += " — " + x.Name
+		c.Title += " — " + x.Name
 	}
-	c.bands, c.vlines = runMarks(cfg, 1)
+	c.Bands, c.VLines = runMarks(cfg, 1)
 	staleness := ts.id == plotStaleness.id
 	sprobe := !staleness || cfg.SProbe
 	if b := cfg.MaxStalenessMS; staleness && b != nil && finite(*b) {
-		c.hlines = append(c.hlines, hline{y: *b, label: boundLabel(*b)})
+		c.HLines = append(c.HLines, chart.HLine{Y: *b, Label: boundLabel(*b)})
 	}
 	anyAux := false
 	for _, g := range groupRuns(x.Results) {
@@ -102,14 +102,14 @@ func buildTimeSeries(ts timeSeries, x Input, pal palette, several bool) *lineCha
 		if len(g.runs[0].Periods) == 0 {
 			label += " (no periods)"
 		}
-		c.legend = append(c.legend, legendItem{label: label, color: color, shape: noMarker})
+		c.Legend = append(c.Legend, chart.LegendItem{Label: label, Color: color, Shape: chart.NoMarker})
 		for k, run := range g.runs {
 			lines, aux := ts.runLines(run, repSeries(g.policy, run, color, k == 0), k == 0, sprobe)
-			c.series = append(c.series, lines...)
+			c.Series = append(c.Series, lines...)
 			anyAux = anyAux || aux
 		}
 	}
-	c.legend = append(c.legend, styleKeys(staleness, sprobe, anyAux)...)
+	c.Legend = append(c.Legend, styleKeys(staleness, sprobe, anyAux)...)
 	return c
 }
 
@@ -118,43 +118,43 @@ func buildTimeSeries(ts timeSeries, x Input, pal palette, several bool) *lineCha
 // the monitor's max lag on the staleness plot (dashed), and on the secondary
 // plot the main repetition's balance fraction × 100 when it varies (dotted;
 // aux is true then).
-func (ts timeSeries) runLines(run *results.Run, s series, main, sprobe bool) (lines []series, aux bool) {
+func (ts timeSeries) runLines(run *results.Run, s chart.Series, main, sprobe bool) (lines []chart.Series, aux bool) {
 	if sprobe {
-		s.pts = periodSeries(run, ts.value)
+		s.Points = periodSeries(run, ts.value)
 		lines = append(lines, s)
 	}
 	if ts.id == plotStaleness.id {
 		lag := s
-		lag.class, lag.style = classLag, dashed
+		lag.Class, lag.Style = classLag, chart.Dashed
 		if !main {
-			lag.class = classRep
+			lag.Class = classRep
 		}
-		lag.tip += ", monitor max lag"
-		lag.pts = periodSeries(run, func(p results.Period) float64 { return p.MaxLagMS })
+		lag.Tip += ", monitor max lag"
+		lag.Points = periodSeries(run, func(p results.Period) float64 { return p.MaxLagMS })
 		lines = append(lines, lag)
 	}
 	bf := func(p results.Period) float64 { return p.BalanceFraction * 100 }
 	if ts.id == plotSecondary.id && main && varies(run, bf) {
 		aux = true
-		lines = append(lines, series{class: classAux, tip: s.tip + ", balance fraction × 100",
-			color: s.color, style: dotted, width: 1.3, opacity: 1, pts: periodSeries(run, bf)})
+		lines = append(lines, chart.Series{Class: classAux, Tip: s.Tip + ", balance fraction × 100",
+			Color: s.Color, Style: chart.Dotted, Width: 1.3, Opacity: 1, Points: periodSeries(run, bf)})
 	}
 	return lines, aux
 }
 
 // styleKeys are the grey legend entries that explain line styles rather
 // than name a policy.
-func styleKeys(staleness, sprobe, aux bool) []legendItem {
-	key := func(label string, style lineStyle) legendItem {
-		return legendItem{label: label, color: "#666666", style: style, shape: noMarker}
+func styleKeys(staleness, sprobe, aux bool) []chart.LegendItem {
+	key := func(label string, style chart.Style) chart.LegendItem {
+		return chart.LegendItem{Label: label, Color: "#666666", Style: style, Shape: chart.NoMarker}
 	}
 	switch {
 	case staleness && sprobe:
-		return []legendItem{key("S-probe P80", solid), key("monitor max lag", dashed)}
+		return []chart.LegendItem{key("S-probe P80", chart.Solid), key("monitor max lag", chart.Dashed)}
 	case staleness:
-		return []legendItem{key("monitor max lag (S-probe off)", dashed)}
+		return []chart.LegendItem{key("monitor max lag (S-probe off)", chart.Dashed)}
 	case aux:
-		return []legendItem{key("balance fraction × 100", dotted)}
+		return []chart.LegendItem{key("balance fraction × 100", chart.Dotted)}
 	}
 	return nil
 }
@@ -163,22 +163,22 @@ func styleKeys(staleness, sprobe, aux bool) []legendItem {
 // (fault actions included: the reconfigurations) and the reconfiguration
 // times given explicitly as labelled vertical lines, with times in seconds
 // divided by unit (1 for seconds, 60 for minutes).
-func runMarks(cfg results.Config, unit float64) ([]band, []vline) {
-	var bands []band
+func runMarks(cfg results.Config, unit float64) ([]chart.Band, []chart.VLine) {
+	var bands []chart.Band
 	if w := cfg.WarmupS; finite(w) && w > 0 {
-		bands = append(bands, band{x0: 0, x1: w / unit, label: "warm-up"})
+		bands = append(bands, chart.Band{X0: 0, X1: w / unit, Label: "warm-up"})
 	}
-	var vlines []vline
+	var vlines []chart.VLine
 	for i, p := range cfg.Phases {
 		label := fmt.Sprintf("phase %d", i+1)
 		if d := phaseDetail(p); d != "" {
 			label += ": " + d
 		}
-		vlines = append(vlines, vline{x: p.AtS / unit, label: label})
+		vlines = append(vlines, chart.VLine{X: p.AtS / unit, Label: label})
 	}
 	for _, at := range cfg.ReconfigAtS {
 		if !slices.ContainsFunc(cfg.Phases, func(p results.PhaseSpec) bool { return p.AtS == at }) {
-			vlines = append(vlines, vline{x: at / unit, label: "reconfiguration"})
+			vlines = append(vlines, chart.VLine{X: at / unit, Label: "reconfiguration"})
 		}
 	}
 	return bands, vlines
@@ -195,10 +195,10 @@ func policyLabel(g policyRuns) string {
 
 // repSeries styles the line of one repetition of policy: the main
 // repetition solid, the others thinner and lighter.
-func repSeries(policy string, run *results.Run, color string, main bool) series {
-	s := series{class: classMain, tip: fmt.Sprintf("%s, repetition %d", policy, run.Repetition), color: color, width: 2, opacity: 1}
+func repSeries(policy string, run *results.Run, color string, main bool) chart.Series {
+	s := chart.Series{Class: classMain, Tip: fmt.Sprintf("%s, repetition %d", policy, run.Repetition), Color: color, Width: 2, Opacity: 1}
 	if !main {
-		s.class, s.width, s.opacity = classRep, 1.2, 0.35
+		s.Class, s.Width, s.Opacity = classRep, 1.2, 0.35
 	}
 	return s
 }
@@ -211,31 +211,31 @@ func boundLabel(ms float64) string { return fmt.Sprintf("bound %g ms", ms) }
 // x = staleness P80 and y = read throughput from the summaries (mean over
 // repetitions, with ±1 sd error bars when repeated). Colour is the policy;
 // with several inputs, the marker shape is the input.
-func buildTradeoff(in []Input, rows []row, pal palette) *scatterChart {
-	c := &scatterChart{
-		id:     tradeoffID,
-		title:  "Trade-off: read throughput vs P80 staleness (after warm-up)",
-		xTitle: "staleness P80 (ms)",
-		yTitle: "read throughput (ops/s)",
+func buildTradeoff(in []Input, rows []row, pal palette) *chart.Scatter {
+	c := &chart.Scatter{
+		ID:     tradeoffID,
+		Title:  "Trade-off: read throughput vs P80 staleness (after warm-up)",
+		XTitle: "staleness P80 (ms)",
+		YTitle: "read throughput (ops/s)",
 	}
 	several := len(in) > 1
 	bounds := map[float64]bool{}
 	for _, x := range in {
 		if b := x.Results.Config.MaxStalenessMS; b != nil && finite(*b) && !bounds[*b] {
 			bounds[*b] = true
-			c.bounds = append(c.bounds, vline{x: *b, label: boundLabel(*b)})
+			c.Bounds = append(c.Bounds, chart.VLine{X: *b, Label: boundLabel(*b)})
 		}
 	}
 	seen := map[string]bool{}
 	for _, r := range rows {
 		if !seen[r.policy] {
 			seen[r.policy] = true
-			c.legend = append(c.legend, legendItem{label: r.policy, color: pal.color(r.policy), shape: circle})
+			c.Legend = append(c.Legend, chart.LegendItem{Label: r.policy, Color: pal.color(r.policy), Shape: chart.Circle})
 		}
 	}
 	if several {
 		for i, x := range in {
-			c.legend = append(c.legend, legendItem{label: x.Name, color: "#666666", shape: markerShape(i % numShapes)})
+			c.Legend = append(c.Legend, chart.LegendItem{Label: x.Name, Color: "#666666", Shape: chart.NthShape(i)})
 		}
 	}
 	for _, r := range rows {
@@ -244,16 +244,16 @@ func buildTradeoff(in []Input, rows []row, pal palette) *scatterChart {
 		if r.clients > 0 {
 			name = fmt.Sprintf("%s @%d", r.policy, r.clients)
 		}
-		p := scatterPoint{
-			x: st.mean, y: tp.mean, xErr: st.sd, yErr: tp.sd,
-			label: name, color: pal.color(r.policy), shape: circle,
+		p := chart.ScatterPoint{
+			X: st.mean, Y: tp.mean, XErr: st.sd, YErr: tp.sd,
+			Label: name, Color: pal.color(r.policy), Shape: chart.Circle,
 		}
-		p.tip = fmt.Sprintf("%s: %s ops/s, staleness P80 %s ms", name, fmtNum(tp.mean), fmtNum(st.mean))
+		p.Tip = fmt.Sprintf("%s: %s ops/s, staleness P80 %s ms", name, fmtNum(tp.mean), fmtNum(st.mean))
 		if several {
-			p.shape = markerShape(r.input % numShapes)
-			p.tip = in[r.input].Name + " / " + p.tip
+			p.Shape = chart.NthShape(r.input)
+			p.Tip = in[r.input].Name + " / " + p.Tip
 		}
-		c.points = append(c.points, p)
+		c.Points = append(c.Points, p)
 	}
 	return c
 }
@@ -261,9 +261,9 @@ func buildTradeoff(in []Input, rows []row, pal palette) *scatterChart {
 // buildCharts makes every plot: for each time-series plot (in timeSeriesPlots
 // order) one chart per input (per input and client count in a sweep), and
 // the trade-off scatter.
-func buildCharts(in []Input) (perPlot map[string][]chart, tradeoff *scatterChart) {
+func buildCharts(in []Input) (perPlot map[string][]chart.Chart, tradeoff *chart.Scatter) {
 	pal := newPalette(in)
-	perPlot = map[string][]chart{}
+	perPlot = map[string][]chart.Chart{}
 	parts := byClients(in)
 	for _, ts := range timeSeriesPlots {
 		for _, x := range parts {
@@ -271,7 +271,7 @@ func buildCharts(in []Input) (perPlot map[string][]chart, tradeoff *scatterChart
 		}
 	}
 	tradeoff = buildTradeoff(in, buildRows(in), pal)
-	perPlot[tradeoffID] = []chart{tradeoff}
+	perPlot[tradeoffID] = []chart.Chart{tradeoff}
 	return perPlot, tradeoff
 }
 
@@ -324,11 +324,10 @@ func WritePlots(dir string, in []Input) ([]string, error) {
 	}
 	paths := make([]string, 0, len(files))
 	for _, name := range files {
-		svg := renderSVG(perPlot[strings.TrimSuffix(name, ".svg")])
+		charts := perPlot[strings.TrimSuffix(name, ".svg")]
 		path := filepath.Join(dir, name)
 		err := atomicfile.Write(path, func(w io.Writer) error {
-			_, err := io.WriteString(w, svg)
-			return err
+			return chart.WriteSVG(w, charts...)
 		})
 		if err != nil {
 			return paths, fmt.Errorf("report: write plot %s: %w", path, err)

@@ -6,10 +6,8 @@ package report
 // to recover and the new serving member's cache misses.
 
 import (
-	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/decongestant/decongestant/results"
 )
@@ -71,16 +69,14 @@ func fmtSecondsOpt(v *float64, none string) string {
 	return strconv.FormatFloat(*v, 'g', -1, 64)
 }
 
-// writeReconfigHTML writes the reconfiguration table of input x (one
-// client count of a sweep); nothing when no run has a reconfiguration.
-func writeReconfigHTML(b *strings.Builder, x Input, pal palette) {
+// reconfigSection is the reconfiguration table of input x (one client count
+// of a sweep); nil when no run has a reconfiguration.
+func reconfigSection(x Input, pal palette) *runsSection {
 	rows := reconfigRows(x)
 	if len(rows) == 0 {
-		return
+		return nil
 	}
-	b.WriteString("<h3>Reconfigurations</h3>\n")
-	fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(reconfigNote))
-	writeRunTableHTML(b, "reconfig", reconfigColumns, rows, pal, nil)
+	return &runsSection{Heading: "Reconfigurations", Note: reconfigNote, Table: runTable("reconfig", reconfigColumns, rows, pal, nil)}
 }
 
 // writeReconfigText writes the reconfiguration table of input x (one

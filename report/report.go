@@ -6,7 +6,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/decongestant/decongestant/results"
 )
@@ -205,10 +204,4 @@ func fmtMap[V any](m map[string]V) string {
 		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
 	}
 	return strings.Join(parts, " ")
-}
-
-// textWidth estimates the rendered width in pixels of s in a sans-serif font
-// of the given size; good enough to lay out legends and margins.
-func textWidth(s string, size float64) float64 {
-	return float64(utf8.RuneCountInString(s)) * size * 0.6
 }

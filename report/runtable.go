@@ -2,8 +2,8 @@ package report
 
 import (
 	"fmt"
+	"html/template"
 	"io"
-	"strings"
 	"text/tabwriter"
 )
 
@@ -32,30 +32,35 @@ func runName(policy string, repetition int, several bool) string {
 	return policy
 }
 
-// writeRunTableHTML writes the table with class class; cell turns a
-// column's escaped text into the cell's HTML (nil: as it is).
-func writeRunTableHTML[T any](b *strings.Builder, class string, cols []runColumn[T], rows []runRow[T], pal palette, cell func(string) string) {
-	b.WriteString(`<div class="scroll"><table class="` + class + `">` + "\n<thead><tr><th class=\"l\">run</th>")
+// runsSection is a table after the runs in a page (template "runs"): its
+// heading, plots, the note that defines its columns, and the table.
+type runsSection struct {
+	Heading string
+	Plots   []template.HTML
+	Note    string
+	Table   table
+}
+
+// runTable is the table with class class; a cell whose text warn accepts is
+// shown as a warning (warn nil: none is).
+func runTable[T any](class string, cols []runColumn[T], rows []runRow[T], pal palette, warn func(string) bool) table {
+	t := table{Class: class, Head: []th{{Text: "run", Left: true}}}
 	for _, c := range cols {
-		fmt.Fprintf(b, "<th%s>%s</th>", leftClass(c.left), esc(c.header))
+		t.Head = append(t.Head, th{Text: c.header, Left: c.left})
 	}
-	b.WriteString("</tr></thead>\n<tbody>\n")
 	for _, row := range rows {
-		fmt.Fprintf(b, `<tr><td class="l"><span class="sw" style="background:%s"></span>%s</td>`, esc(pal.color(row.policy)), esc(row.name))
+		r := tr{Cells: []td{swatchCell(pal.color(row.policy), row.name)}}
 		for _, c := range cols {
-			cls := ` class="n"`
+			cell := numCell(c.get(row.v), "")
 			if c.left {
-				cls = leftClass(true)
+				cell.Class = "l"
 			}
-			v := esc(c.get(row.v))
-			if cell != nil {
-				v = cell(v)
-			}
-			fmt.Fprintf(b, "<td%s>%s</td>", cls, v)
+			cell.Warn = warn != nil && warn(cell.Text)
+			r.Cells = append(r.Cells, cell)
 		}
-		b.WriteString("</tr>\n")
+		t.Rows = append(t.Rows, r)
 	}
-	b.WriteString("</tbody>\n</table></div>\n")
+	return t
 }
 
 // writeRunTableText writes the table under title.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/decongestant/decongestant/report/chart"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -190,19 +191,19 @@ var soakNote = fmt.Sprintf(`Over the periods after warm-up, in quarters: live he
 // policy's colour (other repetitions lighter), over the warm-up band and
 // the phase switches; for the heap, the heap's objects dotted beside the
 // main repetitions' live heap.
-func buildClientChart(p clientPlot, x Input, pal palette, several bool) *lineChart {
-	c := &lineChart{
-		id:       p.id,
-		title:    p.title,
-		xTitle:   "time since start (s)",
-		yTitle:   p.yTitle,
-		xInclude: []float64{0},
-		yInclude: []float64{0},
+func buildClientChart(p clientPlot, x Input, pal palette, several bool) *chart.Line {
+	c := &chart.Line{
+		ID:       p.id,
+		Title:    p.title,
+		XTitle:   "time since start (s)",
+		YTitle:   p.yTitle,
+		XInclude: []float64{0},
+		YInclude: []float64{0},
 	}
 	if several {
-		c.title += " — " + x.Name
+		c.Title += " — " + x.Name
 	}
-	c.bands, c.vlines = runMarks(x.Results.Config, 1)
+	c.Bands, c.VLines = runMarks(x.Results.Config, 1)
 	for _, g := range groupRuns(x.Results) {
 		color := pal.color(g.policy)
 		drawn := false
@@ -212,39 +213,34 @@ func buildClientChart(p clientPlot, x Input, pal palette, several bool) *lineCha
 			}
 			drawn = true
 			s := repSeries(g.policy, run, color, k == 0)
-			s.pts = periodSeries(run, p.value)
-			c.series = append(c.series, s)
+			s.Points = periodSeries(run, p.value)
+			c.Series = append(c.Series, s)
 			if p.aux != nil && k == 0 {
-				c.series = append(c.series, series{class: classHeapObjects, tip: s.tip + ", heap objects",
-					color: color, style: dotted, width: 1.3, opacity: 1, pts: periodSeries(run, p.aux)})
+				c.Series = append(c.Series, chart.Series{Class: classHeapObjects, Tip: s.Tip + ", heap objects",
+					Color: color, Style: chart.Dotted, Width: 1.3, Opacity: 1, Points: periodSeries(run, p.aux)})
 			}
 		}
 		if drawn {
-			c.legend = append(c.legend, legendItem{label: policyLabel(g), color: color, shape: noMarker})
+			c.Legend = append(c.Legend, chart.LegendItem{Label: policyLabel(g), Color: color, Shape: chart.NoMarker})
 		}
 	}
 	return c
 }
 
-// writeSoakHTML writes the process's section of input x (one client count
-// of a sweep): the plots and the table; nothing for results written before
-// they were recorded.
-func writeSoakHTML(b *strings.Builder, x Input, pal palette, several bool) {
+// soakSection is the process's section of input x (one client count of a
+// sweep): the plots and the table, with a NO verdict shown as a warning; nil
+// for results written before they were recorded.
+func soakSection(x Input, pal palette, several bool) *runsSection {
 	rows := soakRows(x)
 	if len(rows) == 0 {
-		return
+		return nil
 	}
-	b.WriteString("<h3>Benchmark process: soak, reads check, decisions</h3>\n")
+	s := &runsSection{Heading: "Benchmark process: soak, reads check, decisions", Note: soakNote,
+		Table: runTable("soak", soakColumns, rows, pal, func(v string) bool { return strings.HasPrefix(v, "NO") })}
 	for _, p := range clientPlots {
-		buildClientChart(p, x, pal, several).render(b, 0, 0, false)
+		s.Plots = append(s.Plots, chart.HTML(buildClientChart(p, x, pal, several)))
 	}
-	fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(soakNote))
-	writeRunTableHTML(b, "soak", soakColumns, rows, pal, func(v string) string {
-		if strings.HasPrefix(v, "NO") {
-			return `<span class="warn">` + v + `</span>`
-		}
-		return v
-	})
+	return s
 }
 
 // writeSoakText writes the table of input x (one client count of a sweep);
@@ -260,15 +256,15 @@ func writeSoakText(w io.Writer, x Input) error {
 // buildClientCharts makes the client plots by id, one panel per input (per
 // client count in a sweep) whose runs carry runtime figures; nil when none
 // does.
-func buildClientCharts(parts []Input) map[string][]chart {
-	var out map[string][]chart
+func buildClientCharts(parts []Input) map[string][]chart.Chart {
+	var out map[string][]chart.Chart
 	pal := newPalette(parts)
 	for _, x := range parts {
 		if len(soakRows(x)) == 0 {
 			continue
 		}
 		if out == nil {
-			out = map[string][]chart{}
+			out = map[string][]chart.Chart{}
 		}
 		for _, p := range clientPlots {
 			out[p.id] = append(out[p.id], buildClientChart(p, x, pal, len(parts) > 1))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/decongestant/decongestant/internal/svgtest"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -73,7 +74,7 @@ func TestSoakGolden(t *testing.T) {
 		t.Fatal("no soak section")
 	}
 	table := section[strings.Index(section, `<div class="scroll"><table class="soak">`):]
-	checkWellFormed(t, table, nil)
+	svgtest.WellFormed(t, table, nil)
 	goldenFile(t, filepath.Join("testdata", "soak_html.golden"), []byte(section))
 	goldenFile(t, filepath.Join("testdata", "soak_text.golden"), []byte(writeText(t, in)))
 }
@@ -95,7 +96,7 @@ func TestSoakPlots(t *testing.T) {
 			t.Fatalf("%d %s plots, want 1", len(plots[tt.id]), tt.id)
 		}
 		svg := plots[tt.id][0]
-		checkSVG(t, svg)
+		svgtest.Check(t, svg)
 		main, rep := strings.Count(svg, `class="`+classMain+`"`), strings.Count(svg, `class="`+classRep+`"`)
 		objects := strings.Count(svg, `class="`+classHeapObjects+`"`)
 		if main != tt.main || rep != tt.rep || objects != tt.objects {
@@ -119,7 +120,7 @@ func TestSoakPlots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkSVG(t, string(data))
+		svgtest.Check(t, string(data))
 	}
 }
 

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/decongestant/decongestant/report/chart"
 )
 
 // sweepLinePlot is one of the Decongestant paper's fig. 5 plots: a metric
@@ -55,34 +57,34 @@ var sweepPlotFiles = func() []string {
 
 // buildSweepLine makes fig. 5 plot p for one sweep: per policy, the mean
 // over repetitions at each count, with min-max bars when repeated.
-func buildSweepLine(p sweepLinePlot, sw *sweep, pal palette, several bool) *lineChart {
+func buildSweepLine(p sweepLinePlot, sw *sweep, pal palette, several bool) *chart.Line {
 	word := sw.readWord()
-	c := &lineChart{
-		id:       p.id,
-		title:    fmt.Sprintf("Fig. %s: %s %s against clients", p.fig, word, p.what),
-		xTitle:   "clients",
-		yTitle:   fmt.Sprintf(p.yTitle, word),
-		xInclude: []float64{0},
-		yInclude: p.yInclude,
+	c := &chart.Line{
+		ID:       p.id,
+		Title:    fmt.Sprintf("Fig. %s: %s %s against clients", p.fig, word, p.what),
+		XTitle:   "clients",
+		YTitle:   fmt.Sprintf(p.yTitle, word),
+		XInclude: []float64{0},
+		YInclude: p.yInclude,
 	}
 	if several {
-		c.title += " — " + sw.x.Name
+		c.Title += " — " + sw.x.Name
 	}
 	for _, pol := range sw.policies {
 		color := pal.color(pol)
-		s := series{class: classMain, tip: pol, color: color, width: 2, opacity: 1}
+		s := chart.Series{Class: classMain, Tip: pol, Color: color, Width: 2, Opacity: 1}
 		for _, pt := range sw.policyPoints(pol) {
 			v := pt.values[p.metric]
-			s.pts = append(s.pts, point{float64(pt.clients), v.mean})
+			s.Points = append(s.Points, chart.Point{X: float64(pt.clients), Y: v.mean})
 			if pt.runs > 1 {
-				s.bars = append(s.bars, errBar{x: float64(pt.clients), lo: v.lo, hi: v.hi})
+				s.Bars = append(s.Bars, chart.ErrBar{X: float64(pt.clients), Lo: v.lo, Hi: v.hi})
 			}
 		}
-		c.series = append(c.series, s)
-		c.legend = append(c.legend, legendItem{label: pol, color: color, shape: noMarker})
+		c.Series = append(c.Series, s)
+		c.Legend = append(c.Legend, chart.LegendItem{Label: pol, Color: color, Shape: chart.NoMarker})
 	}
 	if sw.reps {
-		c.legend = append(c.legend, legendItem{label: "bars: min-max over repetitions", color: "#666666", shape: noMarker})
+		c.Legend = append(c.Legend, chart.LegendItem{Label: "bars: min-max over repetitions", Color: "#666666", Shape: chart.NoMarker})
 	}
 	return c
 }
@@ -91,31 +93,31 @@ func buildSweepLine(p sweepLinePlot, sw *sweep, pal palette, several bool) *line
 // and count at (staleness P80, metric), means over repetitions, labelled with
 // the count; the marker grows with the count, as in the Decongestant paper.
 // Without the S probe there is no staleness to plot, and the plot says so.
-func buildSweepTradeoff(p sweepTradeoffPlot, sw *sweep, pal palette, several bool) *scatterChart {
+func buildSweepTradeoff(p sweepTradeoffPlot, sw *sweep, pal palette, several bool) *chart.Scatter {
 	word := sw.readWord()
-	c := &scatterChart{
-		id:     p.id,
-		title:  fmt.Sprintf("Fig. %s%s: %s %s against P80 staleness (labels: clients)", sw.tradeoffFig(), p.part, word, p.what),
-		xTitle: "S-probe staleness P80 (ms)",
-		yTitle: fmt.Sprintf(p.yTitle, word),
+	c := &chart.Scatter{
+		ID:     p.id,
+		Title:  fmt.Sprintf("Fig. %s%s: %s %s against P80 staleness (labels: clients)", sw.tradeoffFig(), p.part, word, p.what),
+		XTitle: "S-probe staleness P80 (ms)",
+		YTitle: fmt.Sprintf(p.yTitle, word),
 	}
 	if several {
-		c.title += " — " + sw.x.Name
+		c.Title += " — " + sw.x.Name
 	}
 	for _, pol := range sw.policies {
-		c.legend = append(c.legend, legendItem{label: pol, color: pal.color(pol), shape: circle})
+		c.Legend = append(c.Legend, chart.LegendItem{Label: pol, Color: pal.color(pol), Shape: chart.Circle})
 	}
 	if !sw.sprobe {
-		c.empty = "no staleness measured: run bench with --sprobe"
+		c.Empty = "no staleness measured: run bench with --sprobe"
 		return c
 	}
 	lo, hi := sw.counts[0], sw.counts[len(sw.counts)-1]
 	for _, pt := range sw.points {
 		x, y := pt.values[swStale], pt.values[p.metric]
-		c.points = append(c.points, scatterPoint{
-			x: x.mean, y: y.mean, label: strconv.Itoa(pt.clients), color: pal.color(pt.policy), shape: circle,
-			radius: 4 + 5*float64(pt.clients-lo)/float64(hi-lo),
-			tip: fmt.Sprintf("%s, %d clients: %s %s, staleness P80 %s ms (%d runs)", pt.policy, pt.clients,
+		c.Points = append(c.Points, chart.ScatterPoint{
+			X: x.mean, Y: y.mean, Label: strconv.Itoa(pt.clients), Color: pal.color(pt.policy), Shape: chart.Circle,
+			Radius: 4 + 5*float64(pt.clients-lo)/float64(hi-lo),
+			Tip: fmt.Sprintf("%s, %d clients: %s %s, staleness P80 %s ms (%d runs)", pt.policy, pt.clients,
 				fmtNum(y.mean), sweepMetrics[p.metric].header, fmtNum(x.mean), pt.runs),
 		})
 	}
@@ -124,16 +126,16 @@ func buildSweepTradeoff(p sweepTradeoffPlot, sw *sweep, pal palette, several boo
 
 // buildSweepCharts makes the sweep plots by id, one panel per input that
 // holds a sweep; it returns nil when none does.
-func buildSweepCharts(in []Input) map[string][]chart {
+func buildSweepCharts(in []Input) map[string][]chart.Chart {
 	pal := newPalette(in)
-	var out map[string][]chart
+	var out map[string][]chart.Chart
 	for _, x := range in {
 		sw := findSweep(x)
 		if sw == nil {
 			continue
 		}
 		if out == nil {
-			out = map[string][]chart{}
+			out = map[string][]chart.Chart{}
 		}
 		for _, p := range sweepLinePlots {
 			out[p.id] = append(out[p.id], buildSweepLine(p, sw, pal, len(in) > 1))

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/decongestant/decongestant/internal/svgtest"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -80,7 +81,7 @@ func TestSweepGolden(t *testing.T) {
 			if len(secs) != 1 {
 				t.Fatalf("%d sweep sections, want 1", len(secs))
 			}
-			checkWellFormed(t, secs[0], nil)
+			svgtest.WellFormed(t, secs[0], nil)
 			goldenFile(t, filepath.Join("testdata", "sweep_html"+suffix+".golden"), []byte(secs[0]))
 			goldenFile(t, filepath.Join("testdata", "sweep_text"+suffix+".golden"), []byte(writeText(t, in)))
 		})
@@ -133,7 +134,7 @@ func one(t *testing.T, plots map[string][]string, id string) string {
 	if len(plots[id]) != 1 {
 		t.Fatalf("%d %s plots, want 1", len(plots[id]), id)
 	}
-	checkSVG(t, plots[id][0])
+	svgtest.Check(t, plots[id][0])
 	return plots[id][0]
 }
 

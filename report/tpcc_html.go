@@ -2,130 +2,136 @@ package report
 
 import (
 	"fmt"
+	"html/template"
 	"sort"
-	"strings"
+	"strconv"
+
+	"github.com/decongestant/decongestant/report/chart"
 )
 
-// writeTPCCHTML writes the TPC-C section of one input: the per-minute plots,
-// a table with one row per run, the settings, and per run the latency by
-// transaction type and the consistency checks. The section is well-formed
-// XML, like the plots.
-func writeTPCCHTML(b *strings.Builder, i int, x Input, pal palette, several bool) {
-	fmt.Fprintf(b, "<section class=\"tpcc\" id=\"tpcc-%d\">\n", i)
-	if several {
-		fmt.Fprintf(b, "<h2>TPC-C: %s</h2>\n", esc(x.Name))
-	} else {
-		b.WriteString("<h2>TPC-C</h2>\n")
-	}
-	b.WriteString(`<p class="note">tpmC = New-Order transactions per minute. Stock-Level is the routed read ` +
-		`transaction: its throughput and P80 latency are the read series. x = end of each wall-clock minute ` +
-		`(or of each period for runs shorter than a minute).</p>` + "\n")
+// tpccView is the TPC-C section of input Index (template "tpcc"): the
+// per-minute plots, a table with one row per run, the settings when the runs
+// share them, and the details of each run.
+type tpccView struct {
+	Index    int
+	Several  bool // several inputs: the heading names this one
+	Name     string
+	Plots    []template.HTML
+	NoRuns   bool
+	Runs     table
+	Settings []item // shared by every run; nil when they differ
+	Details  []tpccRunView
+}
+
+// tpccRunView is the details of one run: its report's problems and facts,
+// its settings when the runs' differ, the latency by transaction type and
+// the consistency checks, with a table of those that did not pass.
+type tpccRunView struct {
+	Color, Policy string
+	Repetition    int
+	NoReport      bool
+	Err           string
+	Facts         string
+	Settings      []item
+	Latency       *table // nil: no per-type results
+	Checks        string
+	Failed        *table // nil: every check passed
+}
+
+func newTPCCView(i int, x Input, pal palette, several bool) *tpccView {
+	v := &tpccView{Index: i, Several: several, Name: x.Name}
 	for _, p := range tpccPlots {
-		buildTPCCChart(p, x, pal, several).render(b, 0, 0, false)
+		v.Plots = append(v.Plots, chart.HTML(buildTPCCChart(p, x, pal, several)))
 	}
 	runs := tpccRuns(x.Results)
 	if len(runs) == 0 {
-		b.WriteString("<p>(no runs)</p>\n</section>\n")
-		return
+		v.NoRuns = true
+		return v
 	}
-
-	b.WriteString("<h3>Runs</h3>\n<div class=\"scroll\"><table>\n<thead><tr>")
-	b.WriteString(`<th class="l">policy</th><th>repetition</th>`)
-	for _, c := range tpccRunColumns {
-		fmt.Fprintf(b, "<th>%s</th>", esc(c.header))
-	}
-	b.WriteString(`<th class="l">checks</th></tr></thead>` + "\n<tbody>\n")
-	for _, t := range runs {
-		fmt.Fprintf(b, `<tr><td class="l"><span class="sw" style="background:%s"></span>%s</td><td class="n">%d</td>`,
-			esc(pal.color(t.run.Policy)), esc(t.run.Policy), t.run.Repetition)
-		for _, c := range tpccRunColumns {
-			fmt.Fprintf(b, `<td class="n">%s</td>`, esc(c.get(t)))
-		}
-		fmt.Fprintf(b, `<td class="l">%s</td></tr>`+"\n", esc(t.checksShort()))
-	}
-	b.WriteString("</tbody>\n</table></div>\n")
-	b.WriteString(`<p class="note">aborts = New-Order rollbacks (TPC-C's 1 % invalid items); retries = transactions ` +
-		`retried after a TransientTransactionError; CPU ms/txn = client CPU per transaction; server commits and ` +
-		`aborts = transactions as counted by the primary.</p>` + "\n")
-
+	v.Runs = tpccRunTable(runs, pal)
 	settings, common := commonSettings(runs)
 	if common && len(settings) > 0 {
-		writeTPCCSettings(b, settings)
+		v.Settings = settingItems(settings)
 	}
 	for _, t := range runs {
-		writeTPCCRunHTML(b, t, pal, !common)
+		v.Details = append(v.Details, newTPCCRunView(t, pal, !common))
 	}
-	b.WriteString("</section>\n")
+	return v
 }
 
-// writeTPCCSettings writes the workload settings as a definition list.
-func writeTPCCSettings(b *strings.Builder, settings map[string]any) {
-	b.WriteString("<dl class=\"config\">\n")
+// tpccRunTable has a row per run: the summary numbers and the checks.
+func tpccRunTable(runs []tpccRun, pal palette) table {
+	t := table{Head: []th{{Text: "policy", Left: true}, {Text: "repetition"}}}
+	for _, c := range tpccRunColumns {
+		t.Head = append(t.Head, th{Text: c.header})
+	}
+	t.Head = append(t.Head, th{Text: "checks", Left: true})
+	for _, run := range runs {
+		r := tr{Cells: []td{swatchCell(pal.color(run.run.Policy), run.run.Policy), numCell(strconv.Itoa(run.run.Repetition), "")}}
+		for _, c := range tpccRunColumns {
+			r.Cells = append(r.Cells, numCell(c.get(run), ""))
+		}
+		r.Cells = append(r.Cells, textCell(run.checksShort()))
+		t.Rows = append(t.Rows, r)
+	}
+	return t
+}
+
+// settingItems lists the workload settings by name.
+func settingItems(settings map[string]any) []item {
 	keys := make([]string, 0, len(settings))
 	for k := range settings {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(b, "<dt>%s</dt><dd>%s</dd>\n", esc(k), esc(fmt.Sprint(settings[k])))
+	items := make([]item, len(keys))
+	for i, k := range keys {
+		items[i] = item{k, fmt.Sprint(settings[k])}
 	}
-	b.WriteString("</dl>\n")
+	return items
 }
 
-// writeTPCCRunHTML writes the details of one run.
-func writeTPCCRunHTML(b *strings.Builder, t tpccRun, pal palette, settings bool) {
-	fmt.Fprintf(b, `<h3><span class="sw" style="background:%s"></span>%s, repetition %d</h3>`+"\n",
-		esc(pal.color(t.run.Policy)), esc(t.run.Policy), t.run.Repetition)
+// newTPCCRunView is the details of run t, with its own settings when
+// settings is true.
+func newTPCCRunView(t tpccRun, pal palette, settings bool) tpccRunView {
+	v := tpccRunView{Color: pal.color(t.run.Policy), Policy: t.run.Policy, Repetition: t.run.Repetition}
 	if t.res == nil {
-		b.WriteString("<p class=\"note\">No TPC-C report in the results.</p>\n")
-		return
+		v.NoReport = true
+		return v
 	}
 	if t.err != nil {
-		fmt.Fprintf(b, "<p><span class=\"warn\">%s</span></p>\n", esc(t.err.Error()))
+		v.Err = t.err.Error()
 	}
-	if f := t.facts(); f != "" {
-		fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(f))
-	}
+	v.Facts = t.facts()
 	if settings && len(t.res.Settings) > 0 {
-		writeTPCCSettings(b, t.res.Settings)
+		v.Settings = settingItems(t.res.Settings)
 	}
-
-	if types := t.res.txnTypes(); len(types) == 0 {
-		b.WriteString("<p class=\"note\">No per-type results.</p>\n")
-	} else {
-		b.WriteString("<div class=\"scroll\"><table class=\"latency\">\n<thead><tr><th class=\"l\">type</th>")
+	if types := t.res.txnTypes(); len(types) > 0 {
+		lat := table{Class: "latency", Head: []th{{Text: "type", Left: true}}}
 		for _, c := range tpccLatencyColumns {
 			h := c.header
 			if c.latency {
 				h += " ms"
 			}
-			fmt.Fprintf(b, "<th>%s</th>", esc(h))
+			lat.Head = append(lat.Head, th{Text: h})
 		}
-		b.WriteString("</tr></thead>\n<tbody>\n")
 		for _, name := range types {
-			fmt.Fprintf(b, `<tr><td class="l">%s</td>`, esc(name))
+			r := tr{Cells: []td{textCell(name)}}
 			for _, c := range tpccLatencyColumns {
-				fmt.Fprintf(b, `<td class="n">%s</td>`, esc(c.get(t.res.Txns[name])))
+				r.Cells = append(r.Cells, numCell(c.get(t.res.Txns[name]), ""))
 			}
-			b.WriteString("</tr>\n")
+			lat.Rows = append(lat.Rows, r)
 		}
-		b.WriteString("</tbody>\n</table></div>\n")
+		v.Latency = &lat
 	}
-
 	sum, failed := t.checks()
-	fmt.Fprintf(b, "<p>Consistency checks: %s", esc(sum))
+	v.Checks = sum
 	if len(failed) > 0 {
-		fmt.Fprintf(b, `<span class="warn">%d not passed</span>`, len(failed))
+		f := table{Class: "checks", Head: []th{{"clause", true}, {"check", true}, {"status", true}, {"detail", true}}}
+		for _, c := range failed {
+			f.Rows = append(f.Rows, tr{Cells: []td{textCell(orDash(c.Clause)), textCell(c.Name), textCell(c.status()), textCell(c.Detail)}})
+		}
+		v.Failed = &f
 	}
-	b.WriteString("</p>\n")
-	if len(failed) == 0 {
-		return
-	}
-	b.WriteString("<div class=\"scroll\"><table class=\"checks\">\n")
-	b.WriteString(`<thead><tr><th class="l">clause</th><th class="l">check</th><th class="l">status</th><th class="l">detail</th></tr></thead>` + "\n<tbody>\n")
-	for _, c := range failed {
-		fmt.Fprintf(b, `<tr><td class="l">%s</td><td class="l">%s</td><td class="l">%s</td><td class="l">%s</td></tr>`+"\n",
-			esc(orDash(c.Clause)), esc(c.Name), esc(c.status()), esc(c.Detail))
-	}
-	b.WriteString("</tbody>\n</table></div>\n")
+	return v
 }

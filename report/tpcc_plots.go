@@ -3,12 +3,13 @@ package report
 import (
 	"math"
 
+	"github.com/decongestant/decongestant/report/chart"
 	"github.com/decongestant/decongestant/results"
 )
 
 // tpccPlot is one per-minute TPC-C plot (the Decongestant paper reports TPC-C
 // per minute: tpmC, and the routed Stock-Level transactions' throughput and P80
-// as the read series, figure 4 a/b). Runs too short to have minutes fall back
+// as the read chart.Series, figure 4 a/b). Runs too short to have minutes fall back
 // to their periods.
 type tpccPlot struct {
 	id     string // file base name and data-plot attribute
@@ -66,21 +67,21 @@ func latencyIfAny(ms float64, ops int64) float64 {
 // start: one per minute, or one per period when the run has no minutes
 // (perMinute false). A period's length is the gap to the previous one; the
 // first is period_s long (or starts at 0).
-func tpccSeries(run *results.Run, cfg results.Config, p tpccPlot) (pts []point, perMinute bool) {
+func tpccSeries(run *results.Run, cfg results.Config, p tpccPlot) (pts []chart.Point, perMinute bool) {
 	if len(run.Minutes) > 0 {
-		pts = make([]point, len(run.Minutes))
+		pts = make([]chart.Point, len(run.Minutes))
 		for i, m := range run.Minutes {
-			pts[i] = point{m.TS / 60, p.minute(m)}
+			pts[i] = chart.Point{X: m.TS / 60, Y: p.minute(m)}
 		}
 		return pts, true
 	}
-	pts = make([]point, len(run.Periods))
+	pts = make([]chart.Point, len(run.Periods))
 	prev := 0.0
 	if len(run.Periods) > 0 && finite(cfg.PeriodS) && cfg.PeriodS > 0 {
 		prev = math.Max(0, run.Periods[0].TS-cfg.PeriodS)
 	}
 	for i, per := range run.Periods {
-		pts[i] = point{per.TS / 60, p.period(per, per.TS-prev)}
+		pts[i] = chart.Point{X: per.TS / 60, Y: p.period(per, per.TS-prev)}
 		prev = per.TS
 	}
 	return pts, false
@@ -89,16 +90,16 @@ func tpccSeries(run *results.Run, cfg results.Config, p tpccPlot) (pts []point, 
 // buildTPCCChart makes plot p for one input: per policy, the main repetition
 // as a solid line and the others lighter, over the warm-up band and the
 // phase switches, like the time-series plots but with x in minutes.
-func buildTPCCChart(p tpccPlot, x Input, pal palette, several bool) *lineChart {
+func buildTPCCChart(p tpccPlot, x Input, pal palette, several bool) *chart.Line {
 	r := x.Results
-	c := &lineChart{
-		id:       p.id,
-		xTitle:   "minute",
-		yTitle:   p.yTitle,
-		xInclude: []float64{0},
-		yInclude: []float64{0},
+	c := &chart.Line{
+		ID:       p.id,
+		XTitle:   "minute",
+		YTitle:   p.yTitle,
+		XInclude: []float64{0},
+		YInclude: []float64{0},
 	}
-	c.bands, c.vlines = runMarks(r.Config, 60)
+	c.Bands, c.VLines = runMarks(r.Config, 60)
 	minutes, periods := 0, 0
 	for _, g := range groupRuns(r) {
 		color := pal.color(g.policy)
@@ -115,39 +116,39 @@ func buildTPCCChart(p tpccPlot, x Input, pal palette, several bool) *lineChart {
 				label += " (no data)"
 			}
 			s := repSeries(g.policy, run, color, k == 0)
-			s.pts = pts
+			s.Points = pts
 			if !perMin {
-				s.tip += ", per period"
+				s.Tip += ", per period"
 			}
-			c.series = append(c.series, s)
+			c.Series = append(c.Series, s)
 		}
-		c.legend = append(c.legend, legendItem{label: label, color: color, shape: noMarker})
+		c.Legend = append(c.Legend, chart.LegendItem{Label: label, Color: color, Shape: chart.NoMarker})
 	}
 	switch {
 	case periods == 0:
-		c.title = p.what + " per minute"
+		c.Title = p.what + " per minute"
 	case minutes == 0:
-		c.title = p.what + " per period (no per-minute data)"
+		c.Title = p.what + " per period (no per-minute data)"
 	default:
-		c.title = p.what + " per minute (per period for runs without per-minute data)"
+		c.Title = p.what + " per minute (per period for runs without per-minute data)"
 	}
 	if several {
-		c.title += " — " + x.Name
+		c.Title += " — " + x.Name
 	}
 	return c
 }
 
 // buildTPCCCharts makes the TPC-C plots by id, one panel per TPC-C input;
 // it returns nil when no input is TPC-C.
-func buildTPCCCharts(in []Input) map[string][]chart {
+func buildTPCCCharts(in []Input) map[string][]chart.Chart {
 	pal := newPalette(in)
-	var out map[string][]chart
+	var out map[string][]chart.Chart
 	for _, x := range in {
 		if !isTPCC(x.Results) {
 			continue
 		}
 		if out == nil {
-			out = map[string][]chart{}
+			out = map[string][]chart.Chart{}
 		}
 		for _, p := range tpccPlots {
 			out[p.id] = append(out[p.id], buildTPCCChart(p, x, pal, len(in) > 1))

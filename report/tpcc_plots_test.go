@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/decongestant/decongestant/internal/svgtest"
 )
 
 // TestTPCCSeries checks the per-minute values against the fixture worked out
@@ -40,11 +42,11 @@ func TestTPCCSeries(t *testing.T) {
 					t.Fatalf("got %d points, want %d", len(pts), len(w))
 				}
 				for k, pt := range pts {
-					if !near(pt.x, wantX[k]) || math.Abs(pt.y-w[k]) > 1e-3 {
+					if !near(pt.X, wantX[k]) || math.Abs(pt.Y-w[k]) > 1e-3 {
 						t.Errorf("point %d = %v, want {%v %v}", k, pt, wantX[k], w[k])
 					}
-					if m := run.Minutes[k]; p.id == "tpmc" && !near(pt.y, float64(m.Ops["NEW_ORDER"])*60/m.LengthS) {
-						t.Errorf("point %d: tpmC %v, want ops*60/length = %v", k, pt.y, float64(m.Ops["NEW_ORDER"])*60/m.LengthS)
+					if m := run.Minutes[k]; p.id == "tpmc" && !near(pt.Y, float64(m.Ops["NEW_ORDER"])*60/m.LengthS) {
+						t.Errorf("point %d: tpmC %v, want ops*60/length = %v", k, pt.Y, float64(m.Ops["NEW_ORDER"])*60/m.LengthS)
 					}
 				}
 			})
@@ -74,22 +76,22 @@ func TestTPCCSeriesPeriods(t *testing.T) {
 	for k, pt := range pts {
 		p := run.Periods[k]
 		want := float64(p.Ops["NEW_ORDER"]) * 60 / lengths[k]
-		if !near(pt.x, p.TS/60) || !near(pt.y, want) {
+		if !near(pt.X, p.TS/60) || !near(pt.Y, want) {
 			t.Errorf("period %d: point %v, want {%v %v}", k, pt, p.TS/60, want)
 		}
 	}
 	// The first two periods hold half of the first minute's 1300 new orders.
-	if !near(pts[0].y, 1300) {
-		t.Errorf("first period tpmC %v, want 1300", pts[0].y)
+	if !near(pts[0].Y, 1300) {
+		t.Errorf("first period tpmC %v, want 1300", pts[0].Y)
 	}
 	c := buildTPCCChart(tpccPlots[0], Input{Name: "short", Results: &r}, newPalette([]Input{{Results: &r}}), false)
-	if !strings.Contains(c.title, "per period (no per-minute data)") {
-		t.Errorf("title %q does not say it falls back to periods", c.title)
+	if !strings.Contains(c.Title, "per period (no per-minute data)") {
+		t.Errorf("title %q does not say it falls back to periods", c.Title)
 	}
 	r.Runs[1].Minutes = x.Results.Runs[1].Minutes
 	c = buildTPCCChart(tpccPlots[0], Input{Name: "mixed", Results: &r}, newPalette([]Input{{Results: &r}}), false)
-	if !strings.Contains(c.title, "per period for runs without per-minute data") {
-		t.Errorf("title %q does not say some runs fall back to periods", c.title)
+	if !strings.Contains(c.Title, "per period for runs without per-minute data") {
+		t.Errorf("title %q does not say some runs fall back to periods", c.Title)
 	}
 }
 
@@ -138,7 +140,7 @@ func TestWritePlotsTPCC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkSVG(t, string(data))
+		svgtest.Check(t, string(data))
 		if i < len(plotFiles) {
 			continue
 		}

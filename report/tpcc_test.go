@@ -2,9 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/xml"
-	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/decongestant/decongestant/internal/svgtest"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -49,41 +47,9 @@ func tpccSections(t *testing.T, page string) []string {
 	t.Helper()
 	secs := sectionRE.FindAllString(page, -1)
 	for _, s := range secs {
-		checkWellFormed(t, s, nil)
+		svgtest.WellFormed(t, s, nil)
 	}
 	return secs
-}
-
-// checkWellFormed parses s as one XML element (strict mode), calling visit
-// (when not nil) for every start element with its depth (0 = the root).
-func checkWellFormed(t *testing.T, s string, visit func(e xml.StartElement, depth int)) {
-	t.Helper()
-	dec := xml.NewDecoder(strings.NewReader(s))
-	depth, roots := 0, 0
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("not well-formed XML: %v\n%.2000s", err, s)
-		}
-		switch e := tok.(type) {
-		case xml.StartElement:
-			if depth == 0 {
-				roots++
-			}
-			if visit != nil {
-				visit(e, depth)
-			}
-			depth++
-		case xml.EndElement:
-			depth--
-		}
-	}
-	if roots != 1 || depth != 0 {
-		t.Errorf("got %d root elements (depth %d at the end), want 1 closed element", roots, depth)
-	}
 }
 
 func TestTPCCTextGolden(t *testing.T) {
@@ -115,7 +81,7 @@ func TestTPCCHTMLGolden(t *testing.T) {
 			t.Fatalf("%s: got %d plots, want 1", p.id, len(svgs))
 		}
 		svg := svgs[0]
-		checkSVG(t, svg)
+		svgtest.Check(t, svg)
 		if got := strings.Count(svg, `<path class="`+classMain+`"`); got != 2 {
 			t.Errorf("%s: %d main lines, want 2 (one per policy)", p.id, got)
 		}
@@ -296,7 +262,7 @@ func TestTPCCMissingOrPartial(t *testing.T) {
 				t.Errorf("got %d TPC-C sections, want 1", n)
 			}
 			for _, svg := range svgRE.FindAllString(page, -1) {
-				checkSVG(t, svg)
+				svgtest.Check(t, svg)
 			}
 			dir := t.TempDir()
 			paths, err := WritePlots(dir, in)
@@ -311,7 +277,7 @@ func TestTPCCMissingOrPartial(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkSVG(t, string(data))
+				svgtest.Check(t, string(data))
 			}
 		})
 	}
@@ -369,7 +335,7 @@ func TestTPCCEscapes(t *testing.T) {
 		t.Errorf("escaped string found %d times in the section, want at least 6", n)
 	}
 	for _, svg := range svgRE.FindAllString(page, -1) {
-		checkSVG(t, svg)
+		svgtest.Check(t, svg)
 	}
 	text := writeText(t, in)
 	_, section, _ := strings.Cut(text, "\nTPC-C: ")

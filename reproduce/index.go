@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/decongestant/decongestant/report"
+	"github.com/decongestant/decongestant/report/chart"
 )
 
 // Entry is one figure in an index of reproductions.
@@ -163,7 +163,7 @@ func verdictClass(v string) string {
 var stripColors = map[string]string{"agree": "#1d6b2a", "partial": "#b07a00", "disagree": "#b00020", "open": "#2a4d8f", "none": "#888888"}
 
 // claimStrip draws the claim's band, the paper's number and ours on one
-// axis (report.ClaimStripSVG); nothing for a claim not measured.
+// axis (chart.ClaimStrip); nothing for a claim not measured.
 func claimStrip(r Row) template.HTML {
 	if r.Estimate == nil {
 		return ""
@@ -175,9 +175,8 @@ func claimStrip(r Row) template.HTML {
 		return *p
 	}
 	lo, hi := r.Estimate.Interval()
-	svg := report.ClaimStripSVG(report.ClaimStrip{BandLo: or(r.BandLow, math.Inf(-1)), BandHi: or(r.BandHigh, math.Inf(1)),
-		Paper: or(r.PaperValue, math.NaN()), Mean: r.Estimate.V, Lo: lo, Hi: hi, Color: stripColors[verdictClass(r.Verdict)]})
-	return template.HTML(svg) // built from numbers by report, its text escaped there
+	return chart.ClaimStrip{BandLo: or(r.BandLow, math.Inf(-1)), BandHi: or(r.BandHigh, math.Inf(1)),
+		Paper: or(r.PaperValue, math.NaN()), Mean: r.Estimate.V, Lo: lo, Hi: hi, Color: stripColors[verdictClass(r.Verdict)]}.HTML()
 }
 
 var indexPage = template.Must(template.New("index").Funcs(template.FuncMap{

@@ -1,11 +1,11 @@
-package report
+package chart
 
 import (
-	"encoding/xml"
 	"math"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/decongestant/decongestant/internal/svgtest"
 )
 
 func TestNiceAxis(t *testing.T) {
@@ -78,6 +78,14 @@ func checkAxis(t *testing.T, a axis) {
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
+// nearOrNaN is near, with NaN equal to NaN (a value that is not there).
+func nearOrNaN(a, b float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b)
+	}
+	return near(a, b)
+}
+
 func TestAxisLabel(t *testing.T) {
 	tests := []struct {
 		lo, hi float64
@@ -120,37 +128,37 @@ func TestNum(t *testing.T) {
 // XML with finite coordinates.
 func TestChartDegenerate(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
-	line := func(pts ...point) *lineChart {
-		return &lineChart{id: "x", title: "t", xTitle: "x (s)", yTitle: "y (ms)",
-			series: []series{{class: classMain, color: "#000", width: 2, pts: pts}},
-			legend: []legendItem{{label: "p", color: "#000", shape: noMarker}}}
+	line := func(pts ...Point) *Line {
+		return &Line{ID: "x", Title: "t", XTitle: "x (s)", YTitle: "y (ms)",
+			Series: []Series{{Class: "s-main", Color: "#000", Width: 2, Points: pts}},
+			Legend: []LegendItem{{Label: "p", Color: "#000", Shape: NoMarker}}}
 	}
 	tests := []struct {
 		name     string
-		c        chart
+		c        Chart
 		wantDots int // circles drawn for points; -1 to skip the check
 		noData   bool
 	}{
-		{"no series", &lineChart{id: "x", title: "empty"}, 0, true},
+		{"no series", &Line{ID: "x", Title: "empty"}, 0, true},
 		{"no points", line(), 0, true},
-		{"single point", line(point{10, 5}), 1, false},
-		{"all zero", line(point{0, 0}, point{10, 0}, point{20, 0}), 3, false},
-		{"non-finite values", line(point{0, nan}, point{10, 3}, point{20, inf}, point{30, 4}, point{nan, 1}), 2, false},
-		{"only non-finite", line(point{nan, nan}, point{inf, 1}), 0, true},
-		{"huge", line(point{0, 1e300}, point{1, -1e300}), 2, false},
-		{"band vline hline without data", &lineChart{id: "x", bands: []band{{0, 10, "warm-up"}},
-			vlines: []vline{{30, "phase"}, {nan, "bad"}}, hlines: []hline{{500, "bound"}, {inf, "bad"}}}, 0, true},
-		{"scatter empty", &scatterChart{id: "s"}, -1, true},
-		{"scatter zero point", &scatterChart{id: "s", points: []scatterPoint{{label: "a", color: "#000"}}}, -1, false},
-		{"scatter non-finite", &scatterChart{id: "s", points: []scatterPoint{
-			{x: nan, y: 1, label: "nan"}, {x: 1, y: 2, xErr: inf, yErr: nan, label: "ok"}}}, -1, false},
-		{"scatter same labels", &scatterChart{id: "s", points: []scatterPoint{
-			{x: 0, y: 100, label: "a"}, {x: 0, y: 100, label: "b"}, {x: 0, y: 100, label: "c"}}}, -1, false},
+		{"single point", line(Point{10, 5}), 1, false},
+		{"all zero", line(Point{0, 0}, Point{10, 0}, Point{20, 0}), 3, false},
+		{"non-finite values", line(Point{0, nan}, Point{10, 3}, Point{20, inf}, Point{30, 4}, Point{nan, 1}), 2, false},
+		{"only non-finite", line(Point{nan, nan}, Point{inf, 1}), 0, true},
+		{"huge", line(Point{0, 1e300}, Point{1, -1e300}), 2, false},
+		{"band vline hline without data", &Line{ID: "x", Bands: []Band{{0, 10, "warm-up"}},
+			VLines: []VLine{{30, "phase"}, {nan, "bad"}}, HLines: []HLine{{500, "bound"}, {inf, "bad"}}}, 0, true},
+		{"scatter empty", &Scatter{ID: "s"}, -1, true},
+		{"scatter zero point", &Scatter{ID: "s", Points: []ScatterPoint{{Label: "a", Color: "#000"}}}, -1, false},
+		{"scatter non-finite", &Scatter{ID: "s", Points: []ScatterPoint{
+			{X: nan, Y: 1, Label: "nan"}, {X: 1, Y: 2, XErr: inf, YErr: nan, Label: "ok"}}}, -1, false},
+		{"scatter same labels", &Scatter{ID: "s", Points: []ScatterPoint{
+			{X: 0, Y: 100, Label: "a"}, {X: 0, Y: 100, Label: "b"}, {X: 0, Y: 100, Label: "c"}}}, -1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			svg := renderSVG([]chart{tt.c})
-			checkSVG(t, svg)
+			svg := svgDocument([]Chart{tt.c})
+			svgtest.Check(t, svg)
 			if got := strings.Contains(svg, ">no data<"); got != tt.noData {
 				t.Errorf("no data note = %v, want %v", got, tt.noData)
 			}
@@ -181,9 +189,9 @@ func TestLineChartHeadroom(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &lineChart{yInclude: tt.include, series: []series{{}}}
+			c := &Line{YInclude: tt.include, Series: []Series{{}}}
 			for i, y := range tt.ys {
-				c.series[0].pts = append(c.series[0].pts, point{float64(i), y})
+				c.Series[0].Points = append(c.Series[0].Points, Point{float64(i), y})
 			}
 			if _, ya, _ := c.axes(); !near(ya.hi, tt.wantYMax) {
 				t.Errorf("y axis %v..%v step %v, want top %v", ya.lo, ya.hi, ya.step, tt.wantYMax)
@@ -192,31 +200,53 @@ func TestLineChartHeadroom(t *testing.T) {
 	}
 }
 
-// TestChartEscapes checks that strings from the data cannot inject markup.
+// TestChartEscapes checks that strings from the data cannot inject markup:
+// every string a chart draws (titles, labels, tooltips, classes, colours)
+// comes out escaped, in text and in attributes, and the SVG stays
+// well-formed, control characters included.
 func TestChartEscapes(t *testing.T) {
-	evil := `<script>alert("x")</script>&` + "\x01"
-	c := &lineChart{id: evil, title: evil, xTitle: evil, yTitle: evil,
-		series: []series{{class: evil, tip: evil, color: `"red`, width: 1, pts: []point{{0, 1}}}},
-		legend: []legendItem{{label: evil, color: "#000", shape: noMarker}},
-		vlines: []vline{{1, evil}}, hlines: []hline{{1, evil}}, bands: []band{{0, 1, evil}}}
-	s := &scatterChart{id: evil, title: evil, points: []scatterPoint{{x: 1, y: 1, label: evil, tip: evil, color: evil}},
-		legend: []legendItem{{label: evil, color: evil, shape: diamond}}}
-	for _, ch := range []chart{c, s} {
-		svg := renderSVG([]chart{ch})
-		checkSVG(t, svg)
-		if strings.Contains(svg, "<script") {
-			t.Errorf("unescaped <script in:\n%s", svg)
-		}
+	const raw = `t<&"'x`
+	const escaped = `t&lt;&amp;&#34;&#39;x`
+	evil := raw + "\x01"
+	bar := []Bar{{V: 1, OK: true, Tip: evil}, {Absent: evil}}
+	tests := []struct {
+		name string
+		svg  string
+		min  int // strings set: each must appear escaped at least once
+	}{
+		{"line", svgDocument([]Chart{&Line{ID: evil, Title: evil, XTitle: evil, YTitle: evil,
+			Series: []Series{{Class: evil, Tip: evil, Color: evil, Width: 1, Points: []Point{{0, 1}, {1, 2}},
+				Bars: []ErrBar{{X: 0, Lo: 0, Hi: 2}}}, {Class: evil, Tip: evil, Color: evil, Points: []Point{{0, 1}}, Base: []float64{0}}},
+			Legend: []LegendItem{{Label: evil, Color: evil, Shape: NoMarker}, {Label: evil, Color: evil, Shape: Square}},
+			VLines: []VLine{{1, evil}}, HLines: []HLine{{1, evil}}, Bands: []Band{{0, 1, evil}}}}), 17},
+		{"scatter", svgDocument([]Chart{&Scatter{ID: evil, Title: evil, XTitle: evil, YTitle: evil,
+			Points: []ScatterPoint{{X: 1, Y: 1, XErr: 1, YErr: 1, Label: evil, Tip: evil, Color: evil, Shape: triangle}},
+			Legend: []LegendItem{{Label: evil, Color: evil, Shape: diamond}}, Bounds: []VLine{{1, evil}}}}), 10},
+		{"empty scatter", svgDocument([]Chart{&Scatter{ID: evil, Empty: evil}}), 2},
+		{"bars", svgDocument([]Chart{&Bars{ID: evil, Title: evil, XTitle: evil, YTitle: evil, Groups: []string{evil, evil},
+			Series: []BarSeries{{Name: evil, Color: evil, Values: bar}}}}), 10},
+		{"claim strip", string(ClaimStrip{BandLo: 1, BandHi: 2, Paper: 1.5, Mean: 1, Lo: 0.5, Hi: 1.5, Color: evil}.HTML()), 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			svgtest.Check(t, strings.TrimPrefix(tt.svg, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"))
+			if strings.Contains(tt.svg, raw) || strings.Contains(tt.svg, "\x01") {
+				t.Errorf("unescaped string in:\n%s", tt.svg)
+			}
+			if n := strings.Count(tt.svg, escaped); n < tt.min {
+				t.Errorf("%d escaped strings, want at least %d, in:\n%s", n, tt.min, tt.svg)
+			}
+		})
 	}
 }
 
 // TestRenderSVGStacked checks that several charts nest in one document whose
 // height is the sum of theirs.
 func TestRenderSVGStacked(t *testing.T) {
-	a := &lineChart{id: "a", series: []series{{class: classMain, pts: []point{{0, 1}, {1, 2}}}}}
-	b := &scatterChart{id: "b", points: []scatterPoint{{x: 1, y: 1, label: "p"}}}
-	svg := renderSVG([]chart{a, b})
-	checkSVG(t, svg)
+	a := &Line{ID: "a", Series: []Series{{Class: "s-main", Points: []Point{{0, 1}, {1, 2}}}}}
+	b := &Scatter{ID: "b", Points: []ScatterPoint{{X: 1, Y: 1, Label: "p"}}}
+	svg := svgDocument([]Chart{a, b})
+	svgtest.Check(t, svg)
 	want := `height="` + num(a.height()+b.height()) + `"`
 	if !strings.Contains(svg, want) {
 		t.Errorf("stacked SVG lacks outer %s", want)
@@ -226,52 +256,24 @@ func TestRenderSVGStacked(t *testing.T) {
 	}
 }
 
-// coordAttrs are the attributes that must hold finite numbers.
-var coordAttrs = map[string]bool{
-	"x": true, "y": true, "x1": true, "y1": true, "x2": true, "y2": true, "cx": true, "cy": true,
-	"r": true, "width": true, "height": true, "stroke-width": true, "stroke-opacity": true, "fill-opacity": true,
-}
-
-// checkSVG parses svg as XML and checks that coordinates are finite numbers
-// and that no NaN or Inf leaked into paths or transforms.
-func checkSVG(t *testing.T, svg string) {
-	t.Helper()
-	checkWellFormed(t, svg, func(e xml.StartElement, depth int) {
-		if depth == 0 && e.Name.Local != "svg" {
-			t.Errorf("root element %q, want svg", e.Name.Local)
-		}
-		for _, a := range e.Attr {
-			if coordAttrs[a.Name.Local] {
-				if v, err := strconv.ParseFloat(a.Value, 64); err != nil || !finite(v) {
-					t.Errorf("<%s %s=%q>: not a finite number", e.Name.Local, a.Name.Local, a.Value)
-				}
-			}
-			if (a.Name.Local == "d" || a.Name.Local == "transform" || a.Name.Local == "viewBox") &&
-				(strings.Contains(a.Value, "NaN") || strings.Contains(a.Value, "Inf")) {
-				t.Errorf("<%s %s=%q>: non-finite number", e.Name.Local, a.Name.Local, a.Value)
-			}
-		}
-	})
-}
-
 // TestFrameProjection checks that data map onto the plotting area: axis ends
 // on its edges, a value in the middle in the middle.
 func TestFrameProjection(t *testing.T) {
-	f := newFrame(niceAxis(0, 60, 8), niceAxis(0, 100, 6), []legendItem{{label: "p", shape: noMarker}})
+	f := newFrame(niceAxis(0, 60, 8), niceAxis(0, 100, 6), []LegendItem{{Label: "p", Shape: NoMarker}})
 	for _, tt := range []struct {
-		p            point
+		p            Point
 		wantX, wantY float64
 	}{
-		{point{0, 0}, f.left, f.bottom},
-		{point{60, 100}, f.right, f.top},
-		{point{30, 50}, (f.left + f.right) / 2, (f.top + f.bottom) / 2},
+		{Point{0, 0}, f.left, f.bottom},
+		{Point{60, 100}, f.right, f.top},
+		{Point{30, 50}, (f.left + f.right) / 2, (f.top + f.bottom) / 2},
 	} {
 		x, y, ok := f.project(tt.p)
 		if !ok || !near(x, tt.wantX) || !near(y, tt.wantY) {
 			t.Errorf("project(%v) = %v, %v, %v; want %v, %v", tt.p, x, y, ok, tt.wantX, tt.wantY)
 		}
 	}
-	if _, _, ok := f.project(point{math.NaN(), 1}); ok {
+	if _, _, ok := f.project(Point{math.NaN(), 1}); ok {
 		t.Error("NaN projected")
 	}
 	if f.bottom-f.top != plotHeight || f.right-f.left < 600 {
@@ -286,10 +288,10 @@ func TestBoundFarAboveDataIsLabelledNotScaled(t *testing.T) {
 		bound    float64
 		offScale bool
 	}{{10000, true}, {300, false}} {
-		c := &lineChart{id: "st", yInclude: []float64{0}, series: []series{{}},
-			hlines: []hline{{tt.bound, "bound"}}}
+		c := &Line{ID: "st", YInclude: []float64{0}, Series: []Series{{}},
+			HLines: []HLine{{tt.bound, "bound"}}}
 		for i, y := range []float64{20, 90, 110} {
-			c.series[0].pts = append(c.series[0].pts, point{float64(i), y})
+			c.Series[0].Points = append(c.Series[0].Points, Point{float64(i), y})
 		}
 		_, ya, _ := c.axes()
 		if tt.offScale != (ya.hi < tt.bound) {

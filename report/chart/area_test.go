@@ -1,16 +1,18 @@
-package report
+package chart
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/decongestant/decongestant/internal/svgtest"
 )
 
 // TestStackSeries: each band starts where the one below ends; a value
 // missing in some series counts as 0, missing in all is a gap.
 func TestStackSeries(t *testing.T) {
 	nan := math.NaN()
-	tops, bases := stackSeries([][]float64{{10, nan, nan, 30}, {90, 50, nan, 70}})
+	tops, bases := Stack([][]float64{{10, nan, nan, 30}, {90, 50, nan, 70}})
 	want := []struct{ tops, bases []float64 }{
 		{[]float64{10, 0, nan, 30}, []float64{0, 0, nan, 0}},
 		{[]float64{100, 50, nan, 100}, []float64{10, 0, nan, 30}},
@@ -22,7 +24,7 @@ func TestStackSeries(t *testing.T) {
 			}
 		}
 	}
-	if tops, bases := stackSeries(nil); tops != nil || bases != nil {
+	if tops, bases := Stack(nil); tops != nil || bases != nil {
 		t.Error("no series: want no bands")
 	}
 }
@@ -33,13 +35,13 @@ func TestStackSeries(t *testing.T) {
 // before the warm-up band, which stays visible over them.
 func TestWriteArea(t *testing.T) {
 	nan := math.NaN()
-	pts := []point{{10, 50}, {20, 100.1}, {30, nan}, {40, 60}, {50, nan}, {60, 40}, {70, 40}}
-	c := &lineChart{id: "a", yInclude: []float64{0, 100}, yCap: 100, bands: []band{{x0: 0, x1: 15, label: "warm-up"}},
-		series: []series{{class: "area", color: "#123456", pts: pts, base: []float64{0, 0, 0, 0, 0, 0, 0}}}}
+	pts := []Point{{10, 50}, {20, 100.1}, {30, nan}, {40, 60}, {50, nan}, {60, 40}, {70, 40}}
+	c := &Line{ID: "a", YInclude: []float64{0, 100}, YCap: 100, Bands: []Band{{X0: 0, X1: 15, Label: "warm-up"}},
+		Series: []Series{{Class: "area", Color: "#123456", Points: pts, Base: []float64{0, 0, 0, 0, 0, 0, 0}}}}
 	var b strings.Builder
 	c.render(&b, 0, 0, true)
 	svg := b.String()
-	checkSVG(t, svg)
+	svgtest.Check(t, svg)
 	if got := strings.Count(svg, `<path class="area"`); got != 2 {
 		t.Errorf("%d filled runs, want 2 (10-20 and 60-70)", got)
 	}

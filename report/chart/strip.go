@@ -1,7 +1,8 @@
-package report
+package chart
 
 import (
 	"fmt"
+	"html/template"
 	"math"
 	"strings"
 )
@@ -10,7 +11,8 @@ import (
 // claim allows (a shaded band, open to one side for "above" or "below"),
 // the paper's number when it gives one (a diamond), and ours, the mean (a
 // dot) with its 95 % interval (a line). reproduce's index draws one beside
-// every judged claim.
+// every judged claim. Unlike the charts, it is drawn small and inline, for a
+// table cell.
 type ClaimStrip struct {
 	// BandLo and BandHi bound the values the claim allows; ±Inf is open.
 	BandLo, BandHi float64
@@ -30,8 +32,14 @@ const (
 	paperColor     = "#6a3d9a"
 )
 
-// ClaimStripSVG returns the strip as an inline SVG element.
-func ClaimStripSVG(s ClaimStrip) string {
+// HTML returns the strip as an inline <svg> element, or "" when it has
+// nothing to draw (no finite value). Its text is escaped, so it is safe to
+// embed as is.
+func (s ClaimStrip) HTML() template.HTML {
+	return template.HTML(s.svg())
+}
+
+func (s ClaimStrip) svg() string {
 	vals := []float64{s.BandLo, s.BandHi, s.Paper}
 	if finite(s.Mean) {
 		vals = append(vals, s.Mean, s.Lo, s.Hi)

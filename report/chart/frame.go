@@ -1,4 +1,4 @@
-package report
+package chart
 
 import (
 	"fmt"
@@ -23,21 +23,21 @@ const (
 	markerMax = 24
 )
 
-// frame is the geometry shared by both chart kinds: the plotting area in
+// frame is the geometry shared by the chart kinds: the plotting area in
 // pixels and the axes mapping data to it.
 type frame struct {
 	h                        float64
 	left, top, right, bottom float64
-	x, y                     axis
-	legendPos                []point
+	xa, ya                   axis
+	legendPos                []Point
 	// emptyNote replaces "no data" on a chart without data.
 	emptyNote string
 }
 
 // newFrame lays out a chart: title, then the legend rows, then the plot, with
 // a left margin wide enough for the y tick labels.
-func newFrame(x, y axis, legend []legendItem) *frame {
-	f := &frame{x: x, y: y}
+func newFrame(x, y axis, legend []LegendItem) *frame {
+	f := &frame{xa: x, ya: y}
 	maxLabel := 0.0
 	for _, t := range y.ticks {
 		maxLabel = math.Max(maxLabel, textWidth(y.label(t), tickFontSize))
@@ -54,19 +54,19 @@ func newFrame(x, y axis, legend []legendItem) *frame {
 }
 
 func (f *frame) px(v float64) float64 {
-	return f.left + (v-f.x.lo)/(f.x.hi-f.x.lo)*(f.right-f.left)
+	return f.left + (v-f.xa.lo)/(f.xa.hi-f.xa.lo)*(f.right-f.left)
 }
 
 func (f *frame) py(v float64) float64 {
-	return f.bottom - (v-f.y.lo)/(f.y.hi-f.y.lo)*(f.bottom-f.top)
+	return f.bottom - (v-f.ya.lo)/(f.ya.hi-f.ya.lo)*(f.bottom-f.top)
 }
 
 // project maps a data point to pixels; ok is false when it cannot be drawn.
-func (f *frame) project(p point) (float64, float64, bool) {
-	if !finite(p.x) || !finite(p.y) {
+func (f *frame) project(p Point) (float64, float64, bool) {
+	if !finite(p.X) || !finite(p.Y) {
 		return 0, 0, false
 	}
-	x, y := f.px(p.x), f.py(p.y)
+	x, y := f.px(p.X), f.py(p.Y)
 	return x, y, finite(x) && finite(y)
 }
 
@@ -86,21 +86,21 @@ func (f *frame) open(b *strings.Builder, id, title string, x, y float64, standal
 // grid writes the grid lines, tick labels, axis lines and axis titles.
 func (f *frame) grid(b *strings.Builder, xTitle, yTitle string) {
 	b.WriteString(`<g class="grid" stroke="#e4e4e4" stroke-width="1">` + "\n")
-	for _, t := range f.y.ticks {
+	for _, t := range f.ya.ticks {
 		y := f.py(t)
 		fmt.Fprintf(b, `<line x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", num(f.left), num(y), num(f.right), num(y))
 	}
-	for _, t := range f.x.ticks {
+	for _, t := range f.xa.ticks {
 		x := f.px(t)
 		fmt.Fprintf(b, `<line x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", num(x), num(f.top), num(x), num(f.bottom))
 	}
 	b.WriteString("</g>\n")
 	fmt.Fprintf(b, `<g class="ticks" font-size="%s" fill="#444">`+"\n", num(tickFontSize))
-	for _, t := range f.y.ticks {
-		fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="end">%s</text>`+"\n", num(f.left-6), num(f.py(t)+4), esc(f.y.label(t)))
+	for _, t := range f.ya.ticks {
+		fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="end">%s</text>`+"\n", num(f.left-6), num(f.py(t)+4), esc(f.ya.label(t)))
 	}
-	for _, t := range f.x.ticks {
-		fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", num(f.px(t)), num(f.bottom+16), esc(f.x.label(t)))
+	for _, t := range f.xa.ticks {
+		fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", num(f.px(t)), num(f.bottom+16), esc(f.xa.label(t)))
 	}
 	b.WriteString("</g>\n")
 	fmt.Fprintf(b, `<path d="M%s %sV%sH%s" fill="none" stroke="#888" stroke-width="1"/>`+"\n",
@@ -114,7 +114,7 @@ func (f *frame) grid(b *strings.Builder, xTitle, yTitle string) {
 
 // close ends the <svg> element open started: the "no data" note when there
 // is no data, then the legend over everything.
-func (f *frame) close(b *strings.Builder, hasData bool, legend []legendItem) {
+func (f *frame) close(b *strings.Builder, hasData bool, legend []LegendItem) {
 	if !hasData {
 		f.noData(b)
 	}

@@ -1,4 +1,4 @@
-package report
+package chart
 
 import (
 	"fmt"
@@ -7,13 +7,13 @@ import (
 )
 
 // Stacked areas: a series with a base is drawn as the band between its
-// base and its points, filled in its colour (stackSeries builds the bands).
+// base and its points, filled in its colour (Stack builds the bands).
 
-// stackSeries stacks the values of several series, given per series and
+// Stack stacks the values of several series, given per series and
 // per x: each band's base is the top of the band below it (the first
 // starts at 0). Where every series lacks a value the stack has a gap (NaN);
 // where only some do, they count as 0.
-func stackSeries(values [][]float64) (tops, bases [][]float64) {
+func Stack(values [][]float64) (tops, bases [][]float64) {
 	if len(values) == 0 {
 		return nil, nil
 	}
@@ -43,37 +43,37 @@ func stackSeries(values [][]float64) (tops, bases [][]float64) {
 	return tops, bases
 }
 
-// writeArea draws series s as the band between s.base and its points: a
+// writeArea draws series s as the band between s.Base and its points: a
 // filled <path> per run of points that can be drawn (a gap splits it), with
 // a thin white outline between neighbouring bands. A run of a single point
 // is drawn as a short vertical bar.
-func writeArea(b *strings.Builder, f *frame, s series) {
-	var top, bottom []point
+func writeArea(b *strings.Builder, f *frame, s Series) {
+	var top, bottom []Point
 	flush := func() {
 		writeAreaRun(b, s, top, bottom)
 		top, bottom = top[:0], bottom[:0]
 	}
-	for k, p := range s.pts {
+	for k, p := range s.Points {
 		x, yt, ok1 := f.project(p)
-		_, yb, ok2 := f.project(point{p.x, s.base[k]})
+		_, yb, ok2 := f.project(Point{p.X, s.Base[k]})
 		if !ok1 || !ok2 {
 			flush()
 			continue
 		}
-		top, bottom = append(top, point{x, yt}), append(bottom, point{x, yb})
+		top, bottom = append(top, Point{x, yt}), append(bottom, Point{x, yb})
 	}
 	flush()
 }
 
 // writeAreaRun draws one run of a band from its top and bottom edges, in
 // pixels.
-func writeAreaRun(b *strings.Builder, s series, top, bottom []point) {
+func writeAreaRun(b *strings.Builder, s Series, top, bottom []Point) {
 	switch len(top) {
 	case 0:
 		return
 	case 1:
 		fmt.Fprintf(b, `<line class="%s" x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="8"><title>%s</title></line>`+"\n",
-			esc(s.class), num(top[0].x), num(top[0].y), num(bottom[0].x), num(bottom[0].y), esc(s.color), esc(s.tip))
+			esc(s.Class), num(top[0].X), num(top[0].Y), num(bottom[0].X), num(bottom[0].Y), esc(s.Color), esc(s.Tip))
 		return
 	}
 	var d strings.Builder
@@ -82,11 +82,11 @@ func writeAreaRun(b *strings.Builder, s series, top, bottom []point) {
 		if i == 0 {
 			cmd = "M"
 		}
-		d.WriteString(cmd + num(p.x) + " " + num(p.y))
+		d.WriteString(cmd + num(p.X) + " " + num(p.Y))
 	}
 	for i := len(bottom) - 1; i >= 0; i-- {
-		d.WriteString("L" + num(bottom[i].x) + " " + num(bottom[i].y))
+		d.WriteString("L" + num(bottom[i].X) + " " + num(bottom[i].Y))
 	}
 	fmt.Fprintf(b, `<path class="%s" d="%sZ" fill="%s" fill-opacity="0.85" stroke="#ffffff" stroke-width="0.8" stroke-linejoin="round"><title>%s</title></path>`+"\n",
-		esc(s.class), d.String(), esc(s.color), esc(s.tip))
+		esc(s.Class), d.String(), esc(s.Color), esc(s.Tip))
 }

@@ -1,4 +1,4 @@
-package report
+package chart
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/decongestant/decongestant/internal/svgtest"
 )
 
 var (
@@ -39,18 +41,18 @@ func drawnBars(t *testing.T, svg string) []drawnBar {
 // group's slot, heights in proportion to the values from a shared base,
 // error bars spanning the spread, and absent values labelled, not drawn.
 func TestBarChart(t *testing.T) {
-	c := &barChart{id: "bars", title: "Read latency", xTitle: "(w, rc)", yTitle: "ms",
-		groups: []string{"w:1\nrc:local", "w:1\nrc:linearizable", "w:majority\nrc:local"},
-		series: []barSeries{
-			{name: "primary", color: "#e15759", values: []barValue{
-				{v: 2, lo: 1, hi: 3, ok: true, tip: "p1"}, {v: 8, lo: 8, hi: 8, ok: true, tip: "p2"}, {v: 4, lo: 3, hi: 6, ok: true, tip: "p3"}}},
-			{name: "secondary", color: "#59a14f", values: []barValue{
-				{v: 1, lo: 0.5, hi: 1.5, ok: true, tip: "s1"}, {absent: "n/a"}, {v: 0, ok: true, tip: "s3"}}},
+	c := &Bars{ID: "bars", Title: "Read latency", XTitle: "(w, rc)", YTitle: "ms",
+		Groups: []string{"w:1\nrc:local", "w:1\nrc:linearizable", "w:majority\nrc:local"},
+		Series: []BarSeries{
+			{Name: "primary", Color: "#e15759", Values: []Bar{
+				{V: 2, Lo: 1, Hi: 3, OK: true, Tip: "p1"}, {V: 8, Lo: 8, Hi: 8, OK: true, Tip: "p2"}, {V: 4, Lo: 3, Hi: 6, OK: true, Tip: "p3"}}},
+			{Name: "secondary", Color: "#59a14f", Values: []Bar{
+				{V: 1, Lo: 0.5, Hi: 1.5, OK: true, Tip: "s1"}, {Absent: "n/a"}, {V: 0, OK: true, Tip: "s3"}}},
 		}}
 	var b strings.Builder
 	c.render(&b, 0, 0, true)
 	svg := b.String()
-	checkSVG(t, svg)
+	svgtest.Check(t, svg)
 	bars := drawnBars(t, svg)
 	if len(bars) != 5 {
 		t.Fatalf("%d bars, want 5 (one absent):\n%s", len(bars), svg)
@@ -80,7 +82,7 @@ func TestBarChart(t *testing.T) {
 	if !(p1.x < s1.x && s1.x < p2.x && p2.x < p3.x && p3.x < s3.x) {
 		t.Errorf("bar order: p1 %v s1 %v p2 %v p3 %v s3 %v", p1.x, s1.x, p2.x, p3.x, s3.x)
 	}
-	// Error bars only where lo < hi: p1, p3, s1; p1's spans 1..3 around 2.
+	// Error bars only where lo < Hi: p1, p3, s1; p1's spans 1..3 around 2.
 	ebs := errbarRE.FindAllStringSubmatch(svg, -1)
 	if len(ebs) != 3 {
 		t.Fatalf("%d error bars, want 3", len(ebs))
@@ -103,15 +105,15 @@ func TestBarChart(t *testing.T) {
 // TestBarChartAxis: the y axis covers the bars and their error bars, and
 // a chart without a present value says so.
 func TestBarChartAxis(t *testing.T) {
-	c := &barChart{groups: []string{"a"}, series: []barSeries{{name: "x", color: "#000", values: []barValue{{v: 10, lo: 5, hi: 47, ok: true}}}}}
+	c := &Bars{Groups: []string{"a"}, Series: []BarSeries{{Name: "x", Color: "#000", Values: []Bar{{V: 10, Lo: 5, Hi: 47, OK: true}}}}}
 	ya, has := c.yAxis()
 	if !has || ya.lo != 0 || ya.hi < 47 {
 		t.Errorf("axis %v..%v (data %v)", ya.lo, ya.hi, has)
 	}
-	empty := &barChart{groups: []string{"a", "b"}, series: []barSeries{{name: "x", values: []barValue{{absent: "n/a"}, {}}}}}
+	empty := &Bars{Groups: []string{"a", "b"}, Series: []BarSeries{{Name: "x", Values: []Bar{{Absent: "n/a"}, {}}}}}
 	var b strings.Builder
 	empty.render(&b, 0, 0, true)
-	checkSVG(t, b.String())
+	svgtest.Check(t, b.String())
 	if !strings.Contains(b.String(), ">no data</text>") || strings.Contains(b.String(), `class="bar"`) {
 		t.Errorf("empty chart:\n%s", b.String())
 	}

@@ -1,4 +1,4 @@
-package report
+package chart
 
 import (
 	"encoding/xml"
@@ -6,9 +6,19 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 const fontFamily = "system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif"
+
+// finite reports whether v is neither NaN nor infinite.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// textWidth estimates the rendered width in pixels of s in a sans-serif font
+// of the given size; good enough to lay out legends and margins.
+func textWidth(s string, size float64) float64 {
+	return float64(utf8.RuneCountInString(s)) * size * 0.6
+}
 
 // num formats a pixel coordinate. Callers only pass finite values; the guard
 // keeps NaN and Inf out of the SVG regardless.
@@ -31,7 +41,7 @@ func esc(s string) string {
 	return b.String()
 }
 
-func dashAttr(s lineStyle) string {
+func dashAttr(s Style) string {
 	if d := s.dashArray(); d != "" {
 		return ` stroke-dasharray="` + d + `"`
 	}
@@ -39,14 +49,14 @@ func dashAttr(s lineStyle) string {
 }
 
 // writeMarker draws a filled marker of the given shape centred on (x, y).
-func writeMarker(b *strings.Builder, shape markerShape, x, y, r float64, color, class string) {
+func writeMarker(b *strings.Builder, shape Shape, x, y, r float64, color, class string) {
 	cls := ""
 	if class != "" {
 		cls = ` class="` + esc(class) + `"`
 	}
 	paint := fmt.Sprintf(` fill="%s" stroke="#ffffff" stroke-width="1"`, esc(color))
 	switch shape {
-	case square:
+	case Square:
 		fmt.Fprintf(b, `<rect%s x="%s" y="%s" width="%s" height="%s"%s/>`, cls, num(x-r), num(y-r), num(2*r), num(2*r), paint)
 	case triangle:
 		fmt.Fprintf(b, `<path%s d="M%s %sL%s %sL%s %sZ"%s/>`, cls,
