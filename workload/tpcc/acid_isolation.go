@@ -12,7 +12,9 @@ import (
 // TPC-C-on-MongoDB paper performed by hand (§4.6.4). Each runs the
 // clause's transactions on its own district of the test warehouse,
 // interleaved at the points the clause names, and hands what they returned
-// to a pure check.
+// to a pure check. Each is a script (acid_isolation_scripts.go) on one
+// harness, interleaving, for two transactions: one held open at the
+// clause's pause and one run concurrently.
 //
 // The clauses' alternatives, and what MongoDB's snapshot transactions do:
 //
@@ -27,72 +29,119 @@ import (
 //     clauses' case "T2 waits for T1", and to the serial order T1, T2. The
 //     detail of a passing test gives the number of conflicts.
 
-// isolationCustomer is the customer (C_ID) the isolation tests order or pay
-// for; a second customer, when one is needed, is the next.
-const isolationCustomer = 1
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
+// interleaving is the script of one isolation test: two transactions in
+// the order the clause gives them. The held transaction (T1 of most
+// clauses) begins and runs its first step, then stops, held open (before
+// its COMMIT, or between two reads); the concurrent one (T2) starts then
+// and runs until it finishes, conflicts or blocks; the held one runs its
+// second step, if any, and commits or rolls back; the concurrent one is
+// waited for; the database is observed; the clause's pure check judges
+// the observations. Whatever the script reads before the held transaction
+// begins it reads itself, before run.
+//
+// The script's functions share its observations (one of the ...Obs
+// values of acid_isolation_checks.go) by closure.
+type interleaving struct {
+	held       heldTxn
+	concurrent concurrentTxn
+	// observe reads what the check needs once both transactions ended,
+	// knowing how the concurrent one went. Its error (stepErr names the
+	// read) stops the test.
+	observe func(ctx context.Context, c concurrentOutcome) error
+	// check is the clause's pure check of the observations.
+	check func() []string
+	// note adds the case the transactions followed to a passing test's
+	// detail.
+	note func(f *acidFinding, c concurrentOutcome)
 }
 
-func testIsolation1(ctx context.Context, e *acidEnv) acidFinding {
-	return isolationNewOrderStatus(ctx, e, e.district(1), true)
+// heldTxn is the transaction an interleaving holds open (a stepTxn).
+type heldTxn struct {
+	// name names it in a failed test's detail ("New-Order T1"), endName
+	// its failed end ("New-Order T1's end").
+	name, endName string
+	w             *worker
+	// plain runs it without a transaction (planted: its writes apply at
+	// once and its rollback undoes nothing).
+	plain bool
+	// first runs before the pause; then, if set, once the concurrent
+	// transaction settled.
+	first, then func(ctx context.Context) error
+	// commit ends it with a commit, otherwise a rollback.
+	commit bool
 }
 
-func testIsolation2(ctx context.Context, e *acidEnv) acidFinding {
-	return isolationNewOrderStatus(ctx, e, e.district(2), false)
+// concurrentTxn is the transaction an interleaving runs, on its own
+// goroutine (goTxn), while the held one is open.
+type concurrentTxn struct {
+	w    *worker
+	mode bgMode
+	body func(ctx context.Context) error
 }
 
-// isolationNewOrderStatus runs clause 3.4.2.1 (commit) or 3.4.2.2.
-// Planted: T1 runs without a transaction.
-func isolationNewOrderStatus(ctx context.Context, e *acidEnv, d int, commit bool) acidFinding {
+// concurrentOutcome is how the concurrent transaction went.
+type concurrentOutcome struct {
+	// first: it finished before the held transaction went on (settle).
+	first bool
+	// conflicts is how many of its attempts failed before its last.
+	conflicts int
+	// err is its error.
+	err error
+}
+
+// run runs the script s and returns what the check found, the notes of
+// the case followed, or the error that stopped it.
+func (s interleaving) run(ctx context.Context) acidFinding {
 	var f acidFinding
-	ws, err := e.workersN(2, nil)
-	if err != nil {
-		return failed(f, "workers", err)
+	h := beginTxn(ctx, s.held.w, s.held.plain)
+	defer h.end(false) // a test stopped by an error rolls it back
+	if err := h.do(s.held.first); err != nil {
+		return failed(f, s.held.name, err)
 	}
-	w1, w2 := ws[0], ws[1]
-	o := orderStatusObs{Committed: commit}
-	if o.T0, err = orderStatusTxnOf(ctx, w2, d, isolationCustomer); err != nil {
-		return failed(f, "Order-Status T0", err)
+	c := goTxn(ctx, s.concurrent.w, s.concurrent.mode, s.concurrent.body)
+	// The held transaction goes on only once the concurrent one has
+	// finished, has met the held one's uncommitted write (a WriteConflict,
+	// retried) or has shown no progress for blockedGrace (blocked in the
+	// server: the clauses' case A). So the concurrent transaction has done
+	// what it can before the held one continues or ends, and a check sees
+	// which of the clause's cases it followed.
+	var out concurrentOutcome
+	out.first = c.settle(ctx)
+	if s.held.then != nil {
+		if err := h.do(s.held.then); err != nil {
+			return failed(f, s.held.name, err)
+		}
 	}
-	t1 := beginTxn(ctx, w1, e.planted)
-	defer t1.end(false)
-	in := newOrderOf(e, d, isolationCustomer, 1, 2, 3, 4, 5)
-	if err := t1.do(func(ctx context.Context) error {
-		res, err := w1.newOrder(ctx, in)
-		o.T1 = res.OID
-		return err
-	}); err != nil {
-		return failed(f, "New-Order T1", err)
+	if err := h.end(s.held.commit); err != nil {
+		return failed(f, s.held.endName, err)
 	}
-	t2 := goTxn(ctx, w2, bgRetry, func(ctx context.Context) (err error) {
-		o.T2, err = lastOrder(ctx, w2, d, isolationCustomer)
-		return err
-	})
-	o.T2Waited = !t2.settle(ctx)
-	if err := t1.end(commit); err != nil {
-		return failed(f, "New-Order T1's end", err)
+	out.err = c.wait(ctx)
+	out.conflicts = c.conflicts()
+	if err := s.observe(ctx, out); err != nil {
+		f.violate("%v", err)
+		return f
 	}
-	o.T2Err = errString(t2.wait(ctx))
-	if o.T3, err = orderStatusTxnOf(ctx, w2, d, isolationCustomer); err != nil {
-		return failed(f, "Order-Status T3", err)
-	}
-	f.violations = checkNewOrderVsOrderStatus(o)
-	end := "committed"
-	if !commit {
-		end = "rolled back"
-	}
-	if o.T2Waited {
-		f.note("case A: Order-Status T2 waited for New-Order T1 (O_ID=%d) and returned O_ID=%d", o.T1, o.T2)
-	} else {
-		f.note("T2 was not blocked by T1: Order-Status T2 returned T0's O_ID=%d while New-Order T1 (O_ID=%d) was stopped before its commit", o.T2, o.T1)
-	}
-	f.note("T1 %s, then Order-Status T3 returned O_ID=%d", end, o.T3)
+	f.violations = s.check()
+	s.note(&f, out)
 	return f
+}
+
+// stepError is the error of a script's step, named as a failed test's
+// detail names it: "what: err".
+type stepError struct {
+	what string
+	err  error
+}
+
+func (e stepError) Error() string { return e.what + ": " + e.err.Error() }
+func (e stepError) Unwrap() error { return e.err }
+
+// stepErr is err, if any, as the error of step what.
+func stepErr(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return stepError{what: what, err: err}
 }
 
 func testIsolation3(ctx context.Context, e *acidEnv) acidFinding {

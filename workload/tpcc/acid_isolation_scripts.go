@@ -1,0 +1,80 @@
+package tpcc
+
+import "context"
+
+// The nine isolation tests of TPC-C clause 3.4.2, each a script on
+// interleaving (acid_isolation.go), in its own district of the test
+// warehouse (acidEnv.district). A script reads the state before, builds
+// its interleaving and runs it.
+
+// isolationCustomer is the customer (C_ID) the isolation tests order or pay
+// for; a second customer, when one is needed, is the next.
+const isolationCustomer = 1
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// endedAs says how a transaction ended: "committed" or "rolled back".
+func endedAs(commit bool) string {
+	if commit {
+		return "committed"
+	}
+	return "rolled back"
+}
+
+// ---- 3.4.2.1 and 3.4.2.2: New-Order vs Order-Status ----
+
+func testIsolation1(ctx context.Context, e *acidEnv) acidFinding {
+	return isolationNewOrderStatus(ctx, e, e.district(1), true)
+}
+
+func testIsolation2(ctx context.Context, e *acidEnv) acidFinding {
+	return isolationNewOrderStatus(ctx, e, e.district(2), false)
+}
+
+// isolationNewOrderStatus runs clause 3.4.2.1 (commit) or 3.4.2.2:
+// Order-Status T0, then New-Order T1 stopped before its commit while
+// Order-Status T2 reads the same customer, then Order-Status T3. Planted:
+// T1 runs without a transaction.
+func isolationNewOrderStatus(ctx context.Context, e *acidEnv, d int, commit bool) acidFinding {
+	var f acidFinding
+	ws, err := e.workersN(2, nil)
+	if err != nil {
+		return failed(f, "workers", err)
+	}
+	w1, w2 := ws[0], ws[1]
+	o := orderStatusObs{Committed: commit}
+	if o.T0, err = orderStatusTxnOf(ctx, w2, d, isolationCustomer); err != nil {
+		return failed(f, "Order-Status T0", err)
+	}
+	return interleaving{
+		held: heldTxn{name: "New-Order T1", endName: "New-Order T1's end", w: w1, plain: e.planted, commit: commit,
+			first: func(ctx context.Context) error {
+				res, err := w1.newOrder(ctx, newOrderOf(e, d, isolationCustomer, 1, 2, 3, 4, 5))
+				o.T1 = res.OID
+				return err
+			}},
+		concurrent: concurrentTxn{w: w2, mode: bgRetry, body: func(ctx context.Context) (err error) {
+			o.T2, err = lastOrder(ctx, w2, d, isolationCustomer)
+			return err
+		}},
+		observe: func(ctx context.Context, t2 concurrentOutcome) (err error) {
+			o.T2Waited, o.T2Err = !t2.first, errString(t2.err)
+			o.T3, err = orderStatusTxnOf(ctx, w2, d, isolationCustomer)
+			return stepErr("Order-Status T3", err)
+		},
+		check: func() []string { return checkNewOrderVsOrderStatus(o) },
+		note: func(f *acidFinding, _ concurrentOutcome) {
+			if o.T2Waited {
+				f.note("case A: Order-Status T2 waited for New-Order T1 (O_ID=%d) and returned O_ID=%d", o.T1, o.T2)
+			} else {
+				f.note("T2 was not blocked by T1: Order-Status T2 returned T0's O_ID=%d while New-Order T1 (O_ID=%d) was stopped before its commit", o.T2, o.T1)
+			}
+			f.note("T1 %s, then Order-Status T3 returned O_ID=%d", endedAs(commit), o.T3)
+		},
+	}.run(ctx)
+}
