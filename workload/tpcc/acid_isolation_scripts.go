@@ -78,3 +78,78 @@ func isolationNewOrderStatus(ctx context.Context, e *acidEnv, d int, commit bool
 		},
 	}.run(ctx)
 }
+
+// ---- 3.4.2.3 and 3.4.2.4: New-Order vs New-Order on one district ----
+
+func testIsolation3(ctx context.Context, e *acidEnv) acidFinding {
+	return isolationNewOrders(ctx, e, e.district(3), true)
+}
+
+func testIsolation4(ctx context.Context, e *acidEnv) acidFinding {
+	return isolationNewOrders(ctx, e, e.district(4), false)
+}
+
+// isolationNewOrders runs clause 3.4.2.3 (commit) or 3.4.2.4: New-Order
+// T1 stopped before its commit while New-Order T2 of another customer
+// takes the district's next order number. Planted in 3: T2 runs without a
+// transaction, reading D_NEXT_O_ID before its update (no findAndModify);
+// in 4: T1 runs without a transaction.
+func isolationNewOrders(ctx context.Context, e *acidEnv, d int, commit bool) acidFinding {
+	var f acidFinding
+	plantT1, plantT2 := e.planted && !commit, e.planted && commit
+	w1, err := e.worker(nil)
+	if err != nil {
+		return failed(f, "worker", err)
+	}
+	w2, err := e.worker(func(c *Config) { c.FindAndModify = c.FindAndModify && !plantT2 })
+	if err != nil {
+		return failed(f, "worker", err)
+	}
+	o := newOrderPairObs{Committed: commit}
+	if o.Before, err = nextOrderID(ctx, w1, d); err != nil {
+		return failed(f, "read D_NEXT_O_ID", err)
+	}
+	c1, c2 := isolationCustomer, isolationCustomer+1
+	mode := bgRetry
+	if plantT2 {
+		mode = bgPlain
+	}
+	return interleaving{
+		held: heldTxn{name: "New-Order T1", endName: "New-Order T1's end", w: w1, plain: plantT1, commit: commit,
+			first: func(ctx context.Context) error {
+				res, err := w1.newOrder(ctx, newOrderOf(e, d, c1, 1, 2, 3, 4, 5))
+				o.T1 = res.OID
+				return err
+			}},
+		concurrent: concurrentTxn{w: w2, mode: mode, body: func(ctx context.Context) error {
+			res, err := w2.newOrder(ctx, newOrderOf(e, d, c2, 6, 7, 8, 9, 10))
+			o.T2 = res.OID
+			return err
+		}},
+		observe: func(ctx context.Context, t2 concurrentOutcome) (err error) {
+			o.T2Err = errString(t2.err)
+			if o.After, err = nextOrderID(ctx, w1, d); err != nil {
+				return stepErr("read D_NEXT_O_ID", err)
+			}
+			n1, err := countOrders(ctx, w1, d, o.T1, c1)
+			if err != nil {
+				return stepErr("count orders", err)
+			}
+			o.T1Stored = n1 > 0
+			o.T2Orders, err = countOrders(ctx, w1, d, o.T2, 0)
+			return stepErr("count orders", err)
+		},
+		check: func() []string { return checkNewOrderPair(o) },
+		note: func(f *acidFinding, t2 concurrentOutcome) {
+			switch {
+			case t2.first:
+				f.note("New-Order T2 finished before T1 ended")
+			case t2.conflicts > 0:
+				f.note("New-Order T2 met T1's uncommitted D_NEXT_O_ID: %d WriteConflict(s), retried until T1 ended (case: T2 waits)", t2.conflicts)
+			default:
+				f.note("New-Order T2 was blocked until T1 ended")
+			}
+			f.note("T1 took O_ID=%d and %s; T2 took O_ID=%d; D_NEXT_O_ID %d -> %d", o.T1, endedAs(commit), o.T2, o.Before, o.After)
+		},
+	}.run(ctx)
+}
