@@ -1,6 +1,9 @@
 package tpcc
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // The nine isolation tests of TPC-C clause 3.4.2, each a script on
 // interleaving (acid_isolation.go), in its own district of the test
@@ -150,6 +153,82 @@ func isolationNewOrders(ctx context.Context, e *acidEnv, d int, commit bool) aci
 				f.note("New-Order T2 was blocked until T1 ended")
 			}
 			f.note("T1 took O_ID=%d and %s; T2 took O_ID=%d; D_NEXT_O_ID %d -> %d", o.T1, endedAs(commit), o.T2, o.Before, o.After)
+		},
+	}.run(ctx)
+}
+
+// ---- 3.4.2.5 and 3.4.2.6: Delivery vs Payment on one customer ----
+
+func testIsolation5(ctx context.Context, e *acidEnv) acidFinding {
+	return isolationDeliveryPayment(ctx, e, e.district(5), true)
+}
+
+func testIsolation6(ctx context.Context, e *acidEnv) acidFinding {
+	return isolationDeliveryPayment(ctx, e, e.district(6), false)
+}
+
+// isolationDeliveryPayment runs clause 3.4.2.5 (commit) or 3.4.2.6:
+// Delivery T1 stopped before its commit while Payment T2 pays for the
+// customer of the order T1 delivers. Planted in 5: T2 makes one attempt
+// and its write conflict is dropped; in 6: T1 runs without a transaction.
+func isolationDeliveryPayment(ctx context.Context, e *acidEnv, d int, commit bool) acidFinding {
+	var f acidFinding
+	ws, err := e.workersN(2, nil)
+	if err != nil {
+		return failed(f, "workers", err)
+	}
+	w1, w2 := ws[0], ws[1]
+	o := deliveryPaymentObs{Committed: commit, Paid: 100}
+	oid, err := oldestUndelivered(ctx, w2, d)
+	if err != nil {
+		return failed(f, "find an undelivered order", err)
+	}
+	o.WantOrder = oid
+	ord, err := readOrder(ctx, w1, d, oid)
+	if err != nil {
+		return failed(f, "read the order", err)
+	}
+	for _, l := range ord.Lines {
+		o.Delivered += l.Amount
+	}
+	if o.Before, err = readCustomerMoney(ctx, w1, d, ord.CID); err != nil {
+		return failed(f, "read the customer", err)
+	}
+	mode := bgRetry
+	if e.planted && commit {
+		mode = bgOnce
+	}
+	pay := paymentInput{WID: e.wID, DID: d, CWID: e.wID, CDID: d, CID: ord.CID, Amount: o.Paid, Date: time.Now().UTC()}
+	return interleaving{
+		held: heldTxn{name: "Delivery T1", endName: "Delivery T1's end", w: w1, plain: e.planted && !commit, commit: commit,
+			first: func(ctx context.Context) error {
+				res, err := w1.delivery(ctx, deliveryInput{WID: e.wID, CarrierID: 1, Date: time.Now().UTC()})
+				o.T1Delivered = res.Delivered[d-1]
+				return err
+			}},
+		concurrent: concurrentTxn{w: w2, mode: mode, body: func(ctx context.Context) error {
+			_, err := w2.payment(ctx, pay)
+			return err
+		}},
+		observe: func(ctx context.Context, t2 concurrentOutcome) (err error) {
+			if t2.err != nil && mode != bgOnce {
+				o.T2Err = t2.err.Error()
+			}
+			o.After, err = readCustomerMoney(ctx, w1, d, ord.CID)
+			return stepErr("read the customer", err)
+		},
+		check: func() []string { return checkDeliveryPayment(o) },
+		note: func(f *acidFinding, t2 concurrentOutcome) {
+			switch {
+			case t2.first:
+				f.note("Payment T2 finished before Delivery T1 ended")
+			case t2.conflicts > 0:
+				f.note("Payment T2 met T1's uncommitted C_BALANCE: %d WriteConflict(s), retried until T1 ended (case: T2 waits)", t2.conflicts)
+			default:
+				f.note("Payment T2 was blocked until T1 ended")
+			}
+			f.note("Delivery T1 of O_ID=%d (%.2f) %s, Payment T2 of %.2f: C_BALANCE %.2f -> %.2f",
+				oid, o.Delivered, endedAs(commit), o.Paid, o.Before.Balance, o.After.Balance)
 		},
 	}.run(ctx)
 }
