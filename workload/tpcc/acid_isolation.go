@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -142,91 +141,6 @@ func stepErr(what string, err error) error {
 		return nil
 	}
 	return stepError{what: what, err: err}
-}
-
-// testIsolation7 is clause 3.4.2.7. Planted: T2 continues outside its
-// transaction after T3.
-func testIsolation7(ctx context.Context, e *acidEnv) (f acidFinding) {
-	d := e.district(7)
-	ws, err := e.workersN(3, nil)
-	if err != nil {
-		return failed(f, "workers", err)
-	}
-	w1, w2, w3 := ws[0], ws[1], ws[2]
-	x, y := 11, 12
-	var o priceObs
-	t1 := beginTxn(ctx, w1, false)
-	if err := t1.do(func(ctx context.Context) (err error) { o.T1, err = readPrices(ctx, w1, x, y); return err }); err != nil {
-		return failed(f, "T1", err)
-	}
-	if err := t1.end(true); err != nil {
-		return failed(f, "T1", err)
-	}
-	// Set the prices back however the test ends.
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		if err := setPrices(rctx, w1, x, y, o.T1); err != nil {
-			f.violate("set the prices of items %d and %d back to %.2f and %.2f: %v", x, y, o.T1[0], o.T1[1], err)
-		}
-	}()
-	o.T3 = [2]float64{math.Round(o.T1[0]*110) / 100, math.Round(o.T1[1]*110) / 100}
-
-	t2 := beginTxn(ctx, w2, false)
-	defer t2.end(false)
-	if err := t2.do(func(ctx context.Context) error {
-		p, err := readPrices(ctx, w2, x)
-		o.T2First = p[0]
-		return err
-	}); err != nil {
-		return failed(f, "New-Order T2", err)
-	}
-	t3 := goTxn(ctx, w3, bgRetry, func(ctx context.Context) error { return setPrices(ctx, w3, x, y, o.T3) })
-	t3Done := t3.settle(ctx)
-	var oid int
-	if err := t2.do(func(sctx context.Context) (err error) {
-		if e.planted {
-			sctx = ctx
-		}
-		if o.T2Second, err = readPrices(sctx, w2, x, y); err != nil {
-			return err
-		}
-		res, err := w2.newOrder(sctx, newOrderOf(e, d, isolationCustomer, x, y, x))
-		oid = res.OID
-		return err
-	}); err != nil {
-		return failed(f, "New-Order T2", err)
-	}
-	if err := t2.end(true); err != nil {
-		return failed(f, "New-Order T2's commit", err)
-	}
-	t3Err := t3.wait(ctx)
-	o.T3Committed = t3Err == nil
-	if o.T4, err = readPrices(ctx, w1, x, y); err != nil {
-		return failed(f, "T4", err)
-	}
-	ord, err := readOrder(ctx, w1, d, oid)
-	if err != nil {
-		return failed(f, "read New-Order T2's order", err)
-	}
-	for _, l := range ord.Lines {
-		for i, id := range [2]int{x, y} {
-			if l.IID == id && l.Quantity > 0 {
-				o.T2Charged[i] = l.Amount / float64(l.Quantity)
-			}
-		}
-	}
-	f.violations = checkRepeatablePrices(o)
-	switch {
-	case t3Done && o.T3Committed:
-		f.note("case D: T3 was not blocked and committed prices %.2f, %.2f while New-Order T2 was open", o.T3[0], o.T3[1])
-	case !o.T3Committed:
-		f.note("case C: T3 rolled back (%v)", t3Err)
-	default:
-		f.note("case A: T3 waited for New-Order T2's commit")
-	}
-	f.note("T2 read and charged x=%d at %.2f and y=%d at %.2f both times; T4 read %.2f, %.2f", x, o.T2Second[0], y, o.T2Second[1], o.T4[0], o.T4[1])
-	return f
 }
 
 // testIsolation8 is clause 3.4.2.8. The clause empties the district by
