@@ -6,9 +6,13 @@ import "context"
 // TPC-C-on-MongoDB paper performed by hand (§4.6.4). Each runs the
 // clause's transactions on its own district of the test warehouse,
 // interleaved at the points the clause names, and hands what they returned
-// to a pure check. Each is a script (acid_isolation_scripts.go) on one
-// harness, interleaving, for two transactions: one held open at the
-// clause's pause and one run concurrently.
+// to a pure check. Each is a script on one harness, interleaving (this
+// file), for two transactions: one held open at the clause's pause and one
+// run concurrently. Tests 1 to 6, whose held transaction stops before its
+// COMMIT, are in acid_isolation_scripts.go; 7 to 9, whose held transaction
+// reads again, in acid_isolation_rereads.go; the observations and their
+// pure checks in acid_isolation_checks.go; the reads and writes around the
+// transactions in acid_isolation_db.go.
 //
 // The clauses' alternatives, and what MongoDB's snapshot transactions do:
 //
@@ -23,6 +27,25 @@ import "context"
 //     clauses' case "T2 waits for T1", and to the serial order T1, T2. The
 //     detail of a passing test gives the number of conflicts.
 
+// isolationCustomer is the customer (C_ID) the isolation tests order or pay
+// for; a second customer, when one is needed, is the next.
+const isolationCustomer = 1
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// endedAs says how a transaction ended: "committed" or "rolled back".
+func endedAs(commit bool) string {
+	if commit {
+		return "committed"
+	}
+	return "rolled back"
+}
+
 // interleaving is the script of one isolation test: two transactions in
 // the order the clause gives them. The held transaction (T1 of most
 // clauses) begins and runs its first step, then stops, held open (before
@@ -34,7 +57,8 @@ import "context"
 // begins it reads itself, before run.
 //
 // The script's functions share its observations (one of the ...Obs
-// values of acid_isolation_checks.go) by closure.
+// values of acid_isolation_checks.go) by closure. Every field is required
+// but held.then.
 type interleaving struct {
 	held       heldTxn
 	concurrent concurrentTxn

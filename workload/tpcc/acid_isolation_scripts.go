@@ -5,29 +5,12 @@ import (
 	"time"
 )
 
-// The nine isolation tests of TPC-C clause 3.4.2, each a script on
-// interleaving (acid_isolation.go), in its own district of the test
-// warehouse (acidEnv.district). A script reads the state before, builds
+// Isolation tests 1 to 6 (clauses 3.4.2.1 to 3.4.2.6): scripts on
+// interleaving whose held transaction T1 makes its writes and is stopped
+// immediately prior to COMMIT while T2 runs, then commits (1, 3, 5) or
+// rolls back (2, 4, 6). Each runs in its own district of the test
+// warehouse (acidEnv.district); a script reads the state before, builds
 // its interleaving and runs it.
-
-// isolationCustomer is the customer (C_ID) the isolation tests order or pay
-// for; a second customer, when one is needed, is the next.
-const isolationCustomer = 1
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
-// endedAs says how a transaction ended: "committed" or "rolled back".
-func endedAs(commit bool) string {
-	if commit {
-		return "committed"
-	}
-	return "rolled back"
-}
 
 // ---- 3.4.2.1 and 3.4.2.2: New-Order vs Order-Status ----
 
