@@ -24,7 +24,9 @@ import (
 // the clause says so; bgTxn: a concurrent transaction that may conflict and
 // be retried), records what they returned and what the database holds
 // before and after, and hands those observations to a pure check that
-// names every anomaly the clause forbids. The checks are unit-tested on
+// names every anomaly the clause forbids. The nine isolation tests are
+// scripts on one harness for two such transactions, interleaving
+// (acid_isolation.go). The checks are unit-tested on
 // synthetic observations; every test also has a planted anomaly (tests
 // only) under which it must fail.
 //

@@ -1,21 +1,18 @@
 package tpcc
 
-import (
-	"context"
-	"fmt"
-	"math"
-	"time"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
-)
+import "context"
 
 // The nine isolation tests of TPC-C clause 3.4.2, which the
 // TPC-C-on-MongoDB paper performed by hand (§4.6.4). Each runs the
 // clause's transactions on its own district of the test warehouse,
 // interleaved at the points the clause names, and hands what they returned
-// to a pure check.
+// to a pure check. Each is a script on one harness, interleaving (this
+// file), for two transactions: one held open at the clause's pause and one
+// run concurrently. Tests 1 to 6, whose held transaction stops before its
+// COMMIT, are in acid_isolation_scripts.go; 7 to 9, whose held transaction
+// reads again, in acid_isolation_rereads.go; the observations and their
+// pure checks in acid_isolation_checks.go; the reads and writes around the
+// transactions in acid_isolation_db.go.
 //
 // The clauses' alternatives, and what MongoDB's snapshot transactions do:
 //
@@ -34,29 +31,6 @@ import (
 // for; a second customer, when one is needed, is the next.
 const isolationCustomer = 1
 
-// newOrderOf is a New-Order of customer cid in district d of e's
-// warehouse, with one unit of each item, all supplied by the warehouse.
-func newOrderOf(e *acidEnv, d, cid int, items ...int) newOrderInput {
-	in := newOrderInput{WID: e.wID, DID: d, CID: cid, EntryD: time.Now().UTC()}
-	for _, i := range items {
-		in.Lines = append(in.Lines, newOrderLine{IID: i, SupplyWID: e.wID, Quantity: 1})
-	}
-	return in
-}
-
-// lastOrder runs an Order-Status's body (clause 2.6.2) for customer cid of
-// district d and returns the O_ID of the customer's most recent order.
-func lastOrder(ctx context.Context, w *worker, d, cid int) (int, error) {
-	res, err := w.orderStatus(ctx, orderStatusInput{WID: w.wID, DID: d, CID: cid}, w.env.DB, nil)
-	return res.Order.ID, err
-}
-
-// orderStatusTxnOf is a whole Order-Status transaction (lastOrder).
-func orderStatusTxnOf(ctx context.Context, w *worker, d, cid int) (int, error) {
-	res, _, err := w.orderStatusTxn(ctx, orderStatusInput{WID: w.wID, DID: d, CID: cid})
-	return res.Order.ID, err
-}
-
 func errString(err error) string {
 	if err == nil {
 		return ""
@@ -64,808 +38,126 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// ---- 3.4.2.1 and 3.4.2.2: New-Order vs Order-Status ----
-
-// orderStatusObs is what isolation tests 1 and 2 see: the customer's last
-// order as Order-Status T0 (before), T2 (while New-Order T1 is stopped
-// before its commit) and T3 (after T1 ended) return it, and T1's order.
-type orderStatusObs struct {
-	Committed      bool // T1 committed (test 1) or rolled back (test 2)
-	T0, T1, T2, T3 int
-	// T2Waited: T2 finished only after T1 ended.
-	T2Waited bool
-	T2Err    string
+// endedAs says how a transaction ended: "committed" or "rolled back".
+func endedAs(commit bool) string {
+	if commit {
+		return "committed"
+	}
+	return "rolled back"
 }
 
-// checkNewOrderVsOrderStatus is the check of clauses 3.4.2.1 (T1
-// committed) and 3.4.2.2 (T1 rolled back): T2 returns T0's order, or, if
-// it waited for T1, T1's outcome; T3 returns T1's order if T1 committed,
-// T0's if it rolled back.
-func checkNewOrderVsOrderStatus(o orderStatusObs) []string {
-	var v []string
-	if o.T2Err != "" {
-		return append(v, "Order-Status T2 failed: "+o.T2Err)
-	}
-	after := o.T0 // the last order once T1 ended
-	if o.Committed {
-		after = o.T1
-	}
-	switch {
-	case o.T2Waited && o.T2 != after:
-		v = append(v, fmt.Sprintf("Order-Status T2 waited for New-Order T1 and returned O_ID=%d, want %d", o.T2, after))
-	case !o.T2Waited && o.T2 != o.T0:
-		v = append(v, fmt.Sprintf("Order-Status T2 returned O_ID=%d while New-Order T1 (O_ID=%d) was not committed, want T0's O_ID=%d: a dirty read", o.T2, o.T1, o.T0))
-	}
-	if o.T3 != after {
-		what := "committed"
-		if !o.Committed {
-			what = "rolled back"
-		}
-		v = append(v, fmt.Sprintf("Order-Status T3 returned O_ID=%d after New-Order T1 (O_ID=%d) %s, want %d", o.T3, o.T1, what, after))
-	}
-	return v
+// interleaving is the script of one isolation test: two transactions in
+// the order the clause gives them. The held transaction (T1 of most
+// clauses) begins and runs its first step, then stops, held open (before
+// its COMMIT, or between two reads); the concurrent one (T2) starts then
+// and runs until it finishes, conflicts or blocks; the held one runs its
+// second step, if any, and commits or rolls back; the concurrent one is
+// waited for; the database is observed; the clause's pure check judges
+// the observations. Whatever the script reads before the held transaction
+// begins it reads itself, before run.
+//
+// The script's functions share its observations (one of the ...Obs
+// values of acid_isolation_checks.go) by closure. Every field is required
+// but held.then.
+type interleaving struct {
+	held       heldTxn
+	concurrent concurrentTxn
+	// observe reads what the check needs once both transactions ended,
+	// knowing how the concurrent one went. Its error (stepErr names the
+	// read) stops the test.
+	observe func(ctx context.Context, c concurrentOutcome) error
+	// check is the clause's pure check of the observations.
+	check func() []string
+	// note adds the case the transactions followed to a passing test's
+	// detail.
+	note func(f *acidFinding, c concurrentOutcome)
 }
 
-func testIsolation1(ctx context.Context, e *acidEnv) acidFinding {
-	return isolationNewOrderStatus(ctx, e, e.district(1), true)
+// heldTxn is the transaction an interleaving holds open (a stepTxn).
+type heldTxn struct {
+	// name names it in a failed test's detail ("New-Order T1"), endName
+	// its failed end ("New-Order T1's end").
+	name, endName string
+	w             *worker
+	// plain runs it without a transaction (planted: its writes apply at
+	// once and its rollback undoes nothing).
+	plain bool
+	// first runs before the pause; then, if set, once the concurrent
+	// transaction settled.
+	first, then func(ctx context.Context) error
+	// commit ends it with a commit, otherwise a rollback.
+	commit bool
 }
 
-func testIsolation2(ctx context.Context, e *acidEnv) acidFinding {
-	return isolationNewOrderStatus(ctx, e, e.district(2), false)
+// concurrentTxn is the transaction an interleaving runs, on its own
+// goroutine (goTxn), while the held one is open.
+type concurrentTxn struct {
+	w    *worker
+	mode bgMode
+	body func(ctx context.Context) error
 }
 
-// isolationNewOrderStatus runs clause 3.4.2.1 (commit) or 3.4.2.2.
-// Planted: T1 runs without a transaction.
-func isolationNewOrderStatus(ctx context.Context, e *acidEnv, d int, commit bool) acidFinding {
+// concurrentOutcome is how the concurrent transaction went.
+type concurrentOutcome struct {
+	// first: it finished before the held transaction went on (settle).
+	first bool
+	// conflicts is how many of its attempts failed before its last.
+	conflicts int
+	// err is its error.
+	err error
+}
+
+// run runs the script s and returns what the check found, the notes of
+// the case followed, or the error that stopped it.
+func (s interleaving) run(ctx context.Context) acidFinding {
 	var f acidFinding
-	ws, err := e.workersN(2, nil)
-	if err != nil {
-		return failed(f, "workers", err)
+	h := beginTxn(ctx, s.held.w, s.held.plain)
+	defer h.end(false) // a test stopped by an error rolls it back
+	if err := h.do(s.held.first); err != nil {
+		return failed(f, s.held.name, err)
 	}
-	w1, w2 := ws[0], ws[1]
-	o := orderStatusObs{Committed: commit}
-	if o.T0, err = orderStatusTxnOf(ctx, w2, d, isolationCustomer); err != nil {
-		return failed(f, "Order-Status T0", err)
+	c := goTxn(ctx, s.concurrent.w, s.concurrent.mode, s.concurrent.body)
+	// The held transaction goes on only once the concurrent one has
+	// finished, has met the held one's uncommitted write (a WriteConflict,
+	// retried) or has shown no progress for blockedGrace (blocked in the
+	// server: the clauses' case A). So the concurrent transaction has done
+	// what it can before the held one continues or ends, and a check sees
+	// which of the clause's cases it followed.
+	var out concurrentOutcome
+	out.first = c.settle(ctx)
+	if s.held.then != nil {
+		if err := h.do(s.held.then); err != nil {
+			return failed(f, s.held.name, err)
+		}
 	}
-	t1 := beginTxn(ctx, w1, e.planted)
-	defer t1.end(false)
-	in := newOrderOf(e, d, isolationCustomer, 1, 2, 3, 4, 5)
-	if err := t1.do(func(ctx context.Context) error {
-		res, err := w1.newOrder(ctx, in)
-		o.T1 = res.OID
-		return err
-	}); err != nil {
-		return failed(f, "New-Order T1", err)
+	if err := h.end(s.held.commit); err != nil {
+		return failed(f, s.held.endName, err)
 	}
-	t2 := goTxn(ctx, w2, bgRetry, func(ctx context.Context) (err error) {
-		o.T2, err = lastOrder(ctx, w2, d, isolationCustomer)
-		return err
-	})
-	o.T2Waited = !t2.settle(ctx)
-	if err := t1.end(commit); err != nil {
-		return failed(f, "New-Order T1's end", err)
+	out.err = c.wait(ctx)
+	out.conflicts = c.conflicts()
+	if err := s.observe(ctx, out); err != nil {
+		f.violate("%v", err)
+		return f
 	}
-	o.T2Err = errString(t2.wait(ctx))
-	if o.T3, err = orderStatusTxnOf(ctx, w2, d, isolationCustomer); err != nil {
-		return failed(f, "Order-Status T3", err)
-	}
-	f.violations = checkNewOrderVsOrderStatus(o)
-	end := "committed"
-	if !commit {
-		end = "rolled back"
-	}
-	if o.T2Waited {
-		f.note("case A: Order-Status T2 waited for New-Order T1 (O_ID=%d) and returned O_ID=%d", o.T1, o.T2)
-	} else {
-		f.note("T2 was not blocked by T1: Order-Status T2 returned T0's O_ID=%d while New-Order T1 (O_ID=%d) was stopped before its commit", o.T2, o.T1)
-	}
-	f.note("T1 %s, then Order-Status T3 returned O_ID=%d", end, o.T3)
+	f.violations = s.check()
+	s.note(&f, out)
 	return f
 }
 
-// ---- 3.4.2.3 and 3.4.2.4: New-Order vs New-Order on one district ----
-
-// newOrderPairObs is what isolation tests 3 and 4 see: D_NEXT_O_ID before
-// and after, the order numbers New-Orders T1 and T2 took, whether T1's
-// order (by its customer) is stored and how many orders bear T2's number.
-type newOrderPairObs struct {
-	Committed     bool // T1 committed (test 3) or rolled back (test 4)
-	Before, After int  // D_NEXT_O_ID
-	T1, T2        int  // O_IDs
-	T1Stored      bool
-	T2Orders      int64
-	T2Err         string
+// stepError is the error of a script's step, named as a failed test's
+// detail names it: "what: err".
+type stepError struct {
+	what string
+	err  error
 }
 
-// checkNewOrderPair is the check of clauses 3.4.2.3 and 3.4.2.4: T1 takes
-// D_NEXT_O_ID; T2 takes the next number if T1 committed (D_NEXT_O_ID up by
-// two), T1's number if T1 rolled back (up by one); T1's order is stored
-// iff it committed; T2's number is used once.
-func checkNewOrderPair(o newOrderPairObs) []string {
-	var v []string
-	if o.T2Err != "" {
-		v = append(v, "New-Order T2 failed: "+o.T2Err)
-	}
-	if o.T1 != o.Before {
-		v = append(v, fmt.Sprintf("New-Order T1 took O_ID=%d, want D_NEXT_O_ID=%d", o.T1, o.Before))
-	}
-	wantT2, wantNext := o.T1+1, o.Before+2
-	if !o.Committed {
-		wantT2, wantNext = o.T1, o.Before+1
-	}
-	if o.T2 != wantT2 {
-		v = append(v, fmt.Sprintf("New-Order T2 took O_ID=%d, want %d (T1 took %d)", o.T2, wantT2, o.T1))
-	}
-	if o.After != wantNext {
-		v = append(v, fmt.Sprintf("D_NEXT_O_ID is %d after both, want %d (it was %d)", o.After, wantNext, o.Before))
-	}
-	if o.T1Stored != o.Committed {
-		if o.Committed {
-			v = append(v, fmt.Sprintf("committed New-Order T1's order O_ID=%d is missing", o.T1))
-		} else {
-			v = append(v, fmt.Sprintf("rolled-back New-Order T1's order O_ID=%d is stored", o.T1))
-		}
-	}
-	if o.T2Err == "" && o.T2Orders != 1 {
-		v = append(v, fmt.Sprintf("%d orders bear T2's O_ID=%d, want 1", o.T2Orders, o.T2))
-	}
-	return v
-}
+func (e stepError) Error() string { return e.what + ": " + e.err.Error() }
+func (e stepError) Unwrap() error { return e.err }
 
-func testIsolation3(ctx context.Context, e *acidEnv) acidFinding {
-	return isolationNewOrders(ctx, e, e.district(3), true)
-}
-
-func testIsolation4(ctx context.Context, e *acidEnv) acidFinding {
-	return isolationNewOrders(ctx, e, e.district(4), false)
-}
-
-// isolationNewOrders runs clause 3.4.2.3 (commit) or 3.4.2.4. Planted in
-// 3: T2 runs without a transaction, reading D_NEXT_O_ID before its update
-// (no findAndModify); in 4: T1 runs without a transaction.
-func isolationNewOrders(ctx context.Context, e *acidEnv, d int, commit bool) acidFinding {
-	var f acidFinding
-	plantT1, plantT2 := e.planted && !commit, e.planted && commit
-	w1, err := e.worker(nil)
-	if err != nil {
-		return failed(f, "worker", err)
-	}
-	w2, err := e.worker(func(c *Config) { c.FindAndModify = c.FindAndModify && !plantT2 })
-	if err != nil {
-		return failed(f, "worker", err)
-	}
-	o := newOrderPairObs{Committed: commit}
-	if o.Before, err = nextOrderID(ctx, w1, d); err != nil {
-		return failed(f, "read D_NEXT_O_ID", err)
-	}
-	c1, c2 := isolationCustomer, isolationCustomer+1
-	t1 := beginTxn(ctx, w1, plantT1)
-	defer t1.end(false)
-	if err := t1.do(func(ctx context.Context) error {
-		res, err := w1.newOrder(ctx, newOrderOf(e, d, c1, 1, 2, 3, 4, 5))
-		o.T1 = res.OID
-		return err
-	}); err != nil {
-		return failed(f, "New-Order T1", err)
-	}
-	mode := bgRetry
-	if plantT2 {
-		mode = bgPlain
-	}
-	t2 := goTxn(ctx, w2, mode, func(ctx context.Context) error {
-		res, err := w2.newOrder(ctx, newOrderOf(e, d, c2, 6, 7, 8, 9, 10))
-		o.T2 = res.OID
-		return err
-	})
-	t2First := t2.settle(ctx)
-	if err := t1.end(commit); err != nil {
-		return failed(f, "New-Order T1's end", err)
-	}
-	o.T2Err = errString(t2.wait(ctx))
-	if o.After, err = nextOrderID(ctx, w1, d); err != nil {
-		return failed(f, "read D_NEXT_O_ID", err)
-	}
-	n1, err := countOrders(ctx, w1, d, o.T1, c1)
-	if err != nil {
-		return failed(f, "count orders", err)
-	}
-	o.T1Stored = n1 > 0
-	if o.T2Orders, err = countOrders(ctx, w1, d, o.T2, 0); err != nil {
-		return failed(f, "count orders", err)
-	}
-	f.violations = checkNewOrderPair(o)
-	switch {
-	case t2First:
-		f.note("New-Order T2 finished before T1 ended")
-	case t2.conflicts() > 0:
-		f.note("New-Order T2 met T1's uncommitted D_NEXT_O_ID: %d WriteConflict(s), retried until T1 ended (case: T2 waits)", t2.conflicts())
-	default:
-		f.note("New-Order T2 was blocked until T1 ended")
-	}
-	end := "committed"
-	if !commit {
-		end = "rolled back"
-	}
-	f.note("T1 took O_ID=%d and %s; T2 took O_ID=%d; D_NEXT_O_ID %d -> %d", o.T1, end, o.T2, o.Before, o.After)
-	return f
-}
-
-// nextOrderID reads district d's D_NEXT_O_ID.
-func nextOrderID(ctx context.Context, w *worker, d int) (int, error) {
-	var dist struct {
-		Next int `bson:"D_NEXT_O_ID"`
-	}
-	if err := w.district.FindOne(ctx, bson.D{{Key: "D_W_ID", Value: w.wID}, {Key: "D_ID", Value: d}}).Decode(&dist); err != nil {
-		return 0, found(err, "district W_ID=%d D_ID=%d", w.wID, d)
-	}
-	return dist.Next, nil
-}
-
-// countOrders counts the ORDERS rows numbered oid in district d (of
-// customer cid, unless 0).
-func countOrders(ctx context.Context, w *worker, d, oid, cid int) (int64, error) {
-	filter := bson.D{{Key: "O_W_ID", Value: w.wID}, {Key: "O_D_ID", Value: d}, {Key: "O_ID", Value: oid}}
-	if cid != 0 {
-		filter = append(filter, bson.E{Key: "O_C_ID", Value: cid})
-	}
-	return w.orders.CountDocuments(ctx, filter)
-}
-
-// ---- 3.4.2.5 and 3.4.2.6: Delivery vs Payment on one customer ----
-
-// customerMoney is what Delivery and Payment change of a customer.
-type customerMoney struct {
-	Balance                 float64
-	DeliveryCnt, PaymentCnt int
-}
-
-// deliveryPaymentObs is what isolation tests 5 and 6 see: the customer of
-// the order Delivery T1 delivers, before and after T1 and Payment T2 for
-// that customer; the order's amount and the payment's.
-type deliveryPaymentObs struct {
-	Committed       bool // T1 committed (test 5) or rolled back (test 6)
-	Before, After   customerMoney
-	Delivered, Paid float64
-	// WantOrder is the district's oldest undelivered order; T1Delivered
-	// the one T1 delivered in the district.
-	WantOrder, T1Delivered int
-	T2Err                  string
-}
-
-// checkDeliveryPayment is the check of clauses 3.4.2.5 and 3.4.2.6:
-// C_BALANCE reflects T1 (+ the order's amount, C_DELIVERY_CNT + 1) if it
-// committed, and T2 (- the payment, C_PAYMENT_CNT + 1) either way.
-func checkDeliveryPayment(o deliveryPaymentObs) []string {
-	var v []string
-	if o.T2Err != "" {
-		v = append(v, "Payment T2 failed: "+o.T2Err)
-	}
-	if o.T1Delivered != o.WantOrder {
-		v = append(v, fmt.Sprintf("Delivery T1 delivered O_ID=%d, want the oldest undelivered order %d", o.T1Delivered, o.WantOrder))
-	}
-	want := customerMoney{Balance: o.Before.Balance - o.Paid, DeliveryCnt: o.Before.DeliveryCnt, PaymentCnt: o.Before.PaymentCnt + 1}
-	if o.Committed {
-		want.Balance += o.Delivered
-		want.DeliveryCnt++
-	}
-	what := "Payment T2 and committed Delivery T1"
-	if !o.Committed {
-		what = "Payment T2 alone (Delivery T1 rolled back)"
-	}
-	if !moneyEqual(1, o.After.Balance, want.Balance) {
-		v = append(v, fmt.Sprintf("C_BALANCE is %.2f, want %.2f: %.2f %+.2f delivered %+.2f paid, reflecting %s",
-			o.After.Balance, want.Balance, o.Before.Balance, delivered(o), -o.Paid, what))
-	}
-	if o.After.DeliveryCnt != want.DeliveryCnt {
-		v = append(v, fmt.Sprintf("C_DELIVERY_CNT is %d, want %d", o.After.DeliveryCnt, want.DeliveryCnt))
-	}
-	if o.After.PaymentCnt != want.PaymentCnt {
-		v = append(v, fmt.Sprintf("C_PAYMENT_CNT is %d, want %d", o.After.PaymentCnt, want.PaymentCnt))
-	}
-	return v
-}
-
-func delivered(o deliveryPaymentObs) float64 {
-	if o.Committed {
-		return o.Delivered
-	}
-	return 0
-}
-
-func testIsolation5(ctx context.Context, e *acidEnv) acidFinding {
-	return isolationDeliveryPayment(ctx, e, e.district(5), true)
-}
-
-func testIsolation6(ctx context.Context, e *acidEnv) acidFinding {
-	return isolationDeliveryPayment(ctx, e, e.district(6), false)
-}
-
-// isolationDeliveryPayment runs clause 3.4.2.5 (commit) or 3.4.2.6.
-// Planted in 5: T2 makes one attempt and its write conflict is dropped; in
-// 6: T1 runs without a transaction.
-func isolationDeliveryPayment(ctx context.Context, e *acidEnv, d int, commit bool) acidFinding {
-	var f acidFinding
-	ws, err := e.workersN(2, nil)
-	if err != nil {
-		return failed(f, "workers", err)
-	}
-	w1, w2 := ws[0], ws[1]
-	o := deliveryPaymentObs{Committed: commit, Paid: 100}
-	oid, err := oldestUndelivered(ctx, w2, d)
-	if err != nil {
-		return failed(f, "find an undelivered order", err)
-	}
-	o.WantOrder = oid
-	ord, err := readOrder(ctx, w1, d, oid)
-	if err != nil {
-		return failed(f, "read the order", err)
-	}
-	for _, l := range ord.Lines {
-		o.Delivered += l.Amount
-	}
-	if o.Before, err = readCustomerMoney(ctx, w1, d, ord.CID); err != nil {
-		return failed(f, "read the customer", err)
-	}
-	t1 := beginTxn(ctx, w1, e.planted && !commit)
-	defer t1.end(false)
-	if err := t1.do(func(ctx context.Context) error {
-		res, err := w1.delivery(ctx, deliveryInput{WID: e.wID, CarrierID: 1, Date: time.Now().UTC()})
-		o.T1Delivered = res.Delivered[d-1]
-		return err
-	}); err != nil {
-		return failed(f, "Delivery T1", err)
-	}
-	mode := bgRetry
-	if e.planted && commit {
-		mode = bgOnce
-	}
-	pay := paymentInput{WID: e.wID, DID: d, CWID: e.wID, CDID: d, CID: ord.CID, Amount: o.Paid, Date: time.Now().UTC()}
-	t2 := goTxn(ctx, w2, mode, func(ctx context.Context) error { _, err := w2.payment(ctx, pay); return err })
-	t2First := t2.settle(ctx)
-	if err := t1.end(commit); err != nil {
-		return failed(f, "Delivery T1's end", err)
-	}
-	if err := t2.wait(ctx); err != nil && mode != bgOnce {
-		o.T2Err = err.Error()
-	}
-	if o.After, err = readCustomerMoney(ctx, w1, d, ord.CID); err != nil {
-		return failed(f, "read the customer", err)
-	}
-	f.violations = checkDeliveryPayment(o)
-	switch {
-	case t2First:
-		f.note("Payment T2 finished before Delivery T1 ended")
-	case t2.conflicts() > 0:
-		f.note("Payment T2 met T1's uncommitted C_BALANCE: %d WriteConflict(s), retried until T1 ended (case: T2 waits)", t2.conflicts())
-	default:
-		f.note("Payment T2 was blocked until T1 ended")
-	}
-	end := "committed"
-	if !commit {
-		end = "rolled back"
-	}
-	f.note("Delivery T1 of O_ID=%d (%.2f) %s, Payment T2 of %.2f: C_BALANCE %.2f -> %.2f",
-		oid, o.Delivered, end, o.Paid, o.Before.Balance, o.After.Balance)
-	return f
-}
-
-// oldestUndelivered returns the oldest undelivered order of district d,
-// running a New-Order first if there is none.
-func oldestUndelivered(ctx context.Context, w *worker, d int) (int, error) {
-	for range 2 {
-		var no newOrderDoc
-		err := w.newOrders.FindOne(ctx, bson.D{{Key: "NO_W_ID", Value: w.wID}, {Key: "NO_D_ID", Value: d}},
-			options.FindOne().SetSort(bson.D{{Key: "NO_O_ID", Value: 1}})).Decode(&no)
-		if err == nil {
-			return no.OID, nil
-		}
-		if err != mongo.ErrNoDocuments {
-			return 0, err
-		}
-		in := newOrderInput{WID: w.wID, DID: d, CID: isolationCustomer, EntryD: time.Now().UTC(),
-			Lines: []newOrderLine{{IID: 1, SupplyWID: w.wID, Quantity: 1}, {IID: 2, SupplyWID: w.wID, Quantity: 1}}}
-		if _, _, err := w.newOrderTxn(ctx, in); err != nil {
-			return 0, fmt.Errorf("New-Order: %w", err)
-		}
-	}
-	return 0, notFound("undelivered order in W_ID=%d D_ID=%d", w.wID, d)
-}
-
-// readOrder reads an order with its lines (either schema).
-func readOrder(ctx context.Context, w *worker, d, oid int) (orderDoc, error) {
-	var o orderDoc
-	err := w.orders.FindOne(ctx, bson.D{{Key: "O_W_ID", Value: w.wID}, {Key: "O_D_ID", Value: d}, {Key: "O_ID", Value: oid}}).Decode(&o)
-	if err != nil {
-		return o, found(err, "order W_ID=%d D_ID=%d O_ID=%d", w.wID, d, oid)
-	}
-	if w.cfg.Schema == Normalized {
-		cur, err := w.orderLine.Find(ctx, bson.D{{Key: "OL_W_ID", Value: w.wID}, {Key: "OL_D_ID", Value: d}, {Key: "OL_O_ID", Value: oid}},
-			options.Find().SetSort(bson.D{{Key: "OL_NUMBER", Value: 1}}))
-		if err != nil {
-			return o, err
-		}
-		if err := cur.All(ctx, &o.Lines); err != nil {
-			return o, err
-		}
-	}
-	return o, nil
-}
-
-func readCustomerMoney(ctx context.Context, w *worker, d, cid int) (customerMoney, error) {
-	var c struct {
-		Balance     float64 `bson:"C_BALANCE"`
-		DeliveryCnt int     `bson:"C_DELIVERY_CNT"`
-		PaymentCnt  int     `bson:"C_PAYMENT_CNT"`
-	}
-	if err := w.customer.FindOne(ctx, bson.D{{Key: "C_W_ID", Value: w.wID}, {Key: "C_D_ID", Value: d}, {Key: "C_ID", Value: cid}}).Decode(&c); err != nil {
-		return customerMoney{}, found(err, "customer W_ID=%d D_ID=%d C_ID=%d", w.wID, d, cid)
-	}
-	return customerMoney{Balance: c.Balance, DeliveryCnt: c.DeliveryCnt, PaymentCnt: c.PaymentCnt}, nil
-}
-
-// ---- 3.4.2.7: repeatable reads of item prices ----
-
-// priceObs is what isolation test 7 sees of items x and y: their prices as
-// T1 read them; New-Order T2's first read of x, its second reads of x and
-// y and the unit prices its order lines were charged; the prices T3 set
-// and whether it committed; the prices T4 read at the end.
-type priceObs struct {
-	T1                  [2]float64
-	T2First             float64
-	T2Second, T2Charged [2]float64
-	T3                  [2]float64
-	T3Committed         bool
-	T4                  [2]float64
-}
-
-// checkRepeatablePrices is the check of clause 3.4.2.7 (cases A to D): T2
-// reads x, then x and y, at T1's prices and charges them; T4 reads T3's
-// prices if T3 committed, T1's if it rolled back.
-func checkRepeatablePrices(o priceObs) []string {
-	var v []string
-	if !moneyEqual(1, o.T2First, o.T1[0]) {
-		v = append(v, fmt.Sprintf("New-Order T2 read I_PRICE of x as %.2f, T1 read %.2f", o.T2First, o.T1[0]))
-	}
-	names := [2]string{"x", "y"}
-	for i := range 2 {
-		if !moneyEqual(1, o.T2Second[i], o.T1[i]) {
-			v = append(v, fmt.Sprintf("New-Order T2 read I_PRICE of %s again as %.2f, want %.2f as read before: a non-repeatable read", names[i], o.T2Second[i], o.T1[i]))
-		}
-		if !moneyEqual(1, o.T2Charged[i], o.T1[i]) {
-			v = append(v, fmt.Sprintf("New-Order T2 charged %.2f for item %s, want %.2f", o.T2Charged[i], names[i], o.T1[i]))
-		}
-		want := o.T1[i]
-		if o.T3Committed {
-			want = o.T3[i]
-		}
-		if !moneyEqual(1, o.T4[i], want) {
-			v = append(v, fmt.Sprintf("T4 read I_PRICE of %s as %.2f at the end, want %.2f", names[i], o.T4[i], want))
-		}
-	}
-	return v
-}
-
-// testIsolation7 is clause 3.4.2.7. Planted: T2 continues outside its
-// transaction after T3.
-func testIsolation7(ctx context.Context, e *acidEnv) (f acidFinding) {
-	d := e.district(7)
-	ws, err := e.workersN(3, nil)
-	if err != nil {
-		return failed(f, "workers", err)
-	}
-	w1, w2, w3 := ws[0], ws[1], ws[2]
-	x, y := 11, 12
-	var o priceObs
-	t1 := beginTxn(ctx, w1, false)
-	if err := t1.do(func(ctx context.Context) (err error) { o.T1, err = readPrices(ctx, w1, x, y); return err }); err != nil {
-		return failed(f, "T1", err)
-	}
-	if err := t1.end(true); err != nil {
-		return failed(f, "T1", err)
-	}
-	// Set the prices back however the test ends.
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		if err := setPrices(rctx, w1, x, y, o.T1); err != nil {
-			f.violate("set the prices of items %d and %d back to %.2f and %.2f: %v", x, y, o.T1[0], o.T1[1], err)
-		}
-	}()
-	o.T3 = [2]float64{math.Round(o.T1[0]*110) / 100, math.Round(o.T1[1]*110) / 100}
-
-	t2 := beginTxn(ctx, w2, false)
-	defer t2.end(false)
-	if err := t2.do(func(ctx context.Context) error {
-		p, err := readPrices(ctx, w2, x)
-		o.T2First = p[0]
-		return err
-	}); err != nil {
-		return failed(f, "New-Order T2", err)
-	}
-	t3 := goTxn(ctx, w3, bgRetry, func(ctx context.Context) error { return setPrices(ctx, w3, x, y, o.T3) })
-	t3Done := t3.settle(ctx)
-	var oid int
-	if err := t2.do(func(sctx context.Context) (err error) {
-		if e.planted {
-			sctx = ctx
-		}
-		if o.T2Second, err = readPrices(sctx, w2, x, y); err != nil {
-			return err
-		}
-		res, err := w2.newOrder(sctx, newOrderOf(e, d, isolationCustomer, x, y, x))
-		oid = res.OID
-		return err
-	}); err != nil {
-		return failed(f, "New-Order T2", err)
-	}
-	if err := t2.end(true); err != nil {
-		return failed(f, "New-Order T2's commit", err)
-	}
-	t3Err := t3.wait(ctx)
-	o.T3Committed = t3Err == nil
-	if o.T4, err = readPrices(ctx, w1, x, y); err != nil {
-		return failed(f, "T4", err)
-	}
-	ord, err := readOrder(ctx, w1, d, oid)
-	if err != nil {
-		return failed(f, "read New-Order T2's order", err)
-	}
-	for _, l := range ord.Lines {
-		for i, id := range [2]int{x, y} {
-			if l.IID == id && l.Quantity > 0 {
-				o.T2Charged[i] = l.Amount / float64(l.Quantity)
-			}
-		}
-	}
-	f.violations = checkRepeatablePrices(o)
-	switch {
-	case t3Done && o.T3Committed:
-		f.note("case D: T3 was not blocked and committed prices %.2f, %.2f while New-Order T2 was open", o.T3[0], o.T3[1])
-	case !o.T3Committed:
-		f.note("case C: T3 rolled back (%v)", t3Err)
-	default:
-		f.note("case A: T3 waited for New-Order T2's commit")
-	}
-	f.note("T2 read and charged x=%d at %.2f and y=%d at %.2f both times; T4 read %.2f, %.2f", x, o.T2Second[0], y, o.T2Second[1], o.T4[0], o.T4[1])
-	return f
-}
-
-// readPrices reads the I_PRICE of items ids.
-func readPrices(ctx context.Context, w *worker, ids ...int) ([2]float64, error) {
-	var p [2]float64
-	for i, id := range ids {
-		var it struct {
-			Price float64 `bson:"I_PRICE"`
-		}
-		if err := w.item.FindOne(ctx, bson.D{{Key: "I_ID", Value: id}}).Decode(&it); err != nil {
-			return p, found(err, "item I_ID=%d", id)
-		}
-		p[i] = it.Price
-	}
-	return p, nil
-}
-
-// setPrices sets the I_PRICE of items x and y.
-func setPrices(ctx context.Context, w *worker, x, y int, p [2]float64) error {
-	for i, id := range [2]int{x, y} {
-		if _, err := w.item.UpdateOne(ctx, bson.D{{Key: "I_ID", Value: id}},
-			bson.D{{Key: "$set", Value: bson.D{{Key: "I_PRICE", Value: p[i]}}}}); err != nil {
-			return fmt.Errorf("item I_ID=%d: %w", id, err)
-		}
-	}
-	return nil
-}
-
-// ---- 3.4.2.8: phantom, Delivery vs New-Order ----
-
-// deliveryPhantomObs is what isolation test 8 sees: whether Delivery T1
-// found an undelivered order in the emptied district at first, the order
-// New-Order T2 inserted there meanwhile, the order T1 then delivered there
-// (0: none) and whether T2's order is still undelivered at the end.
-type deliveryPhantomObs struct {
-	FirstFound    bool
-	T2            int
-	T1Delivered   int
-	T2Undelivered bool
-	T2Err         string
-}
-
-// checkDeliveryPhantom is the check of clause 3.4.2.8: T1, having found no
-// undelivered order in the district, finds none when it continues, so
-// T2's order stays undelivered.
-func checkDeliveryPhantom(o deliveryPhantomObs) []string {
-	var v []string
-	if o.FirstFound {
-		v = append(v, "Delivery T1 found an undelivered order in the district emptied for the test")
-	}
-	if o.T2Err != "" {
-		v = append(v, "New-Order T2 failed: "+o.T2Err)
-	}
-	if o.T1Delivered != 0 {
-		v = append(v, fmt.Sprintf("Delivery T1 delivered O_ID=%d, inserted by New-Order T2 after T1 read the district's NEW_ORDER rows: a phantom", o.T1Delivered))
-	}
-	if o.T2Err == "" && !o.T2Undelivered {
-		v = append(v, fmt.Sprintf("New-Order T2's O_ID=%d is delivered at the end, want it undelivered", o.T2))
-	}
-	return v
-}
-
-// testIsolation8 is clause 3.4.2.8. The clause empties the district by
-// removing its NEW_ORDER rows; this test delivers them with Delivery
-// transactions, so the database stays consistent (clause 3.3.2). Planted:
-// T1 continues outside its transaction.
-func testIsolation8(ctx context.Context, e *acidEnv) acidFinding {
-	var f acidFinding
-	d := e.district(8)
-	ws, err := e.workersN(3, nil)
-	if err != nil {
-		return failed(f, "workers", err)
-	}
-	w1, w2, w3 := ws[0], ws[1], ws[2]
-	emptied, err := emptyDistrict(ctx, w3, d)
-	if err != nil {
-		return failed(f, "empty the district", err)
-	}
-	var o deliveryPhantomObs
-	t1 := beginTxn(ctx, w1, false)
-	defer t1.end(false)
-	if err := t1.do(func(ctx context.Context) (err error) {
-		// The Delivery's own read of the district (clause 2.7.4.2).
-		_, o.FirstFound, err = w1.takeNewOrder(ctx, e.wID, d)
-		return err
-	}); err != nil {
-		return failed(f, "Delivery T1", err)
-	}
-	t2 := goTxn(ctx, w2, bgRetry, func(ctx context.Context) error {
-		res, err := w2.newOrder(ctx, newOrderOf(e, d, isolationCustomer, 1, 2, 3))
-		o.T2 = res.OID
-		return err
-	})
-	t2First := t2.settle(ctx)
-	if t2First {
-		o.T2Err = errString(t2.err)
-	}
-	if err := t1.do(func(sctx context.Context) error {
-		if e.planted {
-			sctx = ctx
-		}
-		res, err := w1.delivery(sctx, deliveryInput{WID: e.wID, CarrierID: 2, Date: time.Now().UTC()})
-		o.T1Delivered = res.Delivered[d-1]
-		return err
-	}); err != nil {
-		return failed(f, "Delivery T1", err)
-	}
-	if err := t1.end(true); err != nil {
-		return failed(f, "Delivery T1's commit", err)
-	}
-	if !t2First {
-		o.T2Err = errString(t2.wait(ctx))
-	}
-	if o.T2Err == "" {
-		ord, err := readOrder(ctx, w1, d, o.T2)
-		if err != nil {
-			return failed(f, "read New-Order T2's order", err)
-		}
-		n, err := w1.newOrders.CountDocuments(ctx, bson.D{{Key: "NO_W_ID", Value: e.wID}, {Key: "NO_D_ID", Value: d}, {Key: "NO_O_ID", Value: o.T2}})
-		if err != nil {
-			return failed(f, "count NEW_ORDER rows", err)
-		}
-		o.T2Undelivered = ord.CarrierID == 0 && n == 1
-	}
-	f.violations = checkDeliveryPhantom(o)
-	if t2First {
-		f.note("case B: New-Order T2 was not blocked by Delivery T1 and committed O_ID=%d", o.T2)
-	} else {
-		f.note("case A: New-Order T2 waited for Delivery T1")
-	}
-	f.note("the district was emptied by %d Delivery transactions; T1 found no undelivered order before or after T2 and left O_ID=%d undelivered", emptied, o.T2)
-	return f
-}
-
-// emptyDistrict runs Delivery transactions until district d has no
-// undelivered order and returns how many it ran.
-func emptyDistrict(ctx context.Context, w *worker, d int) (int, error) {
-	filter := bson.D{{Key: "NO_W_ID", Value: w.wID}, {Key: "NO_D_ID", Value: d}}
-	n0, err := w.newOrders.CountDocuments(ctx, filter)
-	if err != nil {
-		return 0, err
-	}
-	for i := 0; ; i++ {
-		n, err := w.newOrders.CountDocuments(ctx, filter)
-		if err != nil {
-			return i, err
-		}
-		if n == 0 {
-			return i, nil
-		}
-		if int64(i) > n0+10 {
-			return i, fmt.Errorf("%d undelivered orders left after %d Delivery transactions: another client is writing", n, i)
-		}
-		if _, _, err := w.deliveryTxn(ctx, deliveryInput{WID: w.wID, CarrierID: 3, Date: time.Now().UTC()}); err != nil {
-			return i, fmt.Errorf("Delivery: %w", err)
-		}
-	}
-}
-
-// ---- 3.4.2.9: phantom, Order-Status vs New-Order ----
-
-// orderPhantomObs is what isolation test 9 sees: the customer's last order
-// as Order-Status T1 read it before and after New-Order T2 for the same
-// customer committed, T2's order and what Order-Status T3 returns at the
-// end.
-type orderPhantomObs struct {
-	First, Second, T2, T3 int
-	T2Err                 string
-}
-
-// checkOrderPhantom is the check of clause 3.4.2.9: T1's second read
-// returns the order of its first; T3 returns T2's.
-func checkOrderPhantom(o orderPhantomObs) []string {
-	var v []string
-	if o.T2Err != "" {
-		return append(v, "New-Order T2 failed: "+o.T2Err)
-	}
-	if o.Second != o.First {
-		v = append(v, fmt.Sprintf("Order-Status T1 read the customer's last order again as O_ID=%d, first as %d: T2's order is a phantom", o.Second, o.First))
-	}
-	if o.T3 != o.T2 {
-		v = append(v, fmt.Sprintf("Order-Status T3 returned O_ID=%d after New-Order T2 committed O_ID=%d", o.T3, o.T2))
-	}
-	return v
-}
-
-// testIsolation9 is clause 3.4.2.9. Planted: T1 reads again outside its
-// transaction.
-func testIsolation9(ctx context.Context, e *acidEnv) acidFinding {
-	var f acidFinding
-	d := e.district(9)
-	ws, err := e.workersN(2, nil)
-	if err != nil {
-		return failed(f, "workers", err)
-	}
-	w1, w2 := ws[0], ws[1]
-	var o orderPhantomObs
-	t1 := beginTxn(ctx, w1, false)
-	defer t1.end(false)
-	if err := t1.do(func(ctx context.Context) (err error) {
-		o.First, err = lastOrder(ctx, w1, d, isolationCustomer)
-		return err
-	}); err != nil {
-		return failed(f, "Order-Status T1", err)
-	}
-	t2 := goTxn(ctx, w2, bgRetry, func(ctx context.Context) error {
-		res, err := w2.newOrder(ctx, newOrderOf(e, d, isolationCustomer, 1, 2, 3))
-		o.T2 = res.OID
-		return err
-	})
-	t2First := t2.settle(ctx)
-	if t2First {
-		o.T2Err = errString(t2.err)
-	}
-	if err := t1.do(func(sctx context.Context) (err error) {
-		if e.planted {
-			sctx = ctx
-		}
-		o.Second, err = lastOrder(sctx, w1, d, isolationCustomer)
-		return err
-	}); err != nil {
-		return failed(f, "Order-Status T1", err)
-	}
-	if err := t1.end(true); err != nil {
-		return failed(f, "Order-Status T1's commit", err)
-	}
-	if !t2First {
-		o.T2Err = errString(t2.wait(ctx))
-	}
-	if o.T3, err = orderStatusTxnOf(ctx, w1, d, isolationCustomer); err != nil {
-		return failed(f, "Order-Status T3", err)
-	}
-	f.violations = checkOrderPhantom(o)
-	if t2First {
-		f.note("case B: New-Order T2 was not blocked by Order-Status T1 and committed O_ID=%d", o.T2)
-	} else {
-		f.note("case A: New-Order T2 waited for Order-Status T1")
-	}
-	f.note("T1 read the customer's last order as O_ID=%d before and after; T3 returned O_ID=%d", o.First, o.T3)
-	return f
+// stepErr is err, if any, as the error of step what.
+func stepErr(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return stepError{what: what, err: err}
 }

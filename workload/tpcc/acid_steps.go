@@ -172,8 +172,15 @@ func (b *bgTxn) settle(ctx context.Context) bool {
 	}
 }
 
-// wait waits until b has finished and returns its error.
+// wait waits until b has finished and returns its error. A b already
+// finished returns its own error even if ctx has ended (a single select
+// would pick either at random).
 func (b *bgTxn) wait(ctx context.Context) error {
+	select {
+	case <-b.done:
+		return b.err
+	default:
+	}
 	select {
 	case <-b.done:
 		return b.err
