@@ -76,7 +76,7 @@ func TestClusterCommandsEndToEnd(t *testing.T) {
 		// A CPU cap: n3 gets a cgroup with its mongod in it, and status shows it.
 		out, _, err := runCLI(t, "cluster", "cap", "--dir", dir, "--member", "n3", "--cpu", "0.5")
 		testutil.SkipWithoutCgroups(t, err)
-		if err != nil || !regexp.MustCompile(`(?m)^n3 .* 0\.50 +-$`).MatchString(out) || !regexp.MustCompile(`(?m)^n2 .* - +-$`).MatchString(out) {
+		if err != nil || !regexp.MustCompile(`(?m)^n3 .* 0\.50 +- +-$`).MatchString(out) || !regexp.MustCompile(`(?m)^n2 .* - +- +-$`).MatchString(out) {
 			t.Fatalf("cap n3: %v\n%s", err, out)
 		}
 		reopened, err := cluster.Open(dir)
@@ -93,7 +93,7 @@ func TestClusterCommandsEndToEnd(t *testing.T) {
 		// A memory cap on a member started uncapped, then a cap it cannot start under.
 		out, _, err = runCLI(t, "cluster", "cap", "--dir", dir, "--member", "n2", "--memory", "800M")
 		testutil.SkipWithoutCgroups(t, err)
-		if err != nil || !regexp.MustCompile(`(?m)^n2 .* - +800M$`).MatchString(out) || !regexp.MustCompile(`(?m)^n3 .* 0\.50 +-$`).MatchString(out) {
+		if err != nil || !regexp.MustCompile(`(?m)^n2 .* - +800M +-$`).MatchString(out) || !regexp.MustCompile(`(?m)^n3 .* 0\.50 +- +-$`).MatchString(out) {
 			t.Fatalf("cap n2 --memory 800M: %v\n%s", err, out)
 		}
 		reopened, err = cluster.Open(dir)
