@@ -386,8 +386,11 @@ func testFailoverRejoinAndPause(t *testing.T, src monitor.LagSource) {
 	// before its last one closes.
 	start := make(chan struct{})
 	var startOnce sync.Once
-	var lastPeriod time.Time
+	var lastPeriod, runStart time.Time
 	o.OnPeriod = func(_ context.Context, _ string, p results.Period, _ *router.Router) {
+		if runStart.IsZero() {
+			runStart = time.Now().Add(-time.Duration(p.TS * float64(time.Second)))
+		}
 		if p.TS >= 3 {
 			startOnce.Do(func() { close(start) })
 		}
@@ -418,12 +421,12 @@ func testFailoverRejoinAndPause(t *testing.T, src monitor.LagSource) {
 	}
 	run := res.Runs[0]
 	if v := run.Summary.BoundViolations; v != 0 {
-		for _, e := range trace.all() {
-			if e.At.After(f.paused.Add(-time.Second)) && e.At.Before(f.resumed) {
-				t.Logf("poll %s primary %s known %v max %v horizon %v frac %v members %+v err %v", e.At.Format("15:04:05.000"), e.Lag.Primary, e.Lag.Known, e.Lag.Max, e.Lag.Horizon, e.Fraction, e.Lag.Members, e.Lag.Err)
-			}
-		}
-		t.Fatalf("%d S-probe reads exceeded the %v bound (paused %s, resumed %s); events %v", v, bound, f.paused.Format("15:04:05.000"), f.resumed.Format("15:04:05.000"), run.Events)
+		// The verdict and the stale reads first (a long log is cut in the
+		// middle), then the polls around each stale read.
+		t.Errorf("%d S-probe reads exceeded the %v bound (faults: %v); run started about %s; events %v",
+			v, bound, &f, runStart.Format("15:04:05.000"), run.Events)
+		logPollsAround(t, trace.all(), runStart, run.Events)
+		t.FailNow()
 	}
 	if !f.resumed.Before(lastPeriod) {
 		t.Fatalf("the fault schedule ended at %s, after the run's last period closed at %s",
@@ -459,6 +462,27 @@ func testFailoverRejoinAndPause(t *testing.T, src monitor.LagSource) {
 	}
 	if !restored {
 		t.Fatalf("secondary reads were not restored after %s caught up; events %v", old.Host, run.Events)
+	}
+}
+
+// logPollsAround logs, for each of the first stale-read events, the lag
+// polls from 2 s before the read to 1 s after it: what the policy knew when
+// it let the read go to a secondary.
+func logPollsAround(t *testing.T, polls []router.Event, runStart time.Time, events []results.Event) {
+	t.Helper()
+	shown := 0
+	for _, ev := range events {
+		if ev.Kind != "stale-read" || shown == 3 {
+			continue
+		}
+		shown++
+		at := runStart.Add(time.Duration(ev.TS * float64(time.Second)))
+		t.Logf("stale read at about %s: %s", at.Format("15:04:05.000"), ev.Detail)
+		for _, e := range polls {
+			if e.At.After(at.Add(-2*time.Second)) && e.At.Before(at.Add(time.Second)) {
+				t.Logf("  poll %s primary %s known %v max %v horizon %v frac %v members %+v err %v", e.At.Format("15:04:05.000"), e.Lag.Primary, e.Lag.Known, e.Lag.Max, e.Lag.Horizon, e.Fraction, e.Lag.Members, e.Lag.Err)
+			}
+		}
 	}
 }
 
