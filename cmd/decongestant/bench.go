@@ -136,7 +136,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.StringVar(&b.lagEstimate, "lag-estimate", "since-applied", "secondary staleness estimate: since-applied (primary's clock minus the last applied write's time when a write is missing) or applied-diff (the Decongestant paper: primary's minus secondary's lastAppliedWallTime)")
 	fs.StringVar(&b.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the run in progress (its router's Stats) at http://`host:port`/metrics, e.g. 127.0.0.1:9464; off by default")
 	fs.BoolVar(&b.pprof, "pprof", false, "with --metrics-addr, also serve the Go runtime's profiles at http://host:port/debug/pprof/ (heap, goroutine, allocs, profile, trace; not cmdline), e.g. for go tool pprof during a soak; off by default, as anyone who reaches the port could read the goroutines' stacks and load the process with profiles")
-	fs.StringVar(&b.lagSource, "lag-source", "auto", "where lag polls come from: replsetgetstatus (the primary's view; needs the clusterMonitor role), heartbeat (the primary's clock written into one document every poll and read on every secondary; needs readWrite on --heartbeat-ns; milliseconds), hello (every member's lastWrite; any user; whole seconds, so up to 1 s staler) or auto (those three in that order among the ones the user may use, each poll taking the next when one fails or is late)")
+	fs.StringVar(&b.lagSource, "lag-source", "auto", lagSourceHelp)
 	fs.StringVar(&b.heartbeatNS, "heartbeat-ns", "", "the heartbeat's `db.collection` (--lag-source heartbeat or auto): one small document written every lag poll (default: --db's decongestant_heartbeat)")
 }
 
@@ -367,6 +367,25 @@ func settingFlag(err error, flags map[string]string) error {
 	return err
 }
 
+// lagSourceHelp is --lag-source's help, bench's and the proxy's.
+const lagSourceHelp = "where lag polls come from: replsetgetstatus (the primary's view; needs the clusterMonitor role), heartbeat (the primary's clock written into one document every poll and read on every secondary; needs readWrite on --heartbeat-ns; milliseconds), hello (every member's lastWrite; any user; whole seconds, so up to 1 s staler) or auto (those three in that order among the ones the user may use, each poll taking the next when one fails or is late)"
+
+// lagFlags parses --lag-source and --heartbeat-ns; the namespace is zero
+// when ns is empty (the caller's default).
+func lagFlags(source, ns string) (monitor.LagSource, monitor.Namespace, error) {
+	src, err := monitor.ParseLagSource(source)
+	if err != nil {
+		return 0, monitor.Namespace{}, fmt.Errorf("--lag-source: %w", err)
+	}
+	var beat monitor.Namespace
+	if ns != "" {
+		if beat, err = monitor.ParseNamespace(ns); err != nil {
+			return 0, monitor.Namespace{}, fmt.Errorf("--heartbeat-ns: %w", err)
+		}
+	}
+	return src, beat, nil
+}
+
 // monitorConfig returns the RTT and lag polling: the lag interval is
 // derived from the bound unless given, and must let every bounded policy
 // allow secondary reads.
@@ -375,15 +394,12 @@ func (b *benchFlags) monitorConfig(specs []balancer.Spec, bound balancer.Bound) 
 	if err != nil {
 		return monitor.Config{}, fmt.Errorf("--lag-estimate: %w", err)
 	}
-	source, err := monitor.ParseLagSource(b.lagSource)
+	source, beat, err := lagFlags(b.lagSource, b.heartbeatNS)
 	if err != nil {
-		return monitor.Config{}, fmt.Errorf("--lag-source: %w", err)
+		return monitor.Config{}, err
 	}
-	beat := monitor.Namespace{DB: b.db, Coll: monitor.DefaultHeartbeatColl}
-	if b.heartbeatNS != "" {
-		if beat, err = monitor.ParseNamespace(b.heartbeatNS); err != nil {
-			return monitor.Config{}, fmt.Errorf("--heartbeat-ns: %w", err)
-		}
+	if beat == (monitor.Namespace{}) {
+		beat = monitor.Namespace{DB: b.db, Coll: monitor.DefaultHeartbeatColl}
 	}
 	lagInterval := b.lagInterval
 	if lagInterval == 0 {

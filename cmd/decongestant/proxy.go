@@ -15,7 +15,9 @@ import (
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/internal/redact"
+	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/proxy"
+	"github.com/decongestant/decongestant/router"
 )
 
 const proxyLong = `Clients authenticate as the users of --users (SCRAM-SHA-256; "decongestant proxy-user" makes
@@ -40,6 +42,8 @@ func defineProxy(fs *flag.FlagSet) action {
 	tlsKey := fs.String("tls-key", "", "the certificate's private key (`PEM` file)")
 	requestTimeout := fs.Duration("request-timeout", 0, "bound every round trip to a member to this `duration` (the client then gets a NetworkTimeout error and its operation is killed), e.g. 5m; 0: none, as a mongos (a command's maxTimeMS bounds its own round trip, plus 2s, either way)")
 	tlsCA := fs.String("tls-ca", "", "require client certificates signed by a CA of this `PEM` file (on top of --users); off by default")
+	lagSource := fs.String("lag-source", "auto", lagSourceHelp)
+	heartbeatNS := fs.String("heartbeat-ns", "", "the heartbeat's `db.collection` (--lag-source heartbeat or auto): one small document written every lag poll, in a database the --uri's user may write (default: the --uri's database, else decongestant; collection decongestant_heartbeat)")
 	life := defineLifecycle(fs)
 	refuseAdmin := fs.Bool("refuse-admin-commands", false, "refuse (Unauthorized) the commands that administer the replica set: shutdown, replSetReconfig, replSetStepDown, setFeatureCompatibilityVersion, setParameter, fsync, killOp, killAllSessions, user and role management...; every client runs as the --uri's user, so without this a client may do all that user may (see docs/proxy.md)")
 	testCommands := fs.Bool("enable-test-commands", false, "for tests only: answer configureFailPoint \"failCommand\" on the proxy and fail its clients' commands as told, as a mongos with enableTestCommands does (any client can then fail any other's commands); off by default")
@@ -61,6 +65,11 @@ func defineProxy(fs *flag.FlagSet) action {
 		if cfg, err = proxyConfig(*uri, *policy, *staleness, *reads, *ryw); err != nil {
 			return err
 		}
+		src, beat, err := lagFlags(*lagSource, *heartbeatNS)
+		if err != nil {
+			return fmt.Errorf("proxy: %w", err)
+		}
+		cfg.Router = append(cfg.Router, router.WithMonitor(monitor.Config{LagSource: src, Heartbeat: beat}))
 		if err := life.apply(&cfg); err != nil {
 			return err
 		}

@@ -198,7 +198,8 @@ func TestProxyCLI(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	sock := filepath.Join(t.TempDir(), "p.sock")
 	metricsAddr := fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t))
-	p := startCLI(t, "proxy", "--uri", rs.URI(), "--listen", "unix:"+sock, "--metrics-addr", metricsAddr)
+	p := startCLI(t, "proxy", "--uri", rs.URI(), "--listen", "unix:"+sock, "--metrics-addr", metricsAddr,
+		"--lag-source", "heartbeat", "--heartbeat-ns", "proxycli.beats")
 	testutil.Eventually(t, time.Minute, func() bool { _, err := os.Stat(sock); return err == nil }, "the proxy to listen")
 	client := testutil.Connect(t, "mongodb://"+url.PathEscape(sock))
 	pctx, pcancel := context.WithTimeout(context.Background(), time.Minute)
@@ -206,14 +207,20 @@ func TestProxyCLI(t *testing.T) {
 	if err := client.Ping(pctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	// --metrics-addr serves the proxy's router (leastwait by default).
+	// --metrics-addr serves the proxy's router (leastwait by default), its
+	// lag polled as --lag-source says, the heartbeat written where
+	// --heartbeat-ns says.
 	resp, err := http.Get("http://" + metricsAddr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(body), `decongestant_router_info{lag_source=`) || !strings.Contains(string(body), `policy="leastwait"`) ||
+	testutil.Eventually(t, time.Minute, func() bool {
+		n, err := client.Database("proxycli").Collection("beats").CountDocuments(pctx, bson.D{})
+		return err == nil && n > 0
+	}, "the heartbeat in proxycli.beats")
+	if !strings.Contains(string(body), `decongestant_router_info{lag_source="heartbeat"`) || !strings.Contains(string(body), `policy="leastwait"`) ||
 		!strings.Contains(string(body), "decongestant_read_your_writes_reads_total") {
 		t.Fatalf("metrics of the proxy's router missing:\n%s", body)
 	}
