@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/decongestant/decongestant/proxy/wire"
+)
+
+// connsResult is one proxy's run with n raw client connections.
+type connsResult struct {
+	Conns            int     `json:"conns"`
+	IdleBytesPerConn float64 `json:"idle_bytes_per_conn"` // resident memory the idle connections added, per connection
+	RSSIdleMB        float64 `json:"rss_idle_mb"`
+	Ops              int64   `json:"ops"`
+	Errors           int64   `json:"errors"`
+	FirstError       string  `json:"first_error,omitempty"`
+	OpsPerS          float64 `json:"ops_per_s"`
+	P50us            float64 `json:"p50_us"`
+	P99us            float64 `json:"p99_us"`
+	ProxyCPUus       float64 `json:"proxy_cpu_us_per_op"`
+	PeakRSSMB        float64 `json:"peak_rss_mb"` // VmHWM over the whole run
+	Threads          int     `json:"threads"`
+}
+
+// connsLoad opens n raw connections to a proxy (each says hello, as
+// drivers do), measures the memory they hold idle, then sends a fixed total
+// rate of operations spread over all of them: point reads routed
+// (secondaryPreferred) and that share of updates. The rate is the same at
+// every n, so latency shows what the connections cost, not a longer queue.
+type connsLoad struct {
+	db, coll string
+	records  int
+	writes   float64
+	rate     float64 // operations a second over all connections
+	idle     time.Duration
+	duration time.Duration
+}
+
+func (l connsLoad) run(ctx context.Context, p *proxyProc, n int) (connsResult, error) {
+	res := connsResult{Conns: n}
+	if err := sleep(ctx, 2*time.Second); err != nil { // the proxy's router settles
+		return res, err
+	}
+	before, err := readMemory(p.PID())
+	if err != nil {
+		return res, err
+	}
+	conns, err := dialAll(ctx, p.Addr, n)
+	defer func() {
+		for _, c := range conns {
+			c.nc.Close()
+		}
+	}()
+	if err != nil {
+		return res, err
+	}
+	if err := sleep(ctx, l.idle); err != nil {
+		return res, err
+	}
+	idle, err := readMemory(p.PID())
+	if err != nil {
+		return res, err
+	}
+	res.IdleBytesPerConn = float64(idle.RSS-before.RSS) / float64(n)
+	res.RSSIdleMB = mb(idle.RSS)
+
+	var (
+		measuring atomic.Bool
+		ops, errs atomic.Int64
+		firstErr  atomic.Value
+		wg        sync.WaitGroup
+		mu        sync.Mutex
+		lats      []time.Duration
+	)
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	every := time.Duration(float64(n) / l.rate * float64(time.Second))
+	for i, c := range conns {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(i), 7))
+			var mine []time.Duration
+			next := time.Now().Add(time.Duration(r.Int64N(int64(every))))
+			for lctx.Err() == nil {
+				if sleep(lctx, time.Until(next)) != nil {
+					break
+				}
+				next = next.Add(every)
+				k := r.IntN(l.records)
+				write := r.Float64() < l.writes
+				start := time.Now()
+				err := c.roundTrip(l.request(k, write))
+				lat := time.Since(start)
+				if !measuring.Load() {
+					if err != nil && lctx.Err() == nil {
+						firstErr.CompareAndSwap(nil, err.Error())
+					}
+					continue
+				}
+				if err != nil {
+					errs.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				ops.Add(1)
+				mine = append(mine, lat)
+			}
+			mu.Lock()
+			lats = append(lats, mine...)
+			mu.Unlock()
+		})
+	}
+	// A warm-up of one interval, so every connection has sent once.
+	if err := sleep(ctx, every+time.Second); err != nil {
+		return res, err
+	}
+	pcpu0, t0 := mustCPU(p.PID()), time.Now()
+	measuring.Store(true)
+	err = sleep(ctx, l.duration)
+	measuring.Store(false)
+	pcpu1, t1 := mustCPU(p.PID()), time.Now()
+	stop()
+	wg.Wait()
+	if err != nil {
+		return res, err
+	}
+	end, err := readMemory(p.PID())
+	if err != nil {
+		return res, err
+	}
+	res.Ops, res.Errors = ops.Load(), errs.Load()
+	if s, ok := firstErr.Load().(string); ok {
+		res.FirstError = s
+	}
+	res.OpsPerS = round1(float64(res.Ops) / t1.Sub(t0).Seconds())
+	slices.Sort(lats)
+	res.P50us, res.P99us = quantileUS(lats, 0.5), quantileUS(lats, 0.99)
+	if res.Ops > 0 {
+		res.ProxyCPUus = round1(float64((pcpu1 - pcpu0).Microseconds()) / float64(res.Ops))
+	}
+	res.PeakRSSMB, res.Threads = mb(end.HWM), end.Threads
+	return res, nil
+}
+
+// request is the body of a routed point read of key k, or of an update of
+// it.
+func (l connsLoad) request(k int, write bool) bsoncore.Document {
+	var d bson.D
+	if write {
+		d = bson.D{{Key: "update", Value: l.coll}, {Key: "updates", Value: bson.A{bson.D{
+			{Key: "q", Value: bson.D{{Key: "_id", Value: k}}},
+			{Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}}}},
+			{Key: "$db", Value: l.db}}
+	} else {
+		d = bson.D{{Key: "find", Value: l.coll}, {Key: "filter", Value: bson.D{{Key: "_id", Value: k}}},
+			{Key: "limit", Value: 1}, {Key: "singleBatch", Value: true}, {Key: "$db", Value: l.db},
+			{Key: "$readPreference", Value: bson.D{{Key: "mode", Value: "secondaryPreferred"}}}}
+	}
+	b, _ := bson.Marshal(d)
+	return b
+}
+
+// rawConn is one client connection speaking OP_MSG itself.
+type rawConn struct {
+	nc  net.Conn
+	ids int32
+}
+
+// dialAll opens n connections to addr, 64 at a time, each saying hello.
+func dialAll(ctx context.Context, addr string, n int) ([]*rawConn, error) {
+	conns := make([]*rawConn, n)
+	var (
+		wg    sync.WaitGroup
+		next  atomic.Int64
+		first atomic.Value
+	)
+	hello, _ := bson.Marshal(bson.D{{Key: "hello", Value: 1}, {Key: "$db", Value: "admin"}})
+	for range 64 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				nc, err := net.DialTimeout("tcp", addr, 10*time.Second)
+				if err != nil {
+					first.CompareAndSwap(nil, fmt.Errorf("connection %d: %w", i, err))
+					return
+				}
+				c := &rawConn{nc: nc}
+				conns[i] = c
+				if err := c.roundTrip(hello); err != nil {
+					first.CompareAndSwap(nil, fmt.Errorf("hello on connection %d: %w", i, err))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	out := slices.DeleteFunc(conns, func(c *rawConn) bool { return c == nil })
+	if err, ok := first.Load().(error); ok {
+		return out, err
+	}
+	return out, ctx.Err()
+}
+
+// roundTrip sends body as an OP_MSG and reads the reply, which must say
+// ok: 1.
+func (c *rawConn) roundTrip(body bsoncore.Document) error {
+	c.ids++
+	if err := c.nc.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
+		return err
+	}
+	if _, err := c.nc.Write(wire.AppendMsg(nil, c.ids, 0, 0, body)); err != nil {
+		return err
+	}
+	b, err := wire.ReadMessage(c.nc, 0)
+	if err != nil {
+		return err
+	}
+	m, err := wire.Parse(b)
+	if err != nil {
+		return err
+	}
+	if ok, err := okOf(m.Body); !ok {
+		return err
+	}
+	return nil
+}
+
+// okOf reads a reply's ok field; not ok comes with the reply's errmsg.
+func okOf(doc bsoncore.Document) (bool, error) {
+	v, err := doc.LookupErr("ok")
+	if err != nil {
+		return false, errors.New("a reply without ok")
+	}
+	var ok bool
+	switch v.Type {
+	case bsoncore.TypeDouble:
+		ok = v.Double() == 1
+	case bsoncore.TypeInt32:
+		ok = v.Int32() == 1
+	case bsoncore.TypeInt64:
+		ok = v.Int64() == 1
+	}
+	if ok {
+		if _, err := doc.LookupErr("writeErrors"); err == nil {
+			return false, fmt.Errorf("write errors: %s", doc.Lookup("writeErrors"))
+		}
+		return true, nil
+	}
+	msg, _ := doc.Lookup("errmsg").StringValueOK()
+	return false, fmt.Errorf("not ok: %s", msg)
+}
+
+func mb(b int64) float64 { return round1(float64(b) / (1 << 20)) }

@@ -1,0 +1,254 @@
+// Command proxyload measures what the decongestant proxy costs, in one
+// invocation, against the same load sent straight to the replica set:
+//
+//   - ops: closed loops of Go-driver clients doing point reads by _id (and
+//     -writes of updates), each client one connection, straight to the set
+//     (direct), through the proxy unrouted (proxy-primary: the primary read
+//     preference) and routed (proxy-routed: secondaryPreferred, the proxy's
+//     --policy choosing); per target: operations a second, P50 and P99, this
+//     process's CPU per operation (the Go driver's goroutines included) and
+//     the proxy process's. Repetitions rotate the targets' order.
+//   - conns: a fresh proxy per connection count; that many raw connections
+//     (each says hello, as drivers do), the resident memory they hold idle,
+//     then a fixed total rate of routed point reads and -writes of updates
+//     spread over all of them: errors, P50, P99, the proxy's peak resident
+//     memory and CPU per operation.
+//
+// The proxy is `decongestant proxy` started by this program as its own
+// process (-proxy-bin), so its CPU (/proc/PID/stat) and memory
+// (/proc/PID/status) are its own; Linux only. Usage, with a set from
+// `decongestant cluster up` (uncapped: the targets compare CPU, not
+// congestion):
+//
+//	go build -o /tmp/decongestant ./cmd/decongestant
+//	go run ./internal/cmd/proxyload ops -uri "$URI" -proxy-bin /tmp/decongestant -conns 1,64 -reps 3 -out ops.json
+//	go run ./internal/cmd/proxyload conns -uri "$URI" -proxy-bin /tmp/decongestant -conns 1000,10000 -writes 0.1 -out conns.json
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/decongestant/decongestant/internal/atomicfile"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "proxyload:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) == 0 || (args[0] != "ops" && args[0] != "conns") {
+		return errors.New("usage: proxyload ops|conns -uri URI -proxy-bin PATH [flags] (-h for the flags)")
+	}
+	mode := args[0]
+	fs := flag.NewFlagSet("proxyload "+mode, flag.ContinueOnError)
+	uri := fs.String("uri", "", "the replica set's URI (required)")
+	bin := fs.String("proxy-bin", "", "the decongestant binary whose proxy is measured (required)")
+	policy := fs.String("policy", "leastwait", "the proxy's --policy")
+	conns := fs.String("conns", "", "client connection counts, comma-separated (ops: 1,64; conns: 1000,10000)")
+	writes := fs.Float64("writes", 0, "share of operations that are updates by _id (0-1)")
+	records := fs.Int("records", 10000, "documents of about 130 bytes in proxyload.points (loaded when the count differs)")
+	duration := fs.Duration("duration", 30*time.Second, "measured time per target and connection count")
+	warmup := fs.Duration("warmup", 10*time.Second, "ops: unmeasured time before each measurement")
+	reps := fs.Int("reps", 3, "ops: repetitions (each runs every target once, the order rotated)")
+	rate := fs.Float64("rate", 2000, "conns: operations a second over all the connections")
+	idle := fs.Duration("idle", 10*time.Second, "conns: how long the connections idle before their memory is read")
+	out := fs.String("out", "", "write the measurements as JSON to this file")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *uri == "" || *bin == "" {
+		return errors.New("-uri and -proxy-bin are required")
+	}
+	if *writes < 0 || *writes > 1 {
+		return fmt.Errorf("-writes %v: want a share from 0 to 1", *writes)
+	}
+	if *conns == "" {
+		*conns = map[string]string{"ops": "1,64", "conns": "1000,10000"}[mode]
+	}
+	counts, err := parseCounts(*conns)
+	if err != nil {
+		return err
+	}
+	if err := (opsLoad{db: "proxyload", coll: "points", records: *records}).load(ctx, *uri); err != nil {
+		return fmt.Errorf("loading proxyload.points: %w", err)
+	}
+	extra := []string{"--policy", *policy}
+	var result any
+	switch mode {
+	case "ops":
+		ms, err := runOps(ctx, *uri, *bin, extra, counts, *reps, opsLoad{db: "proxyload", coll: "points",
+			records: *records, writes: *writes, warmup: *warmup, duration: *duration})
+		if err != nil {
+			return err
+		}
+		printOps(stdout, ms)
+		result = ms
+	case "conns":
+		rs, err := runConns(ctx, *uri, *bin, extra, counts, connsLoad{db: "proxyload", coll: "points",
+			records: *records, writes: *writes, rate: *rate, idle: *idle, duration: *duration})
+		if err != nil {
+			return err
+		}
+		printConns(stdout, rs)
+		result = rs
+	}
+	if *out == "" {
+		return nil
+	}
+	return atomicfile.Write(*out, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"mode": mode, "settings": strings.Join(args[1:], " "), "at": time.Now().UTC().Format(time.RFC3339), "results": result})
+	})
+}
+
+func parseCounts(s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-conns %q: want counts of 1 or more, comma-separated", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// runOps measures every target at every count, reps times, with one proxy.
+func runOps(ctx context.Context, uri, bin string, extra []string, counts []int, reps int, l opsLoad) ([]measurement, error) {
+	p, err := startProxy(ctx, bin, uri, extra)
+	if err != nil {
+		return nil, err
+	}
+	defer p.stop()
+	l.proxyPID = p.PID()
+	var out []measurement
+	for _, n := range counts {
+		for rep := range reps {
+			for i := range targets {
+				t := targets[(i+rep)%len(targets)]
+				u := uri
+				if t.proxied {
+					u = "mongodb://" + p.Addr + "/"
+				}
+				fmt.Fprintf(os.Stderr, "proxyload: %s, %d connections, repetition %d/%d\n", t.Name, n, rep+1, reps)
+				m, err := l.run(ctx, u, t, n, rep+1)
+				if err != nil {
+					return out, err
+				}
+				out = append(out, m)
+			}
+		}
+	}
+	return out, nil
+}
+
+// runConns runs the raw-connection load at every count, each on a fresh
+// proxy.
+func runConns(ctx context.Context, uri, bin string, extra []string, counts []int, l connsLoad) ([]connsResult, error) {
+	var out []connsResult
+	for _, n := range counts {
+		fmt.Fprintf(os.Stderr, "proxyload: %d raw connections\n", n)
+		p, err := startProxy(ctx, bin, uri, extra)
+		if err != nil {
+			return out, err
+		}
+		r, err := l.run(ctx, p, n)
+		p.stop()
+		if err != nil {
+			return out, fmt.Errorf("%d connections: %w", n, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// printOps writes each target's mean ± standard deviation over the
+// repetitions, per connection count.
+func printOps(w io.Writer, ms []measurement) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "conns\ttarget\tops/s\tP50 µs\tP99 µs\tclient CPU µs/op\tproxy CPU µs/op\terrors")
+	type key struct {
+		conns  int
+		target string
+	}
+	var order []key
+	groups := map[key][]measurement{}
+	for _, m := range ms {
+		k := key{m.Conns, m.Target}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], m)
+	}
+	for _, k := range order {
+		g := groups[k]
+		col := func(f func(measurement) float64) string {
+			var vs []float64
+			for _, m := range g {
+				vs = append(vs, f(m))
+			}
+			mean, sd := meanSD(vs)
+			return fmt.Sprintf("%.1f ± %.1f", mean, sd)
+		}
+		var errs int64
+		for _, m := range g {
+			errs += m.Errors
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", k.conns, k.target,
+			col(func(m measurement) float64 { return m.OpsPerS }), col(func(m measurement) float64 { return m.P50us }),
+			col(func(m measurement) float64 { return m.P99us }), col(func(m measurement) float64 { return m.ClientCPUus }),
+			col(func(m measurement) float64 { return m.ProxyCPUus }), errs)
+	}
+	tw.Flush()
+}
+
+func printConns(w io.Writer, rs []connsResult) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "conns\tidle B/conn\tops/s\terrors\tP50 µs\tP99 µs\tproxy CPU µs/op\tpeak RSS MB\tthreads")
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%d\t%.0f\t%.1f\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%d\n", r.Conns, r.IdleBytesPerConn, r.OpsPerS, r.Errors,
+			r.P50us, r.P99us, r.ProxyCPUus, r.PeakRSSMB, r.Threads)
+		if r.FirstError != "" {
+			fmt.Fprintf(tw, "\tfirst error: %s\n", r.FirstError)
+		}
+	}
+	tw.Flush()
+}
+
+func meanSD(vs []float64) (float64, float64) {
+	if len(vs) == 0 {
+		return 0, 0
+	}
+	var sum float64
+	for _, v := range vs {
+		sum += v
+	}
+	mean := sum / float64(len(vs))
+	if len(vs) == 1 {
+		return mean, 0
+	}
+	var ss float64
+	for _, v := range vs {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(vs)-1))
+}

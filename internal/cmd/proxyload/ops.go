@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+)
+
+// A target is where a measurement's clients connect and how they read.
+type target struct {
+	Name    string // direct, proxy-primary, proxy-routed
+	proxied bool
+	pref    *readpref.ReadPref
+}
+
+var targets = []target{
+	{Name: "direct", pref: readpref.Primary()},
+	{Name: "proxy-primary", proxied: true, pref: readpref.Primary()},               // through the proxy, not routed
+	{Name: "proxy-routed", proxied: true, pref: readpref.SecondaryPreferred()}, // routed by the proxy's policy
+}
+
+// measurement is one target's closed loop at one connection count.
+type measurement struct {
+	Target      string  `json:"target"`
+	Conns       int     `json:"conns"`
+	Rep         int     `json:"rep"`
+	Ops         int64   `json:"ops"`
+	Errors      int64   `json:"errors"`
+	Seconds     float64 `json:"seconds"`
+	OpsPerS     float64 `json:"ops_per_s"`
+	P50us       float64 `json:"p50_us"`
+	P99us       float64 `json:"p99_us"`
+	ClientCPUus float64 `json:"client_cpu_us_per_op"` // this process (the Go driver's goroutines included) per op
+	ProxyCPUus  float64 `json:"proxy_cpu_us_per_op"`  // the proxy process per op (idle work only, for direct)
+}
+
+// opsLoad drives one closed loop of conns clients: point reads by _id
+// (writes: that share of updates by _id instead), each client one
+// connection, for warmup then d.
+type opsLoad struct {
+	db, coll string
+	records  int
+	writes   float64
+	warmup   time.Duration
+	duration time.Duration
+	proxyPID int
+}
+
+// run measures t at conns connections; uri is the replica set's or the
+// proxy's.
+func (l opsLoad) run(ctx context.Context, uri string, t target, conns, rep int) (measurement, error) {
+	m := measurement{Target: t.Name, Conns: conns, Rep: rep}
+	opts := options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(conns)).SetMinPoolSize(uint64(conns)).
+		SetReadPreference(t.pref)
+	client, err := mongo.Connect(opts)
+	if err != nil {
+		return m, err
+	}
+	defer client.Disconnect(context.Background())
+	coll := client.Database(l.db).Collection(l.coll)
+	if err := client.Ping(ctx, readpref.Primary()); err != nil {
+		return m, fmt.Errorf("%s: %w", t.Name, err)
+	}
+	var (
+		measuring atomic.Bool
+		ops, errs atomic.Int64
+		wg        sync.WaitGroup
+		mu        sync.Mutex
+		lats      []time.Duration
+	)
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	for i := range conns {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(i), uint64(rep)))
+			var mine []time.Duration
+			for lctx.Err() == nil {
+				k := r.IntN(l.records)
+				start := time.Now()
+				var err error
+				if l.writes > 0 && r.Float64() < l.writes {
+					_, err = coll.UpdateOne(lctx, bson.D{{Key: "_id", Value: k}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}})
+				} else {
+					err = coll.FindOne(lctx, bson.D{{Key: "_id", Value: k}}).Err()
+				}
+				lat := time.Since(start)
+				if !measuring.Load() {
+					continue
+				}
+				if err != nil {
+					if lctx.Err() == nil {
+						errs.Add(1)
+					}
+					continue
+				}
+				ops.Add(1)
+				mine = append(mine, lat)
+			}
+			mu.Lock()
+			lats = append(lats, mine...)
+			mu.Unlock()
+		})
+	}
+	if err := sleep(ctx, l.warmup); err != nil {
+		return m, err
+	}
+	cpu0, pcpu0, t0 := selfCPU(), mustCPU(l.proxyPID), time.Now()
+	measuring.Store(true)
+	err = sleep(ctx, l.duration)
+	measuring.Store(false)
+	cpu1, pcpu1, t1 := selfCPU(), mustCPU(l.proxyPID), time.Now()
+	stop()
+	wg.Wait()
+	if err != nil {
+		return m, err
+	}
+	m.Ops, m.Errors, m.Seconds = ops.Load(), errs.Load(), t1.Sub(t0).Seconds()
+	if m.Ops == 0 {
+		return m, fmt.Errorf("%s at %d connections: no operation succeeded (%d errors)", t.Name, conns, m.Errors)
+	}
+	m.OpsPerS = round1(float64(m.Ops) / m.Seconds)
+	slices.Sort(lats)
+	m.P50us, m.P99us = quantileUS(lats, 0.5), quantileUS(lats, 0.99)
+	m.ClientCPUus = round1(float64((cpu1 - cpu0).Microseconds()) / float64(m.Ops))
+	if l.proxyPID > 0 {
+		m.ProxyCPUus = round1(float64((pcpu1 - pcpu0).Microseconds()) / float64(m.Ops))
+	}
+	return m, nil
+}
+
+// load makes sure records documents _id 0..records-1 exist, through the
+// replica set's URI.
+func (l opsLoad) load(ctx context.Context, uri string) error {
+	client, err := mongo.Connect(options.Client().ApplyURI(uri))
+	if err != nil {
+		return err
+	}
+	defer client.Disconnect(context.Background())
+	coll := client.Database(l.db).Collection(l.coll)
+	n, err := coll.CountDocuments(ctx, bson.D{})
+	if err != nil {
+		return err
+	}
+	if n == int64(l.records) {
+		return nil
+	}
+	if err := coll.Drop(ctx); err != nil {
+		return err
+	}
+	const batch = 1000
+	payload := make([]byte, 100)
+	for start := 0; start < l.records; start += batch {
+		docs := make([]any, 0, batch)
+		for k := start; k < min(start+batch, l.records); k++ {
+			docs = append(docs, bson.D{{Key: "_id", Value: k}, {Key: "n", Value: 0}, {Key: "payload", Value: payload}})
+		}
+		if _, err := coll.InsertMany(ctx, docs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mustCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	d, _ := procCPU(pid)
+	return d
+}
+
+func quantileUS(sorted []time.Duration, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := min(int(q*float64(len(sorted))), len(sorted)-1)
+	return round1(float64(sorted[i].Nanoseconds()) / 1e3)
+}
+
+func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return errors.Join(ctx.Err())
+	}
+}

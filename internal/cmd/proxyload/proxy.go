@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// proxyProc is a `decongestant proxy` this program started: its own
+// process, so its CPU and memory are its own.
+type proxyProc struct {
+	cmd    *exec.Cmd
+	Addr   string // where clients connect, host:port
+	dir    string
+	stderr *os.File
+}
+
+// startProxy starts bin's proxy in front of uri (passed in a 0600 file,
+// not on the command line), listening on a free loopback port, with extra
+// flags, and returns once its /readyz says it is ready.
+func startProxy(ctx context.Context, bin, uri string, extra []string) (*proxyProc, error) {
+	dir, err := os.MkdirTemp("", "proxyload-")
+	if err != nil {
+		return nil, err
+	}
+	p := &proxyProc{dir: dir}
+	fail := func(err error) (*proxyProc, error) {
+		p.stop()
+		return nil, err
+	}
+	uriFile := filepath.Join(dir, "uri")
+	if err := os.WriteFile(uriFile, []byte(uri+"\n"), 0o600); err != nil {
+		return fail(err)
+	}
+	port, err := freePort()
+	if err != nil {
+		return fail(err)
+	}
+	mport, err := freePort()
+	if err != nil {
+		return fail(err)
+	}
+	p.Addr = fmt.Sprintf("127.0.0.1:%d", port)
+	metrics := fmt.Sprintf("127.0.0.1:%d", mport)
+	args := append([]string{"proxy", "--uri-file", uriFile, "--listen", p.Addr, "--metrics-addr", metrics,
+		"--max-connections", "0"}, extra...)
+	if p.stderr, err = os.Create(filepath.Join(dir, "proxy.log")); err != nil {
+		return fail(err)
+	}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Stdout, p.cmd.Stderr = p.stderr, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		return fail(fmt.Errorf("start %s: %w", bin, err))
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get("http://" + metrics + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p, nil
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			log, _ := os.ReadFile(p.stderr.Name())
+			return fail(fmt.Errorf("the proxy was not ready within a minute: %s", log))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// PID is the proxy's process id.
+func (p *proxyProc) PID() int { return p.cmd.Process.Pid }
+
+// stop ends the proxy (SIGTERM, then SIGKILL after 10 s) and removes its
+// directory.
+func (p *proxyProc) stop() {
+	if p.cmd != nil && p.cmd.Process != nil {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- p.cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-done
+		}
+	}
+	if p.stderr != nil {
+		p.stderr.Close()
+	}
+	_ = os.RemoveAll(p.dir)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	if a, ok := l.Addr().(*net.TCPAddr); ok {
+		return a.Port, nil
+	}
+	return 0, errors.New("no TCP port")
+}
