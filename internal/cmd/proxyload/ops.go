@@ -25,7 +25,7 @@ type target struct {
 
 var targets = []target{
 	{Name: "direct", pref: readpref.Primary()},
-	{Name: "proxy-primary", proxied: true, pref: readpref.Primary()},               // through the proxy, not routed
+	{Name: "proxy-primary", proxied: true, pref: readpref.Primary()},           // through the proxy, not routed
 	{Name: "proxy-routed", proxied: true, pref: readpref.SecondaryPreferred()}, // routed by the proxy's policy
 }
 
