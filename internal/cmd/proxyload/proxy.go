@@ -23,7 +23,7 @@ type proxyProc struct {
 	Addr    string // where clients connect, host:port
 	metrics string // its --metrics-addr, with /debug/pprof
 	dir     string
-	stderr *os.File
+	stderr  *os.File
 }
 
 // startProxy starts bin's proxy in front of uri (passed in a 0600 file,
