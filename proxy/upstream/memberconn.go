@@ -252,15 +252,15 @@ func (c *memberConn) Write(ctx context.Context, wm []byte) error {
 	return err
 }
 
-func (c *memberConn) Close() error                        { return c.nc.Close() }
-func (c *memberConn) Description() description.Server     { return c.desc }
-func (c *memberConn) ID() string                          { return c.id }
-func (c *memberConn) ServerConnectionID() *int64          { return c.serverConnID }
-func (c *memberConn) DriverConnectionID() int64           { return 0 }
-func (c *memberConn) Address() address.Address            { return c.addr }
-func (c *memberConn) Stale() bool                         { return c.gen != c.pool.gen.Load() }
-func (c *memberConn) OIDCTokenGenID() uint64              { return c.oidcGen.Load() }
-func (c *memberConn) SetOIDCTokenGenID(id uint64)         { c.oidcGen.Store(id) }
+func (c *memberConn) Close() error                    { return c.nc.Close() }
+func (c *memberConn) Description() description.Server { return c.desc }
+func (c *memberConn) ID() string                      { return c.id }
+func (c *memberConn) ServerConnectionID() *int64      { return c.serverConnID }
+func (c *memberConn) DriverConnectionID() int64       { return 0 }
+func (c *memberConn) Address() address.Address        { return c.addr }
+func (c *memberConn) Stale() bool                     { return c.gen != c.pool.gen.Load() }
+func (c *memberConn) OIDCTokenGenID() uint64          { return c.oidcGen.Load() }
+func (c *memberConn) SetOIDCTokenGenID(id uint64)     { c.oidcGen.Store(id) }
 
 // handshakeConn is a memberConn during its handshake: the driver's
 // operations close the connection they ran on when done, which must not
