@@ -21,7 +21,7 @@
 // congestion):
 //
 //	go build -o /tmp/decongestant ./cmd/decongestant
-//	go run ./internal/cmd/proxyload ops -uri "$URI" -proxy-bin /tmp/decongestant -conns 1,64 -reps 3 -out ops.json
+//	go run ./internal/cmd/proxyload ops -uri "$URI" -proxy-bin /tmp/decongestant -conns 1,64 -reps 3 -out ops.json -profile proxy.pprof
 //	go run ./internal/cmd/proxyload conns -uri "$URI" -proxy-bin /tmp/decongestant -conns 1000,10000 -writes 0.1 -out conns.json
 package main
 
@@ -35,6 +35,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -71,6 +72,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	rate := fs.Float64("rate", 2000, "conns: operations a second over all the connections")
 	idle := fs.Duration("idle", 10*time.Second, "conns: how long the connections idle before their memory is read")
 	out := fs.String("out", "", "write the measurements as JSON to this file")
+	profile := fs.String("profile", "", "ops: save the proxy's CPU profile (pprof) over the first proxy-routed measurement at the most connections into this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -94,7 +96,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	var result any
 	switch mode {
 	case "ops":
-		ms, err := runOps(ctx, *uri, *bin, extra, counts, *reps, opsLoad{db: "proxyload", coll: "points",
+		ms, err := runOps(ctx, *uri, *bin, extra, counts, *reps, *profile, opsLoad{db: "proxyload", coll: "points",
 			records: *records, writes: *writes, warmup: *warmup, duration: *duration})
 		if err != nil {
 			return err
@@ -133,13 +135,13 @@ func parseCounts(s string) ([]int, error) {
 }
 
 // runOps measures every target at every count, reps times, with one proxy.
-func runOps(ctx context.Context, uri, bin string, extra []string, counts []int, reps int, l opsLoad) ([]measurement, error) {
+func runOps(ctx context.Context, uri, bin string, extra []string, counts []int, reps int, profile string, l opsLoad) ([]measurement, error) {
 	p, err := startProxy(ctx, bin, uri, extra)
 	if err != nil {
 		return nil, err
 	}
 	defer p.stop()
-	l.proxyPID = p.PID()
+	l.proxyPID, l.proxy = p.PID(), p
 	var out []measurement
 	for _, n := range counts {
 		for rep := range reps {
@@ -150,7 +152,11 @@ func runOps(ctx context.Context, uri, bin string, extra []string, counts []int, 
 					u = "mongodb://" + p.Addr + "/"
 				}
 				fmt.Fprintf(os.Stderr, "proxyload: %s, %d connections, repetition %d/%d\n", t.Name, n, rep+1, reps)
-				m, err := l.run(ctx, u, t, n, rep+1)
+				lt := l
+				if profile != "" && rep == 0 && t.Name == "proxy-routed" && n == slices.Max(counts) {
+					lt.profile = profile
+				}
+				m, err := lt.run(ctx, u, t, n, rep+1)
 				if err != nil {
 					return out, err
 				}

@@ -54,6 +54,10 @@ type opsLoad struct {
 	warmup   time.Duration
 	duration time.Duration
 	proxyPID int
+	// profile, when set, is where the proxy's CPU profile over the
+	// measured time is saved (by proxy).
+	profile string
+	proxy   *proxyProc
 }
 
 // run measures t at conns connections; uri is the replica set's or the
@@ -114,10 +118,19 @@ func (l opsLoad) run(ctx context.Context, uri string, t target, conns, rep int) 
 	if err := sleep(ctx, l.warmup); err != nil {
 		return m, err
 	}
+	profiled := make(chan error, 1)
+	if l.profile != "" {
+		go func() { profiled <- l.proxy.profile(l.duration, l.profile) }()
+	} else {
+		profiled <- nil
+	}
 	cpu0, pcpu0, t0 := selfCPU(), mustCPU(l.proxyPID), time.Now()
 	measuring.Store(true)
 	err = sleep(ctx, l.duration)
 	measuring.Store(false)
+	if perr := <-profiled; perr != nil && err == nil {
+		err = fmt.Errorf("profiling the proxy: %w", perr)
+	}
 	cpu1, pcpu1, t1 := selfCPU(), mustCPU(l.proxyPID), time.Now()
 	stop()
 	wg.Wait()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -11,15 +12,18 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/decongestant/decongestant/internal/atomicfile"
 )
 
 // proxyProc is a `decongestant proxy` this program started: its own
 // process, so its CPU and memory are its own.
 type proxyProc struct {
-	cmd    *exec.Cmd
-	Addr   string // where clients connect, host:port
-	dir    string
-	stderr *os.File
+	cmd     *exec.Cmd
+	Addr    string // where clients connect, host:port
+	metrics string // its --metrics-addr, with /debug/pprof
+	dir     string
+	stderr  *os.File
 }
 
 // startProxy starts bin's proxy in front of uri (passed in a 0600 file,
@@ -48,8 +52,8 @@ func startProxy(ctx context.Context, bin, uri string, extra []string) (*proxyPro
 		return fail(err)
 	}
 	p.Addr = fmt.Sprintf("127.0.0.1:%d", port)
-	metrics := fmt.Sprintf("127.0.0.1:%d", mport)
-	args := append([]string{"proxy", "--uri-file", uriFile, "--listen", p.Addr, "--metrics-addr", metrics,
+	p.metrics = fmt.Sprintf("127.0.0.1:%d", mport)
+	args := append([]string{"proxy", "--uri-file", uriFile, "--listen", p.Addr, "--metrics-addr", p.metrics, "--pprof",
 		"--max-connections", "0"}, extra...)
 	if p.stderr, err = os.Create(filepath.Join(dir, "proxy.log")); err != nil {
 		return fail(err)
@@ -61,7 +65,7 @@ func startProxy(ctx context.Context, bin, uri string, extra []string) (*proxyPro
 	}
 	deadline := time.Now().Add(time.Minute)
 	for {
-		resp, err := http.Get("http://" + metrics + "/readyz")
+		resp, err := http.Get("http://" + p.metrics + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -74,6 +78,22 @@ func startProxy(ctx context.Context, bin, uri string, extra []string) (*proxyPro
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// profile saves the proxy's CPU profile over the next d into path.
+func (p *proxyProc) profile(d time.Duration, path string) error {
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.metrics, int(d.Seconds())))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the proxy's profile: %s", resp.Status)
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := io.Copy(w, resp.Body)
+		return err
+	})
 }
 
 // PID is the proxy's process id.
