@@ -76,12 +76,8 @@ func (l connsLoad) run(ctx context.Context, p *proxyProc, n int) (connsResult, e
 	res.RSSIdleMB = mb(idle.RSS)
 
 	var (
-		measuring atomic.Bool
-		ops, errs atomic.Int64
-		firstErr  atomic.Value
-		wg        sync.WaitGroup
-		mu        sync.Mutex
-		lats      []time.Duration
+		tl tally
+		wg sync.WaitGroup
 	)
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -89,7 +85,8 @@ func (l connsLoad) run(ctx context.Context, p *proxyProc, n int) (connsResult, e
 	for i, c := range conns {
 		wg.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(i), 7))
-			var mine []time.Duration
+			w := worker{t: &tl}
+			defer w.done()
 			next := time.Now().Add(time.Duration(r.Int64N(int64(every))))
 			for lctx.Err() == nil {
 				if sleep(lctx, time.Until(next)) != nil {
@@ -100,24 +97,8 @@ func (l connsLoad) run(ctx context.Context, p *proxyProc, n int) (connsResult, e
 				write := r.Float64() < l.writes
 				start := time.Now()
 				err := c.roundTrip(l.request(k, write))
-				lat := time.Since(start)
-				if !measuring.Load() {
-					if err != nil && lctx.Err() == nil {
-						firstErr.CompareAndSwap(nil, err.Error())
-					}
-					continue
-				}
-				if err != nil {
-					errs.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-					continue
-				}
-				ops.Add(1)
-				mine = append(mine, lat)
+				w.record(time.Since(start), err, lctx.Err() != nil)
 			}
-			mu.Lock()
-			lats = append(lats, mine...)
-			mu.Unlock()
 		})
 	}
 	// A warm-up of one interval, so every connection has sent once.
@@ -125,9 +106,9 @@ func (l connsLoad) run(ctx context.Context, p *proxyProc, n int) (connsResult, e
 		return res, err
 	}
 	pcpu0, t0 := mustCPU(p.PID()), time.Now()
-	measuring.Store(true)
+	tl.measuring.Store(true)
 	err = sleep(ctx, l.duration)
-	measuring.Store(false)
+	tl.measuring.Store(false)
 	pcpu1, t1 := mustCPU(p.PID()), time.Now()
 	stop()
 	wg.Wait()
@@ -138,13 +119,9 @@ func (l connsLoad) run(ctx context.Context, p *proxyProc, n int) (connsResult, e
 	if err != nil {
 		return res, err
 	}
-	res.Ops, res.Errors = ops.Load(), errs.Load()
-	if s, ok := firstErr.Load().(string); ok {
-		res.FirstError = s
-	}
+	res.Ops, res.Errors, res.FirstError = tl.ops.Load(), tl.errs.Load(), tl.firstError()
 	res.OpsPerS = round1(float64(res.Ops) / t1.Sub(t0).Seconds())
-	slices.Sort(lats)
-	res.P50us, res.P99us = quantileUS(lats, 0.5), quantileUS(lats, 0.99)
+	res.P50us, res.P99us = tl.quantilesUS()
 	if res.Ops > 0 {
 		res.ProxyCPUus = round1(float64((pcpu1 - pcpu0).Microseconds()) / float64(res.Ops))
 	}

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -76,18 +74,16 @@ func (l opsLoad) run(ctx context.Context, uri string, t target, conns, rep int) 
 		return m, fmt.Errorf("%s: %w", t.Name, err)
 	}
 	var (
-		measuring atomic.Bool
-		ops, errs atomic.Int64
-		wg        sync.WaitGroup
-		mu        sync.Mutex
-		lats      []time.Duration
+		tl tally
+		wg sync.WaitGroup
 	)
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
 	for i := range conns {
 		wg.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(i), uint64(rep)))
-			var mine []time.Duration
+			w := worker{t: &tl}
+			defer w.done()
 			for lctx.Err() == nil {
 				k := r.IntN(l.records)
 				start := time.Now()
@@ -97,22 +93,8 @@ func (l opsLoad) run(ctx context.Context, uri string, t target, conns, rep int) 
 				} else {
 					err = coll.FindOne(lctx, bson.D{{Key: "_id", Value: k}}).Err()
 				}
-				lat := time.Since(start)
-				if !measuring.Load() {
-					continue
-				}
-				if err != nil {
-					if lctx.Err() == nil {
-						errs.Add(1)
-					}
-					continue
-				}
-				ops.Add(1)
-				mine = append(mine, lat)
+				w.record(time.Since(start), err, lctx.Err() != nil)
 			}
-			mu.Lock()
-			lats = append(lats, mine...)
-			mu.Unlock()
 		})
 	}
 	if err := sleep(ctx, l.warmup); err != nil {
@@ -125,9 +107,9 @@ func (l opsLoad) run(ctx context.Context, uri string, t target, conns, rep int) 
 		profiled <- nil
 	}
 	cpu0, pcpu0, t0 := selfCPU(), mustCPU(l.proxyPID), time.Now()
-	measuring.Store(true)
+	tl.measuring.Store(true)
 	err = sleep(ctx, l.duration)
-	measuring.Store(false)
+	tl.measuring.Store(false)
 	if perr := <-profiled; perr != nil && err == nil {
 		err = fmt.Errorf("profiling the proxy: %w", perr)
 	}
@@ -137,13 +119,12 @@ func (l opsLoad) run(ctx context.Context, uri string, t target, conns, rep int) 
 	if err != nil {
 		return m, err
 	}
-	m.Ops, m.Errors, m.Seconds = ops.Load(), errs.Load(), t1.Sub(t0).Seconds()
+	m.Ops, m.Errors, m.Seconds = tl.ops.Load(), tl.errs.Load(), t1.Sub(t0).Seconds()
 	if m.Ops == 0 {
 		return m, fmt.Errorf("%s at %d connections: no operation succeeded (%d errors)", t.Name, conns, m.Errors)
 	}
 	m.OpsPerS = round1(float64(m.Ops) / m.Seconds)
-	slices.Sort(lats)
-	m.P50us, m.P99us = quantileUS(lats, 0.5), quantileUS(lats, 0.99)
+	m.P50us, m.P99us = tl.quantilesUS()
 	m.ClientCPUus = round1(float64((cpu1 - cpu0).Microseconds()) / float64(m.Ops))
 	if l.proxyPID > 0 {
 		m.ProxyCPUus = round1(float64((pcpu1 - pcpu0).Microseconds()) / float64(m.Ops))
