@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/decongestant/decongestant/bench"
@@ -45,7 +46,10 @@ func startMetrics(addr string, profiles bool, stderr io.Writer) (*metricsServer,
 	}
 	m := &metricsServer{col: routermetrics.New(nil), addr: ln.Addr(), done: make(chan error, 1)}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(m.col)
+	// The router's series, and the Go runtime's and the process's standard
+	// ones (go_*: heap, stacks, goroutines, GC; process_*: CPU, resident
+	// memory, file descriptors), as a Go service's /metrics has them.
+	reg.MustRegister(m.col, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
 	if profiles {

@@ -63,7 +63,12 @@ func TestMetricsServer(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || strings.Contains(string(body), "decongestant_") {
-		t.Fatalf("before a run: status %d, body %q; want 200 and no series", resp.StatusCode, body)
+		t.Fatalf("before a run: status %d, body %q; want 200 and no router series", resp.StatusCode, body)
+	}
+	for _, series := range []string{"go_goroutines ", "go_memstats_stack_inuse_bytes ", "process_resident_memory_bytes ", "process_cpu_seconds_total "} {
+		if !strings.Contains(string(body), "\n"+series) {
+			t.Errorf("no %s series (the Go runtime's and the process's)", series)
+		}
 	}
 	if code, _ := get(t, "http://"+m.addr.String()+"/debug/pprof/heap"); code != http.StatusNotFound {
 		t.Fatalf("profiles without --pprof: status %d, want 404", code)

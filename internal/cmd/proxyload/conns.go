@@ -20,7 +20,8 @@ import (
 // connsResult is one proxy's run with n raw client connections.
 type connsResult struct {
 	Conns            int     `json:"conns"`
-	IdleBytesPerConn float64 `json:"idle_bytes_per_conn"` // resident memory the idle connections added, per connection
+	IdleBytesPerConn float64 `json:"idle_bytes_per_conn"`    // resident memory the idle connections added, per connection
+	IdleGoPerConn    float64 `json:"idle_go_bytes_per_conn"` // Go heap and stacks in use they added (after a GC), per connection
 	RSSIdleMB        float64 `json:"rss_idle_mb"`
 	Ops              int64   `json:"ops"`
 	Errors           int64   `json:"errors"`
@@ -56,6 +57,10 @@ func (l connsLoad) run(ctx context.Context, p *proxyProc, n int) (connsResult, e
 	if err != nil {
 		return res, err
 	}
+	goBefore, err := p.runtimeMemory()
+	if err != nil {
+		return res, err
+	}
 	conns, err := dialAll(ctx, p.Addr, n)
 	defer func() {
 		for _, c := range conns {
@@ -73,6 +78,11 @@ func (l connsLoad) run(ctx context.Context, p *proxyProc, n int) (connsResult, e
 		return res, err
 	}
 	res.IdleBytesPerConn = float64(idle.RSS-before.RSS) / float64(n)
+	goIdle, err := p.runtimeMemory()
+	if err != nil {
+		return res, err
+	}
+	res.IdleGoPerConn = float64(goIdle-goBefore) / float64(n)
 	res.RSSIdleMB = mb(idle.RSS)
 
 	var (

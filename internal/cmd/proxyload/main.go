@@ -229,9 +229,9 @@ func printOps(w io.Writer, ms []measurement) {
 
 func printConns(w io.Writer, rs []connsResult) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "conns\tidle B/conn\tops/s\terrors\tP50 µs\tP99 µs\tproxy CPU µs/op\tpeak RSS MB\tthreads")
+	fmt.Fprintln(tw, "conns\tidle RSS B/conn\tidle Go B/conn\tops/s\terrors\tP50 µs\tP99 µs\tproxy CPU µs/op\tpeak RSS MB\tthreads")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%d\t%.0f\t%.1f\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%d\n", r.Conns, r.IdleBytesPerConn, r.OpsPerS, r.Errors,
+		fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.1f\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%d\n", r.Conns, r.IdleBytesPerConn, r.IdleGoPerConn, r.OpsPerS, r.Errors,
 			r.P50us, r.P99us, r.ProxyCPUus, r.PeakRSSMB, r.Threads)
 		if r.FirstError != "" {
 			fmt.Fprintf(tw, "\tfirst error: %s\n", r.FirstError)

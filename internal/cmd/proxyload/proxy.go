@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -94,6 +96,46 @@ func (p *proxyProc) profile(d time.Duration, path string) error {
 		_, err := io.Copy(w, resp.Body)
 		return err
 	})
+}
+
+// runtimeMemory forces a garbage collection in the proxy (its heap
+// profile's gc=1) and returns its Go heap and stacks in use, in bytes,
+// from its /metrics.
+func (p *proxyProc) runtimeMemory() (int64, error) {
+	resp, err := http.Get("http://" + p.metrics + "/debug/pprof/heap?gc=1")
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp, err = http.Get("http://" + p.metrics + "/metrics"); err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, name := range []string{"go_memstats_heap_inuse_bytes", "go_memstats_stack_inuse_bytes"} {
+		v, ok := gauge(string(b), name)
+		if !ok {
+			return 0, fmt.Errorf("the proxy's /metrics has no %s", name)
+		}
+		total += int64(v)
+	}
+	return total, nil
+}
+
+// gauge reads an unlabelled series' value from a Prometheus text page.
+func gauge(page, name string) (float64, bool) {
+	for line := range strings.Lines(page) {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
 }
 
 // PID is the proxy's process id.
