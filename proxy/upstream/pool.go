@@ -244,8 +244,9 @@ func (p *Pool) Members() []Member {
 	return membersOf(p.topo.Description(), p.redact)
 }
 
-// Close closes every connection and stops the heartbeats. Requests in
-// flight fail; later ones get ErrClosed.
+// Close closes the idle connections and stops the heartbeats. Requests in
+// flight finish, or end with their context, and their connections are
+// closed as they come back; later requests get ErrClosed.
 func (p *Pool) Close(ctx context.Context) error {
 	if p.closed.Swap(true) {
 		return nil
