@@ -65,6 +65,8 @@ type Pool struct {
 
 	mu      sync.Mutex
 	members map[string]*memberPool // by canonical address
+
+	snapshot atomic.Pointer[membersSnapshot]
 }
 
 // New connects to the replica set uri names (with its credentials and TLS
@@ -238,10 +240,32 @@ func (dataBearing) SelectServer(_ description.Topology, cands []description.Serv
 }
 
 // Members returns every member the driver's topology knows, by address,
-// with its role, wire versions and limits as of its last heartbeat. It builds
-// a new snapshot at each call.
+// with its role, wire versions and limits as of its last heartbeat. The
+// snapshot is shared until the topology's description changes (every
+// request asks): callers must not modify it.
 func (p *Pool) Members() []Member {
-	return membersOf(p.topo.Description(), p.redact)
+	d := p.topo.Description()
+	if len(d.Servers) == 0 {
+		return membersOf(d, p.redact)
+	}
+	// The driver replaces the description's servers at every change (it
+	// changes them in place only for mongos SRV polling, which New
+	// refuses), so where the first one lives tells a new description from
+	// the cached one.
+	key := &d.Servers[0]
+	if c := p.snapshot.Load(); c != nil && c.key == key && len(c.members) == len(d.Servers) {
+		return c.members
+	}
+	ms := membersOf(d, p.redact)
+	p.snapshot.Store(&membersSnapshot{key: key, members: ms})
+	return ms
+}
+
+// membersSnapshot is Members' cache: the members built from the
+// description whose first server key points to.
+type membersSnapshot struct {
+	key     *description.Server
+	members []Member
 }
 
 // Close closes the idle connections and stops the heartbeats. Requests in
