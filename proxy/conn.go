@@ -26,7 +26,11 @@ import (
 // ends only this connection, logged with its stack.
 func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 	remote := nc.RemoteAddr().String()
-	cc := &clientConn{id: id, remote: remote, nc: nc}
+	// Every request of the connection runs in its context, which a
+	// hang-up during a request cancels (watchHangup).
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	cc := &clientConn{id: id, remote: remote, nc: nc, cancel: cancel}
 	st := s.stateOf(nc)
 	defer func() {
 		if r := recover(); r != nil {
@@ -120,6 +124,15 @@ type clientConn struct {
 	// handle directly).
 	nc net.Conn
 	r  *bufio.Reader
+	// cancel ends the context the connection's requests run in, with
+	// errClientGone when the client hung up during one (watchHangup).
+	cancel context.CancelCauseFunc
+	// hang runs the hang-up watch of the request in flight, hangDone
+	// says it has returned (one timer and channel for all of the
+	// connection's requests).
+	hang     *time.Timer
+	hangDone chan struct{}
+	watching bool
 	// appName is the application name of the client's handshake, which
 	// the failCommand fail point may name.
 	appName string

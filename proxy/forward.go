@@ -32,8 +32,8 @@ func (s *Server) forward(ctx context.Context, cc *clientConn, msg []byte, m *wir
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	ctx, stop := cc.watchHangup(ctx)
-	defer stop()
+	cc.watchHangup()
+	defer cc.endWatch()
 	rd, rewritten, err := s.routeRead(cc, m, c)
 	if err != nil {
 		rd.done("", 0, err)

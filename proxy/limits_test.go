@@ -204,15 +204,23 @@ func TestAllowedBeforeAuth(t *testing.T) {
 	}
 }
 
-// watchHangup cancels the request's context when the client hangs up, and
-// leaves the connection as it found it when the request ends first: a
-// pipelined byte is still there to read.
+// watchedConn is a client connection over a pipe, in a context of its own
+// as serveConn makes it.
+func watchedConn(server net.Conn) (*clientConn, context.Context) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	return &clientConn{nc: server, r: bufio.NewReader(server), cancel: cancel}, ctx
+}
+
+// watchHangup cancels the connection's context when the client hangs up
+// during a request, and leaves the connection as it found it when the
+// request ends first: a pipelined byte is still there to read, and the
+// next request is watched again.
 func TestWatchHangup(t *testing.T) {
 	t.Run("hang-up", func(t *testing.T) {
 		client, server := net.Pipe()
-		cc := &clientConn{nc: server, r: bufio.NewReader(server)}
-		ctx, stop := cc.watchHangup(context.Background())
-		defer stop()
+		cc, ctx := watchedConn(server)
+		cc.watchHangup()
+		defer cc.endWatch()
 		client.Close()
 		<-ctx.Done()
 		if !errors.Is(context.Cause(ctx), errClientGone) {
@@ -227,22 +235,29 @@ func TestWatchHangup(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			client, server := net.Pipe()
 			defer client.Close()
-			cc := &clientConn{nc: server, r: bufio.NewReader(server)}
-			ctx, stop := cc.watchHangup(context.Background())
-			if watching {
-				// Not an assertion: the watch's peek is blocked by now,
-				// and stop must unblock it.
-				time.Sleep(2 * watchAfter)
+			cc, ctx := watchedConn(server)
+			for i := range 2 { // the timer serves the next request too
+				cc.watchHangup()
+				if watching {
+					// Not an assertion: the watch's peek is blocked by
+					// now, and endWatch must unblock it.
+					time.Sleep(2 * watchAfter)
+				}
+				cc.endWatch()
+				cc.endWatch() // a second end changes nothing
+				if cause := context.Cause(ctx); errors.Is(cause, errClientGone) {
+					t.Fatalf("request %d: cause %v after the request ended", i, cause)
+				}
+				go client.Write([]byte{42})
+				b, err := cc.r.ReadByte()
+				if err != nil || b != 42 {
+					t.Fatalf("request %d: the next read: %d, %v; want 42 (the deadline cleared, nothing lost)", i, b, err)
+				}
 			}
-			stop()
-			if cause := context.Cause(ctx); errors.Is(cause, errClientGone) {
-				t.Fatalf("cause %v after the request ended", cause)
-			}
-			go client.Write([]byte{42})
-			b, err := cc.r.ReadByte()
-			if err != nil || b != 42 {
-				t.Fatalf("the next read: %d, %v; want 42 (the deadline cleared, nothing lost)", b, err)
-			}
+			client.Close()
+			cc.watchHangup()
+			<-ctx.Done() // and a later request's hang-up is still seen
+			cc.endWatch()
 		})
 	}
 }
@@ -252,10 +267,10 @@ func TestWatchHangup(t *testing.T) {
 func BenchmarkWatchHangup(b *testing.B) {
 	client, server := net.Pipe()
 	defer client.Close()
-	cc := &clientConn{nc: server, r: bufio.NewReader(server)}
+	cc, _ := watchedConn(server)
 	b.ReportAllocs()
 	for b.Loop() {
-		_, stop := cc.watchHangup(context.Background())
-		stop()
+		cc.watchHangup()
+		cc.endWatch()
 	}
 }

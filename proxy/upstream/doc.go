@@ -4,15 +4,17 @@
 // member, and hands the raw bytes to Pool.RoundTrip with that member's
 // address; the member's raw reply comes back ready to write to the client.
 //
-// A Pool is the driver's own topology (mongo-go-driver's exported
-// x/mongo/driver/topology, as mongobetween uses it), built from a MongoDB
-// URI: it discovers the members, keeps one connection pool per member (the
-// URI's maxPoolSize, 100 by default, per member), authenticates every
-// connection with the URI's credentials (SCRAM and the driver's other
-// mechanisms), speaks TLS with the URI's options (tls=true&tlsCAFile=...),
-// and watches each member with the driver's heartbeats. Members is that
-// view: each member's address, role, wire versions and limits, which the
-// proxy's own hello reply advertises.
+// A Pool is built from a MongoDB URI on the driver's own topology
+// (mongo-go-driver's exported x/mongo/driver/topology, as mongobetween uses
+// it), which discovers the members and watches each with the driver's
+// heartbeats. Members is that view: each member's address, role, wire
+// versions and limits, which the proxy's own hello reply advertises. The
+// connections that carry requests are the pool's own, one pool per member
+// (the URI's maxPoolSize, 100 by default, per member): each goes through the
+// driver's handshake and authenticates with the URI's credentials (SCRAM and
+// the driver's other mechanisms), speaks TLS with the URI's options
+// (tls=true&tlsCAFile=...), and then carries a request as one write and one
+// read, without the goroutines the driver's connection starts for each.
 //
 // RoundTrip rewrites request ids itself (a client's ids are not unique on a
 // member's connection) and maps the reply back to the client's id; it never

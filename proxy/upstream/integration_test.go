@@ -224,20 +224,20 @@ func TestGetMoreOverAnotherConnection(t *testing.T) {
 	waitMembers(t, p, 2)
 	_, secondaries := roles(ctx, t, rs)
 	addr, other := secondaries[0].Host, secondaries[1].Host
-	srv, err := p.server(addr)
+	mp, err := p.member(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := srv.Connection(ctx)
+	a, err := mp.get(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
-	b, err := srv.Connection(ctx)
+	defer mp.put(a, false)
+	b, err := mp.get(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	defer mp.put(b, false)
 	if ida, idb := a.ServerConnectionID(), b.ServerConnectionID(); ida == nil || idb == nil || *ida == *idb {
 		t.Fatalf("server connection ids %d and %d: want two connections", deref(ida), deref(idb))
 	}
@@ -260,7 +260,7 @@ func TestGetMoreOverAnotherConnection(t *testing.T) {
 			}
 			msg := opMsg(t, 0, withSession(d))
 			req, _ := readRequest(msg)
-			reply, err := p.exchange(ctx, srv, c, addr, msg, req)
+			reply, err := p.exchange(ctx, mp, c, addr, msg, req)
 			if err != nil {
 				t.Fatal(err)
 			}

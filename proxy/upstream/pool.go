@@ -2,12 +2,17 @@ package upstream
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo/address"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/auth"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/description"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
@@ -40,14 +45,28 @@ func WithClientOptions(opts ...*options.ClientOptions) Option {
 }
 
 // Pool holds authenticated, TLS-capable connections to each member of one
-// replica set, through the driver's topology: one connection pool per
-// member, monitored by the driver's heartbeats. Its methods are safe for
+// replica set: the driver's topology discovers the members and watches them
+// with its heartbeats; the connections are the pool's own (memberPool), made
+// with the driver's handshake and authentication. Its methods are safe for
 // concurrent use.
 type Pool struct {
 	topo    *topology.Topology
 	secrets []string // what no error may quote: the URI's password and secret options
 	user    string   // "user@authSource", "" without credentials
 	closed  atomic.Bool
+
+	// How member connections are made (from the URI and options).
+	dialer         options.ContextDialer
+	tls            *tls.Config
+	handshaker     func() driver.Handshaker // a new one per connection: it keeps the conversation
+	connectTimeout time.Duration
+	maxIdle        time.Duration // close connections idle longer (maxIdleTimeMS); 0: never
+	maxPerMember   int
+
+	mu      sync.Mutex
+	members map[string]*memberPool // by canonical address
+
+	snapshot atomic.Pointer[membersSnapshot]
 }
 
 // New connects to the replica set uri names (with its credentials and TLS
@@ -88,6 +107,11 @@ func New(ctx context.Context, uri string, opts ...Option) (*Pool, error) {
 		}
 		p.user = co.Auth.Username + "@" + src
 	}
+	if err := p.connections(co); err != nil {
+		return nil, p.redact(fmt.Errorf("upstream: %w", err))
+	}
+	// The driver's own pools carry no request: keep none open.
+	co.SetMinPoolSize(0)
 	tcfg, err := topology.NewConfig(co, nil)
 	if err != nil {
 		return nil, p.redact(fmt.Errorf("upstream: %w", err))
@@ -103,6 +127,58 @@ func New(ctx context.Context, uri string, opts ...Option) (*Pool, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// connections sets how member connections are made from co: its dialer
+// (or one with the connect timeout and the driver's keep-alive), TLS
+// configuration, handshake (the driver's, with the application name and
+// the authenticator of co's credentials), timeouts and pool size.
+func (p *Pool) connections(co *options.ClientOptions) error {
+	p.connectTimeout = 30 * time.Second
+	if co.ConnectTimeout != nil {
+		p.connectTimeout = *co.ConnectTimeout
+	}
+	p.dialer = &net.Dialer{Timeout: p.connectTimeout, KeepAlive: 120 * time.Second}
+	if co.Dialer != nil {
+		p.dialer = co.Dialer
+	}
+	p.tls = co.TLSConfig
+	if co.MaxConnIdleTime != nil {
+		p.maxIdle = *co.MaxConnIdleTime
+	}
+	p.maxPerMember = int(*co.MaxPoolSize)
+	if p.maxPerMember == 0 {
+		p.maxPerMember = 1 << 16 // no bound, as maxPoolSize=0 means to the driver
+	}
+	var authenticator driver.Authenticator
+	if co.Auth != nil {
+		var err error
+		if authenticator, err = auth.CreateAuthenticator(co.Auth.AuthMechanism, topology.ConvertCreds(co.Auth), co.HTTPClient); err != nil {
+			return fmt.Errorf("credentials: %w", err)
+		}
+	}
+	opts := auth.HandshakeOptions{AppName: *co.AppName, Authenticator: authenticator}
+	if co.Auth != nil && co.Auth.AuthMechanism == "" {
+		opts.DBUser = co.Auth.AuthSource + "." + co.Auth.Username // SASL mechanism negotiation
+		if co.Auth.AuthSource == "" {
+			opts.DBUser = "admin." + co.Auth.Username
+		}
+	}
+	if api := co.ServerAPIOptions; api != nil {
+		opts.ServerAPI = driver.NewServerAPIOptions(string(api.ServerAPIVersion))
+		if api.Strict != nil {
+			opts.ServerAPI.SetStrict(*api.Strict)
+		}
+		if api.DeprecationErrors != nil {
+			opts.ServerAPI.SetDeprecationErrors(*api.DeprecationErrors)
+		}
+	}
+	p.handshaker = func() driver.Handshaker {
+		o := opts
+		return auth.Handshaker(nil, &o)
+	}
+	p.members = map[string]*memberPool{}
+	return nil
 }
 
 // check waits for a primary or secondary and authenticates one connection
@@ -121,13 +197,18 @@ func (p *Pool) check(ctx context.Context) error {
 	if s, ok := srv.(*topology.SelectedServer); ok {
 		desc = s.Description().Server
 	}
-	conn, err := srv.Connection(ctx)
+	mp, err := p.member(string(desc.Addr))
 	if err != nil {
-		return p.checkoutError(string(desc.Addr), err)
+		return err
 	}
+	c, err := mp.get(ctx)
+	if err != nil {
+		return err
+	}
+	mp.put(c, false)
 	// Refused after a connection was had: a topology disconnected before
 	// took 10 s to close (measured with the driver v2).
-	return errors.Join(conn.Close(), notReplicaSet(p.topo.Kind(), desc))
+	return notReplicaSet(p.topo.Kind(), desc)
 }
 
 // notReplicaSet refuses a standalone mongod and a direct connection to one
@@ -159,22 +240,75 @@ func (dataBearing) SelectServer(_ description.Topology, cands []description.Serv
 }
 
 // Members returns every member the driver's topology knows, by address,
-// with its role, wire versions and limits as of its last heartbeat. It builds
-// a new snapshot at each call.
+// with its role, wire versions and limits as of its last heartbeat. The
+// snapshot is shared until the topology's description changes (every
+// request asks): callers must not modify it.
 func (p *Pool) Members() []Member {
-	return membersOf(p.topo.Description(), p.redact)
+	d := p.topo.Description()
+	if len(d.Servers) == 0 {
+		return membersOf(d, p.redact)
+	}
+	// The driver replaces the description's servers at every change (it
+	// changes them in place only for mongos SRV polling, which New
+	// refuses), so where the first one lives tells a new description from
+	// the cached one.
+	key := &d.Servers[0]
+	if c := p.snapshot.Load(); c != nil && c.key == key && len(c.members) == len(d.Servers) {
+		return c.members
+	}
+	ms := membersOf(d, p.redact)
+	p.snapshot.Store(&membersSnapshot{key: key, members: ms})
+	return ms
 }
 
-// Close closes every connection and stops the heartbeats. Requests in
-// flight fail; later ones get ErrClosed.
+// membersSnapshot is Members' cache: the members built from the
+// description whose first server key points to.
+type membersSnapshot struct {
+	key     *description.Server
+	members []Member
+}
+
+// Close closes the idle connections and stops the heartbeats. Requests in
+// flight finish, or end with their context, and their connections are
+// closed as they come back; later requests get ErrClosed.
 func (p *Pool) Close(ctx context.Context) error {
 	if p.closed.Swap(true) {
 		return nil
 	}
+	p.mu.Lock()
+	for _, mp := range p.members {
+		mp.close()
+	}
+	p.mu.Unlock()
 	if err := p.topo.Disconnect(ctx); err != nil {
 		return fmt.Errorf("upstream: closing: %w", err)
 	}
 	return nil
+}
+
+// member returns the connections to addr, a member the driver's topology
+// knows: made at first use, and made again when the topology replaced the
+// member's server (removed from the set and added back).
+func (p *Pool) member(addr string) (*memberPool, error) {
+	srv, err := p.server(addr)
+	if err != nil {
+		return nil, err
+	}
+	addr = string(address.Address(addr).Canonicalize())
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed.Load() {
+		return nil, fmt.Errorf("upstream %s: %w", addr, ErrClosed)
+	}
+	mp := p.members[addr]
+	if mp == nil || mp.srv != srv {
+		if mp != nil {
+			mp.close()
+		}
+		mp = newMemberPool(p, addr, srv, p.maxPerMember)
+		p.members[addr] = mp
+	}
+	return mp, nil
 }
 
 // server returns the driver's server for addr.

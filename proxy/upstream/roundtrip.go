@@ -6,8 +6,6 @@ import (
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver"
-	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/mnet"
-	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/wiremessage"
 )
 
@@ -44,59 +42,54 @@ func (p *Pool) RoundTrip(ctx context.Context, addr string, msg []byte) ([]byte, 
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", addr, err)
 	}
-	srv, err := p.server(addr)
+	mp, err := p.member(addr)
 	if err != nil {
 		return nil, err
 	}
-	conn, err := srv.Connection(ctx)
+	c, err := mp.get(ctx)
 	if err != nil {
-		return nil, p.checkoutError(addr, err)
+		return nil, err
 	}
-	reply, err := p.exchange(ctx, srv, conn, addr, msg, req)
-	if err != nil && ctx.Err() != nil && errors.Is(err, ErrConnection) {
-		if id := conn.ServerConnectionID(); id != nil {
+	reply, err := p.exchange(ctx, mp, c, addr, msg, req)
+	if err != nil && (ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)) && errors.Is(err, ErrConnection) {
+		if id := c.ServerConnectionID(); id != nil {
 			err = &AbandonedError{Member: addr, ConnectionID: *id, Err: err}
 		}
 	}
-	var ab *AbandonedError
-	if errors.Is(err, ErrProtocol) || errors.As(err, &ab) {
-		// The stream on this connection cannot be trusted any more, or
-		// its request may still run: a connection the member might
-		// still answer on must not carry another request.
-		if c, ok := conn.ReadWriteCloser.(driver.Expirable); ok {
-			_ = c.Expire()
-			return nil, err
-		}
-	}
-	_ = conn.Close() // back to the pool, which drops it if it broke
+	// A connection whose exchange failed is closed: its stream cannot be
+	// trusted (a protocol error), or its request may still run (a
+	// connection the member might still answer on must not carry another).
+	mp.put(c, err != nil && (errors.Is(err, ErrConnection) || errors.Is(err, ErrProtocol)))
 	return reply, err
 }
 
-// exchange sends msg over conn, a connection checked out of srv, and reads
-// the reply when one is due.
-func (p *Pool) exchange(ctx context.Context, srv *topology.Server, conn *mnet.Connection, addr string, msg []byte, req request) ([]byte, error) {
+// exchange sends msg over c and reads the reply when one is due.
+func (p *Pool) exchange(ctx context.Context, mp *memberPool, c *memberConn, addr string, msg []byte, req request) ([]byte, error) {
 	id := wiremessage.NextRequestID()
 	stamp(msg, id, 0, req.flags&^wiremessage.ExhaustAllowed)
-	err := conn.Write(ctx, msg)
+	noReply := req.flags&wiremessage.MoreToCome != 0
+	reply, err := c.roundTrip(ctx, msg, noReply)
 	stamp(msg, req.id, req.responseTo, req.flags)
 	if err != nil {
-		srv.ProcessError(err, conn)
-		return nil, p.redact(fmt.Errorf("upstream %s: %w: sending: %w", addr, ErrConnection, err))
+		if ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
+			// The member's or the network's failure, not the request's
+			// end (which the driver never reports either).
+			mp.processError(err, c)
+		}
+		if errors.Is(err, ErrProtocol) {
+			return nil, fmt.Errorf("upstream %s: %w", addr, err)
+		}
+		return nil, p.redact(fmt.Errorf("upstream %s: %w: %w", addr, ErrConnection, err))
 	}
-	if req.flags&wiremessage.MoreToCome != 0 {
+	if noReply {
 		return nil, nil
-	}
-	reply, err := conn.Read(ctx)
-	if err != nil {
-		srv.ProcessError(err, conn)
-		return nil, p.redact(fmt.Errorf("upstream %s: %w: reading the reply: %w", addr, ErrConnection, err))
 	}
 	body, err := readReply(reply, id)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", addr, err)
 	}
 	if mayChangeState(body) {
-		srv.ProcessError(driver.ExtractErrorFromServerResponse(body), conn)
+		mp.processError(driver.ExtractErrorFromServerResponse(body), c)
 	}
 	stampReply(reply, req.id)
 	return reply, nil
