@@ -61,7 +61,7 @@ func (l connsLoad) run(ctx context.Context, p *proxyProc, n int) (connsResult, e
 	if err != nil {
 		return res, err
 	}
-	conns, err := dialAll(ctx, p.Addr, n)
+	conns, err := dialAll(ctx, p.Network, p.Addr, n)
 	defer func() {
 		for _, c := range conns {
 			c.nc.Close()
@@ -164,7 +164,7 @@ type rawConn struct {
 }
 
 // dialAll opens n connections to addr, 64 at a time, each saying hello.
-func dialAll(ctx context.Context, addr string, n int) ([]*rawConn, error) {
+func dialAll(ctx context.Context, network, addr string, n int) ([]*rawConn, error) {
 	conns := make([]*rawConn, n)
 	var (
 		wg    sync.WaitGroup
@@ -179,7 +179,7 @@ func dialAll(ctx context.Context, addr string, n int) ([]*rawConn, error) {
 				if i >= n || ctx.Err() != nil {
 					return
 				}
-				nc, err := net.DialTimeout("tcp", addr, 10*time.Second)
+				nc, err := net.DialTimeout(network, addr, 10*time.Second)
 				if err != nil {
 					first.CompareAndSwap(nil, fmt.Errorf("connection %d: %w", i, err))
 					return

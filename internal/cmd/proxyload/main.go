@@ -7,7 +7,10 @@
 //     preference) and routed (proxy-routed: secondaryPreferred, the proxy's
 //     --policy choosing); per target: operations a second, P50 and P99, this
 //     process's CPU per operation (the Go driver's goroutines included) and
-//     the proxy process's. Repetitions rotate the targets' order.
+//     the proxy process's. Repetitions rotate the targets' order. With
+//     -via tcp,unix the proxied targets run again over a Unix socket
+//     (proxy-primary-unix, proxy-routed-unix: a sidecar's clients on the
+//     same host), each network its own proxy.
 //   - conns: a fresh proxy per connection count; that many raw connections
 //     (each says hello, as drivers do), the resident memory they hold idle,
 //     then a fixed total rate of routed point reads and -writes of updates
@@ -21,7 +24,7 @@
 // congestion):
 //
 //	go build -o /tmp/decongestant ./cmd/decongestant
-//	go run ./internal/cmd/proxyload ops -uri "$URI" -proxy-bin /tmp/decongestant -conns 1,64 -reps 3 -out ops.json -profile proxy.pprof
+//	go run ./internal/cmd/proxyload ops -uri "$URI" -proxy-bin /tmp/decongestant -conns 1,64 -reps 3 -via tcp,unix -out ops.json -profile proxy.pprof
 //	go run ./internal/cmd/proxyload conns -uri "$URI" -proxy-bin /tmp/decongestant -conns 1000,10000 -writes 0.1 -out conns.json
 package main
 
@@ -72,6 +75,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	rate := fs.Float64("rate", 2000, "conns: operations a second over all the connections")
 	idle := fs.Duration("idle", 10*time.Second, "conns: how long the connections idle before their memory is read")
 	out := fs.String("out", "", "write the measurements as JSON to this file")
+	via := fs.String("via", "tcp", "how the clients reach the proxy: tcp (loopback), unix (a Unix socket), or both (ops: tcp,unix, each its own proxy)")
 	profile := fs.String("profile", "", "ops: save the proxy's CPU profile (pprof) over the first proxy-routed measurement at the most connections into this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -89,6 +93,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	vias, err := parseVias(*via, mode)
+	if err != nil {
+		return err
+	}
 	if err := (opsLoad{db: "proxyload", coll: "points", records: *records}).load(ctx, *uri); err != nil {
 		return fmt.Errorf("loading proxyload.points: %w", err)
 	}
@@ -96,7 +104,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	var result any
 	switch mode {
 	case "ops":
-		ms, err := runOps(ctx, *uri, *bin, extra, counts, *reps, *profile, opsLoad{db: "proxyload", coll: "points",
+		ms, err := runOps(ctx, *uri, *bin, extra, vias, counts, *reps, *profile, opsLoad{db: "proxyload", coll: "points",
 			records: *records, writes: *writes, warmup: *warmup, duration: *duration})
 		if err != nil {
 			return err
@@ -104,7 +112,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		printOps(stdout, ms)
 		result = ms
 	case "conns":
-		rs, err := runConns(ctx, *uri, *bin, extra, counts, connsLoad{db: "proxyload", coll: "points",
+		rs, err := runConns(ctx, *uri, *bin, vias[0], extra, counts, connsLoad{db: "proxyload", coll: "points",
 			records: *records, writes: *writes, rate: *rate, idle: *idle, duration: *duration})
 		if err != nil {
 			return err
@@ -134,25 +142,57 @@ func parseCounts(s string) ([]int, error) {
 	return out, nil
 }
 
-// runOps measures every target at every count, reps times, with one proxy.
-func runOps(ctx context.Context, uri, bin string, extra []string, counts []int, reps int, profile string, l opsLoad) ([]measurement, error) {
-	p, err := startProxy(ctx, bin, uri, extra)
-	if err != nil {
-		return nil, err
+// parseVias reads -via: tcp, unix or both, comma-separated, each once;
+// conns mode takes one.
+func parseVias(s, mode string) ([]string, error) {
+	var out []string
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		if f != "tcp" && f != "unix" {
+			return nil, fmt.Errorf("-via %q: want tcp, unix or tcp,unix", s)
+		}
+		if slices.Contains(out, f) {
+			return nil, fmt.Errorf("-via %q names %s twice", s, f)
+		}
+		out = append(out, f)
 	}
-	defer p.stop()
-	l.proxyPID, l.proxy = p.PID(), p
+	if mode == "conns" && len(out) > 1 {
+		return nil, fmt.Errorf("-via %q: conns measures one network at a time", s)
+	}
+	return out, nil
+}
+
+// runOps measures every target at every count, reps times, with one proxy
+// per network in vias (all running throughout; each target's proxy CPU is
+// its own proxy's, direct's the first proxy's idle work).
+func runOps(ctx context.Context, uri, bin string, extra []string, vias []string, counts []int, reps int, profile string, l opsLoad) ([]measurement, error) {
+	proxies := map[string]*proxyProc{}
+	defer func() {
+		for _, p := range proxies {
+			p.stop()
+		}
+	}()
+	for _, via := range vias {
+		p, err := startProxy(ctx, bin, uri, via, extra)
+		if err != nil {
+			return nil, err
+		}
+		proxies[via] = p
+	}
+	targets := targetsVia(vias)
 	var out []measurement
 	for _, n := range counts {
 		for rep := range reps {
 			for i := range targets {
 				t := targets[(i+rep)%len(targets)]
-				u := uri
-				if t.proxied {
-					u = "mongodb://" + p.Addr + "/"
+				lt, u := l, uri
+				lt.proxy = proxies[vias[0]]
+				if t.via != "" {
+					lt.proxy = proxies[t.via]
+					u = lt.proxy.URI()
 				}
+				lt.proxyPID = lt.proxy.PID()
 				fmt.Fprintf(os.Stderr, "proxyload: %s, %d connections, repetition %d/%d\n", t.Name, n, rep+1, reps)
-				lt := l
 				if profile != "" && rep == 0 && t.Name == "proxy-routed" && n == slices.Max(counts) {
 					lt.profile = profile
 				}
@@ -168,12 +208,12 @@ func runOps(ctx context.Context, uri, bin string, extra []string, counts []int, 
 }
 
 // runConns runs the raw-connection load at every count, each on a fresh
-// proxy.
-func runConns(ctx context.Context, uri, bin string, extra []string, counts []int, l connsLoad) ([]connsResult, error) {
+// proxy listening on via (tcp or unix).
+func runConns(ctx context.Context, uri, bin, via string, extra []string, counts []int, l connsLoad) ([]connsResult, error) {
 	var out []connsResult
 	for _, n := range counts {
 		fmt.Fprintf(os.Stderr, "proxyload: %d raw connections\n", n)
-		p, err := startProxy(ctx, bin, uri, extra)
+		p, err := startProxy(ctx, bin, uri, via, extra)
 		if err != nil {
 			return out, err
 		}

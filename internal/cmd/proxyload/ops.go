@@ -16,15 +16,25 @@ import (
 
 // A target is where a measurement's clients connect and how they read.
 type target struct {
-	Name    string // direct, proxy-primary, proxy-routed
-	proxied bool
-	pref    *readpref.ReadPref
+	Name string // direct, proxy-primary, proxy-routed; "-unix" appended over a Unix socket
+	via  string // how clients reach the proxy: tcp or unix; "" straight to the set
+	pref *readpref.ReadPref
 }
 
-var targets = []target{
-	{Name: "direct", pref: readpref.Primary()},
-	{Name: "proxy-primary", proxied: true, pref: readpref.Primary()},           // through the proxy, not routed
-	{Name: "proxy-routed", proxied: true, pref: readpref.SecondaryPreferred()}, // routed by the proxy's policy
+// targetsVia is direct, then proxy-primary (through the proxy, not
+// routed) and proxy-routed (routed by the proxy's policy) over each of
+// vias, the networks the clients reach the proxy on.
+func targetsVia(vias []string) []target {
+	ts := []target{{Name: "direct", pref: readpref.Primary()}}
+	for _, via := range vias {
+		suffix := ""
+		if via != "tcp" {
+			suffix = "-" + via
+		}
+		ts = append(ts, target{Name: "proxy-primary" + suffix, via: via, pref: readpref.Primary()},
+			target{Name: "proxy-routed" + suffix, via: via, pref: readpref.SecondaryPreferred()})
+	}
+	return ts
 }
 
 // measurement is one target's closed loop at one connection count.

@@ -22,21 +22,23 @@ import (
 // process, so its CPU and memory are its own.
 type proxyProc struct {
 	cmd     *exec.Cmd
-	Addr    string // where clients connect, host:port
+	Network string // tcp or unix
+	Addr    string // where clients connect: host:port, or the socket's path
 	metrics string // its --metrics-addr, with /debug/pprof
 	dir     string
 	stderr  *os.File
 }
 
 // startProxy starts bin's proxy in front of uri (passed in a 0600 file,
-// not on the command line), listening on a free loopback port, with extra
-// flags, and returns once its /readyz says it is ready.
-func startProxy(ctx context.Context, bin, uri string, extra []string) (*proxyProc, error) {
+// not on the command line), listening on a free loopback port (network
+// tcp) or a Unix socket in its directory (unix), with extra flags, and
+// returns once its /readyz says it is ready.
+func startProxy(ctx context.Context, bin, uri, network string, extra []string) (*proxyProc, error) {
 	dir, err := os.MkdirTemp("", "proxyload-")
 	if err != nil {
 		return nil, err
 	}
-	p := &proxyProc{dir: dir}
+	p := &proxyProc{dir: dir, Network: network}
 	fail := func(err error) (*proxyProc, error) {
 		p.stop()
 		return nil, err
@@ -45,17 +47,27 @@ func startProxy(ctx context.Context, bin, uri string, extra []string) (*proxyPro
 	if err := os.WriteFile(uriFile, []byte(uri+"\n"), 0o600); err != nil {
 		return fail(err)
 	}
-	port, err := freePort()
-	if err != nil {
-		return fail(err)
-	}
 	mport, err := freePort()
 	if err != nil {
 		return fail(err)
 	}
-	p.Addr = fmt.Sprintf("127.0.0.1:%d", port)
 	p.metrics = fmt.Sprintf("127.0.0.1:%d", mport)
-	args := append([]string{"proxy", "--uri-file", uriFile, "--listen", p.Addr, "--metrics-addr", p.metrics, "--pprof",
+	listen := ""
+	switch network {
+	case "tcp":
+		port, err := freePort()
+		if err != nil {
+			return fail(err)
+		}
+		p.Addr = fmt.Sprintf("127.0.0.1:%d", port)
+		listen = p.Addr
+	case "unix":
+		p.Addr = filepath.Join(dir, "proxy.sock")
+		listen = "unix:" + p.Addr
+	default:
+		return fail(fmt.Errorf("proxy network %q: want tcp or unix", network))
+	}
+	args := append([]string{"proxy", "--uri-file", uriFile, "--listen", listen, "--metrics-addr", p.metrics, "--pprof",
 		"--max-connections", "0"}, extra...)
 	if p.stderr, err = os.Create(filepath.Join(dir, "proxy.log")); err != nil {
 		return fail(err)
@@ -136,6 +148,15 @@ func gauge(page, name string) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// URI is the connection string a driver reaches the proxy with: a Unix
+// socket's path goes percent-encoded in the host part.
+func (p *proxyProc) URI() string {
+	if p.Network == "unix" {
+		return "mongodb://" + strings.ReplaceAll(p.Addr, "/", "%2F") + "/"
+	}
+	return "mongodb://" + p.Addr + "/"
 }
 
 // PID is the proxy's process id.
