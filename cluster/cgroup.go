@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -111,13 +112,24 @@ func cgroupSetCPU(path string, cpu float64) error {
 // cap) is set, that is the one. Else it tries a child of this process's own cgroup, then a child of
 // the root. A parent must offer the controller and have it (or get it) enabled in
 // cgroup.subtree_control.
+//
+// A cgroup that holds processes cannot enable controllers for its children (cgroup v2's "no
+// internal processes" rule: the write fails with EBUSY). That is the case of a non-root user's
+// delegated cgroup, such as the scope `systemd-run --user --scope -p Delegate=yes` starts this
+// process in: when both parents fail and the own cgroup refused with EBUSY, this process moves
+// into a leaf of its own cgroup (selfLeaf) and the members' cgroups are made beside it, as rootless
+// container runtimes do. Root finds the root cgroup first and never moves.
 func cgroupV2Create(name, controller, near string, set func(path string) error) (string, error) {
-	parents := []string{cgroupRoot}
-	if own, err := ownCgroupV2(); err == nil && own != cgroupRoot {
-		parents = []string{own, cgroupRoot}
-	}
 	if near != "" {
-		parents, name = []string{filepath.Dir(near)}, filepath.Base(near)
+		return cgroupV2CreateIn(filepath.Dir(near), filepath.Base(near), controller, set)
+	}
+	own, ownErr := ownCgroupV2()
+	if ownErr == nil && filepath.Base(own) == selfLeaf {
+		own = filepath.Dir(own) // moved already: the members go beside the leaf
+	}
+	parents := []string{cgroupRoot}
+	if ownErr == nil && own != cgroupRoot {
+		parents = []string{own, cgroupRoot}
 	}
 	var errs []error
 	for _, parent := range parents {
@@ -127,7 +139,39 @@ func cgroupV2Create(name, controller, near string, set func(path string) error) 
 		}
 		errs = append(errs, err)
 	}
+	if ownErr == nil && own != cgroupRoot && errors.Is(errs[0], syscall.EBUSY) {
+		if err := enterLeaf(own); err != nil {
+			return "", errors.Join(append(errs, err)...)
+		}
+		path, err := cgroupV2CreateIn(own, name, controller, set)
+		if err == nil {
+			return path, nil
+		}
+		errs = append(errs, err)
+	}
 	return "", errors.Join(errs...)
+}
+
+// writeSubtreeControl enables a controller for a cgroup's children (a variable: the tests' made-up
+// tree has no kernel to refuse the write).
+var writeSubtreeControl = func(path, change string) error {
+	return os.WriteFile(path, []byte(change), 0o644)
+}
+
+// selfLeaf is the leaf cgroup this process moves into when its own cgroup must give its children
+// controllers (cgroupV2Create).
+const selfLeaf = "decongestant-self"
+
+// enterLeaf moves this process (all its threads) into own/selfLeaf, made if need be.
+func enterLeaf(own string) error {
+	leaf := filepath.Join(own, selfLeaf)
+	if err := os.Mkdir(leaf, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("a leaf cgroup for this process, so that %s may enable controllers for the members: %w", own, explainPerm(err))
+	}
+	if err := cgroupAdd(leaf, os.Getpid()); err != nil {
+		return fmt.Errorf("a leaf cgroup for this process, so that %s may enable controllers for the members: %w", own, err)
+	}
+	return nil
 }
 
 func cgroupV2CreateIn(parent, name, controller string, set func(path string) error) (string, error) {
@@ -143,15 +187,16 @@ func cgroupV2CreateIn(parent, name, controller string, set func(path string) err
 		return "", explainPerm(err)
 	}
 	if !hasWord(string(subtree), controller) {
-		if err := os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+"+controller), 0o644); err != nil {
+		if err := writeSubtreeControl(filepath.Join(parent, "cgroup.subtree_control"), "+"+controller); err != nil {
 			return "", explainPerm(err)
 		}
 	}
 	return cgroupMkdir(filepath.Join(parent, name), set)
 }
 
-// ownCgroupV2 is the directory of this process's cgroup in the unified hierarchy.
-func ownCgroupV2() (string, error) {
+// ownCgroupV2 is the directory of this process's cgroup in the unified hierarchy (a variable: the
+// tests put the process in a made-up tree).
+var ownCgroupV2 = func() (string, error) {
 	f, err := os.Open("/proc/self/cgroup")
 	if err != nil {
 		return "", err

@@ -2,9 +2,12 @@ package cluster
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -139,5 +142,99 @@ func TestCreateCgroupsPerMember(t *testing.T) {
 				t.Errorf("member %s: memory limit reads back %v, %v", m.Name, got, err)
 			}
 		}
+	}
+}
+
+// v2Kernel makes the made-up tree refuse what the kernel would: the root's
+// cgroup.subtree_control to a non-root user (EACCES, unless rootWritable),
+// and a cgroup's while this process is in it (EBUSY: no internal
+// processes), and says this process is in own (or, once moved, own's
+// leaf).
+func v2Kernel(t *testing.T, root, own string, rootWritable bool) {
+	t.Helper()
+	oldWrite, oldOwn := writeSubtreeControl, ownCgroupV2
+	t.Cleanup(func() { writeSubtreeControl, ownCgroupV2 = oldWrite, oldOwn })
+	moved := func() bool {
+		b, err := os.ReadFile(filepath.Join(own, selfLeaf, "cgroup.procs"))
+		return err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(os.Getpid())
+	}
+	writeSubtreeControl = func(path, change string) error {
+		switch dir := filepath.Dir(path); {
+		case dir == root && !rootWritable:
+			return &fs.PathError{Op: "open", Path: path, Err: syscall.EACCES}
+		case dir == own && !moved():
+			return &fs.PathError{Op: "write", Path: path, Err: syscall.EBUSY}
+		}
+		return oldWrite(path, change)
+	}
+	ownCgroupV2 = func() (string, error) {
+		if moved() {
+			return filepath.Join(own, selfLeaf), nil
+		}
+		return own, nil
+	}
+}
+
+func TestCgroupV2DelegatedMovesIntoALeaf(t *testing.T) {
+	scope := "user.slice/user@1000.service/app.slice/run-1.scope"
+	root := fakeRoot(t, map[string]string{
+		"cgroup.controllers": "cpuset cpu io memory", "cgroup.subtree_control": "",
+		scope + "/cgroup.controllers": "cpu memory pids", scope + "/cgroup.subtree_control": "",
+	})
+	own := filepath.Join(root, scope)
+	v2Kernel(t, root, own, false)
+	for _, name := range []string{"decongestant-1-n1", "decongestant-1-n2"} {
+		path, err := cgroupCreate(name, 0.35, "")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want := filepath.Join(own, name); path != want {
+			t.Fatalf("%s made at %s, want %s (beside this process's leaf)", name, path, want)
+		}
+		if b, _ := os.ReadFile(filepath.Join(path, "cpu.max")); string(b) != "35000 100000" {
+			t.Fatalf("cpu.max %q", b)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(own, selfLeaf, "cgroup.procs")); strings.TrimSpace(string(b)) != strconv.Itoa(os.Getpid()) {
+		t.Fatalf("this process not in its leaf: cgroup.procs %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(own, "cgroup.subtree_control")); !strings.Contains(string(b), "+cpu") {
+		t.Fatalf("cpu not enabled for the delegated cgroup's children: %q", b)
+	}
+}
+
+func TestCgroupV2RootNeverMoves(t *testing.T) {
+	scope := "user.slice/user-0.slice/session-1.scope"
+	root := fakeRoot(t, map[string]string{
+		"cgroup.controllers": "cpuset cpu io memory", "cgroup.subtree_control": "",
+		scope + "/cgroup.controllers": "cpu memory pids", scope + "/cgroup.subtree_control": "",
+	})
+	own := filepath.Join(root, scope)
+	v2Kernel(t, root, own, true)
+	path, err := cgroupCreate("decongestant-1-n1", 0.35, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(root, "decongestant-1-n1"); path != want {
+		t.Fatalf("made at %s, want %s", path, want)
+	}
+	if _, err := os.Stat(filepath.Join(own, selfLeaf)); err == nil {
+		t.Fatal("root moved itself into a leaf of its session's cgroup")
+	}
+}
+
+func TestCgroupV2UndelegatedSaysSo(t *testing.T) {
+	scope := "user.slice/user-1000.slice/session-2.scope"
+	root := fakeRoot(t, map[string]string{
+		"cgroup.controllers": "cpuset cpu io memory", "cgroup.subtree_control": "",
+		scope + "/cgroup.controllers": "memory pids", scope + "/cgroup.subtree_control": "",
+	})
+	v2Kernel(t, root, filepath.Join(root, scope), false)
+	_, err := cgroupCreate("decongestant-1-n1", 0.35, "")
+	if !errors.Is(err, ErrCgroupUnavailable) || !strings.Contains(err.Error(), "cpu controller not available") {
+		t.Fatalf("err %v, want ErrCgroupUnavailable naming the missing cpu controller", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, scope, selfLeaf)); err == nil {
+		t.Fatal("moved into a leaf of a cgroup that offers no cpu controller")
 	}
 }
