@@ -10,7 +10,10 @@
 //     the proxy process's. Repetitions rotate the targets' order. With
 //     -via tcp,unix the proxied targets run again over a Unix socket
 //     (proxy-primary-unix, proxy-routed-unix: a sidecar's clients on the
-//     same host), each network its own proxy.
+//     same host), each network its own proxy. With -floor (the default)
+//     relay runs too: proxyload's own byte relay to the primary, no
+//     parsing, as its own process, the floor under any user-space proxy
+//     on this host (relay.go).
 //   - conns: a fresh proxy per connection count; that many raw connections
 //     (each says hello, as drivers do), the resident memory they hold idle,
 //     then a fixed total rate of routed point reads and -writes of updates
@@ -58,6 +61,9 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "relay" {
+		return runRelay(ctx, args[1:], stdout)
+	}
 	if len(args) == 0 || (args[0] != "ops" && args[0] != "conns") {
 		return errors.New("usage: proxyload ops|conns -uri URI -proxy-bin PATH [flags] (-h for the flags)")
 	}
@@ -76,6 +82,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	idle := fs.Duration("idle", 10*time.Second, "conns: how long the connections idle before their memory is read")
 	out := fs.String("out", "", "write the measurements as JSON to this file")
 	via := fs.String("via", "tcp", "how the clients reach the proxy: tcp (loopback), unix (a Unix socket), or both (ops: tcp,unix, each its own proxy)")
+	floor := fs.Bool("floor", true, "ops: also measure the relay (proxyload relay: bytes copied to the primary, no parsing), the floor under any user-space proxy here")
 	profile := fs.String("profile", "", "ops: save the proxy's CPU profile (pprof) over the first proxy-routed measurement at the most connections into this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -104,7 +111,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	var result any
 	switch mode {
 	case "ops":
-		ms, err := runOps(ctx, *uri, *bin, extra, vias, counts, *reps, *profile, opsLoad{db: "proxyload", coll: "points",
+		ms, err := runOps(ctx, *uri, *bin, extra, vias, *floor, counts, *reps, *profile, opsLoad{db: "proxyload", coll: "points",
 			records: *records, writes: *writes, warmup: *warmup, duration: *duration})
 		if err != nil {
 			return err
@@ -164,34 +171,63 @@ func parseVias(s, mode string) ([]string, error) {
 
 // runOps measures every target at every count, reps times, with one proxy
 // per network in vias (all running throughout; each target's proxy CPU is
-// its own proxy's, direct's the first proxy's idle work).
-func runOps(ctx context.Context, uri, bin string, extra []string, vias []string, counts []int, reps int, profile string, l opsLoad) ([]measurement, error) {
-	proxies := map[string]*proxyProc{}
+// its own proxy's, direct's the first proxy's idle work) and, with floor,
+// one relay per network.
+func runOps(ctx context.Context, uri, bin string, extra []string, vias []string, floor bool, counts []int, reps int, profile string, l opsLoad) ([]measurement, error) {
+	type server interface {
+		URI() string
+		PID() int
+		stop()
+	}
+	proxies, relays := map[string]*proxyProc{}, map[string]*relayProc{}
 	defer func() {
 		for _, p := range proxies {
 			p.stop()
 		}
+		for _, r := range relays {
+			r.stop()
+		}
 	}()
+	primary := ""
+	if floor {
+		var err error
+		if primary, err = primaryOf(ctx, uri); err != nil {
+			return nil, fmt.Errorf("the primary, for the relay: %w", err)
+		}
+	}
 	for _, via := range vias {
 		p, err := startProxy(ctx, bin, uri, via, extra)
 		if err != nil {
 			return nil, err
 		}
 		proxies[via] = p
+		if floor {
+			r, err := startRelay(ctx, via, primary)
+			if err != nil {
+				return nil, err
+			}
+			relays[via] = r
+		}
 	}
-	targets := targetsVia(vias)
+	targets := targetsVia(vias, floor)
 	var out []measurement
 	for _, n := range counts {
 		for rep := range reps {
 			for i := range targets {
 				t := targets[(i+rep)%len(targets)]
 				lt, u := l, uri
-				lt.proxy = proxies[vias[0]]
-				if t.via != "" {
+				var srv server = proxies[vias[0]]
+				switch {
+				case t.relay:
+					srv = relays[t.via]
+				case t.via != "":
+					srv = proxies[t.via]
 					lt.proxy = proxies[t.via]
-					u = lt.proxy.URI()
 				}
-				lt.proxyPID = lt.proxy.PID()
+				if t.via != "" {
+					u = srv.URI()
+				}
+				lt.proxyPID = srv.PID()
 				fmt.Fprintf(os.Stderr, "proxyload: %s, %d connections, repetition %d/%d\n", t.Name, n, rep+1, reps)
 				if profile != "" && rep == 0 && t.Name == "proxy-routed" && n == slices.Max(counts) {
 					lt.profile = profile

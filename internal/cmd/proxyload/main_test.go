@@ -35,14 +35,17 @@ func TestParseVias(t *testing.T) {
 
 func TestTargetsViaNamesEachNetwork(t *testing.T) {
 	var names, vias []string
-	for _, tg := range targetsVia([]string{"tcp", "unix"}) {
+	for _, tg := range targetsVia([]string{"tcp", "unix"}, true) {
 		names, vias = append(names, tg.Name), append(vias, tg.via)
 	}
-	if want := []string{"direct", "proxy-primary", "proxy-routed", "proxy-primary-unix", "proxy-routed-unix"}; !slices.Equal(names, want) {
+	if want := []string{"direct", "proxy-primary", "proxy-routed", "relay", "proxy-primary-unix", "proxy-routed-unix", "relay-unix"}; !slices.Equal(names, want) {
 		t.Errorf("names %v, want %v", names, want)
 	}
-	if want := []string{"", "tcp", "tcp", "unix", "unix"}; !slices.Equal(vias, want) {
+	if want := []string{"", "tcp", "tcp", "tcp", "unix", "unix", "unix"}; !slices.Equal(vias, want) {
 		t.Errorf("vias %v, want %v", vias, want)
+	}
+	if n := len(targetsVia([]string{"tcp"}, false)); n != 3 {
+		t.Errorf("without the floor %d targets, want direct and the two proxied", n)
 	}
 }
 

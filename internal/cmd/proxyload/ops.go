@@ -16,15 +16,17 @@ import (
 
 // A target is where a measurement's clients connect and how they read.
 type target struct {
-	Name string // direct, proxy-primary, proxy-routed; "-unix" appended over a Unix socket
-	via  string // how clients reach the proxy: tcp or unix; "" straight to the set
-	pref *readpref.ReadPref
+	Name  string // direct, proxy-primary, proxy-routed, relay; "-unix" appended over a Unix socket
+	via   string // how clients reach the proxy or relay: tcp or unix; "" straight to the set
+	relay bool   // through proxyload's relay to the primary, not the proxy
+	pref  *readpref.ReadPref
 }
 
-// targetsVia is direct, then proxy-primary (through the proxy, not
-// routed) and proxy-routed (routed by the proxy's policy) over each of
-// vias, the networks the clients reach the proxy on.
-func targetsVia(vias []string) []target {
+// targetsVia is direct, then over each of vias (the networks the clients
+// reach the proxy on) proxy-primary (through the proxy, not routed),
+// proxy-routed (routed by the proxy's policy) and, with floor, relay (bytes
+// copied to the primary: the floor under any user-space proxy).
+func targetsVia(vias []string, floor bool) []target {
 	ts := []target{{Name: "direct", pref: readpref.Primary()}}
 	for _, via := range vias {
 		suffix := ""
@@ -33,6 +35,9 @@ func targetsVia(vias []string) []target {
 		}
 		ts = append(ts, target{Name: "proxy-primary" + suffix, via: via, pref: readpref.Primary()},
 			target{Name: "proxy-routed" + suffix, via: via, pref: readpref.SecondaryPreferred()})
+		if floor {
+			ts = append(ts, target{Name: "relay" + suffix, via: via, relay: true, pref: readpref.Primary()})
+		}
 	}
 	return ts
 }
@@ -49,7 +54,7 @@ type measurement struct {
 	P50us       float64 `json:"p50_us"`
 	P99us       float64 `json:"p99_us"`
 	ClientCPUus float64 `json:"client_cpu_us_per_op"` // this process (the Go driver's goroutines included) per op
-	ProxyCPUus  float64 `json:"proxy_cpu_us_per_op"`  // the proxy process per op (idle work only, for direct)
+	ProxyCPUus  float64 `json:"proxy_cpu_us_per_op"`  // the proxy (or relay) process per op (a proxy's idle work only, for direct)
 }
 
 // opsLoad drives one closed loop of conns clients: point reads by _id
