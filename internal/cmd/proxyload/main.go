@@ -82,6 +82,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	idle := fs.Duration("idle", 10*time.Second, "conns: how long the connections idle before their memory is read")
 	out := fs.String("out", "", "write the measurements as JSON to this file")
 	via := fs.String("via", "tcp", "how the clients reach the proxy: tcp (loopback), unix (a Unix socket), or both (ops: tcp,unix, each its own proxy)")
+	procs := fs.Int("proxy-procs", 0, "the proxy's GOMAXPROCS (0: Go's default, the CPUs it may use)")
 	floor := fs.Bool("floor", true, "ops: also measure the relay (proxyload relay: bytes copied to the primary, no parsing), the floor under any user-space proxy here")
 	profile := fs.String("profile", "", "ops: save the proxy's CPU profile (pprof) over the first proxy-routed measurement at the most connections into this file")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -89,6 +90,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if *uri == "" || *bin == "" {
 		return errors.New("-uri and -proxy-bin are required")
+	}
+	if *procs < 0 {
+		return fmt.Errorf("-proxy-procs %d: want 0 (Go's default) or more", *procs)
 	}
 	if *writes < 0 || *writes > 1 {
 		return fmt.Errorf("-writes %v: want a share from 0 to 1", *writes)
@@ -111,7 +115,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	var result any
 	switch mode {
 	case "ops":
-		ms, err := runOps(ctx, *uri, *bin, extra, vias, *floor, counts, *reps, *profile, opsLoad{db: "proxyload", coll: "points",
+		ms, err := runOps(ctx, *uri, *bin, extra, vias, *procs, *floor, counts, *reps, *profile, opsLoad{db: "proxyload", coll: "points",
 			records: *records, writes: *writes, warmup: *warmup, duration: *duration})
 		if err != nil {
 			return err
@@ -119,7 +123,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		printOps(stdout, ms)
 		result = ms
 	case "conns":
-		rs, err := runConns(ctx, *uri, *bin, vias[0], extra, counts, connsLoad{db: "proxyload", coll: "points",
+		rs, err := runConns(ctx, *uri, *bin, vias[0], *procs, extra, counts, connsLoad{db: "proxyload", coll: "points",
 			records: *records, writes: *writes, rate: *rate, idle: *idle, duration: *duration})
 		if err != nil {
 			return err
@@ -173,7 +177,7 @@ func parseVias(s, mode string) ([]string, error) {
 // per network in vias (all running throughout; each target's proxy CPU is
 // its own proxy's, direct's the first proxy's idle work) and, with floor,
 // one relay per network.
-func runOps(ctx context.Context, uri, bin string, extra []string, vias []string, floor bool, counts []int, reps int, profile string, l opsLoad) ([]measurement, error) {
+func runOps(ctx context.Context, uri, bin string, extra []string, vias []string, procs int, floor bool, counts []int, reps int, profile string, l opsLoad) ([]measurement, error) {
 	type server interface {
 		URI() string
 		PID() int
@@ -196,7 +200,7 @@ func runOps(ctx context.Context, uri, bin string, extra []string, vias []string,
 		}
 	}
 	for _, via := range vias {
-		p, err := startProxy(ctx, bin, uri, via, extra)
+		p, err := startProxy(ctx, bin, uri, via, procs, extra)
 		if err != nil {
 			return nil, err
 		}
@@ -245,11 +249,11 @@ func runOps(ctx context.Context, uri, bin string, extra []string, vias []string,
 
 // runConns runs the raw-connection load at every count, each on a fresh
 // proxy listening on via (tcp or unix).
-func runConns(ctx context.Context, uri, bin, via string, extra []string, counts []int, l connsLoad) ([]connsResult, error) {
+func runConns(ctx context.Context, uri, bin, via string, procs int, extra []string, counts []int, l connsLoad) ([]connsResult, error) {
 	var out []connsResult
 	for _, n := range counts {
 		fmt.Fprintf(os.Stderr, "proxyload: %d raw connections\n", n)
-		p, err := startProxy(ctx, bin, uri, via, extra)
+		p, err := startProxy(ctx, bin, uri, via, procs, extra)
 		if err != nil {
 			return out, err
 		}

@@ -31,9 +31,10 @@ type proxyProc struct {
 
 // startProxy starts bin's proxy in front of uri (passed in a 0600 file,
 // not on the command line), listening on a free loopback port (network
-// tcp) or a Unix socket in its directory (unix), with extra flags, and
-// returns once its /readyz says it is ready.
-func startProxy(ctx context.Context, bin, uri, network string, extra []string) (*proxyProc, error) {
+// tcp) or a Unix socket in its directory (unix), with extra flags (and
+// GOMAXPROCS=procs in its environment when procs > 0), and returns once
+// its /readyz says it is ready.
+func startProxy(ctx context.Context, bin, uri, network string, procs int, extra []string) (*proxyProc, error) {
 	dir, err := os.MkdirTemp("", "proxyload-")
 	if err != nil {
 		return nil, err
@@ -73,6 +74,9 @@ func startProxy(ctx context.Context, bin, uri, network string, extra []string) (
 		return fail(err)
 	}
 	p.cmd = exec.Command(bin, args...)
+	if procs > 0 {
+		p.cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", procs))
+	}
 	p.cmd.Stdout, p.cmd.Stderr = p.stderr, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		return fail(fmt.Errorf("start %s: %w", bin, err))
