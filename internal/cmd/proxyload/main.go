@@ -38,6 +38,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/signal"
@@ -271,7 +272,7 @@ func runConns(ctx context.Context, uri, bin, via string, procs int, extra []stri
 // repetitions, per connection count.
 func printOps(w io.Writer, ms []measurement) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "conns\ttarget\tops/s\tP50 µs\tP99 µs\tclient CPU µs/op\tproxy CPU µs/op\terrors")
+	fmt.Fprintln(tw, "conns\ttarget\tops/s\tP50 µs\tP99 µs\tclient CPU µs/op\tproxy CPU µs/op\terrors\trouted reads by member %")
 	type key struct {
 		conns  int
 		target string
@@ -299,12 +300,35 @@ func printOps(w io.Writer, ms []measurement) {
 		for _, m := range g {
 			errs += m.Errors
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", k.conns, k.target,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", k.conns, k.target,
 			col(func(m measurement) float64 { return m.OpsPerS }), col(func(m measurement) float64 { return m.P50us }),
 			col(func(m measurement) float64 { return m.P99us }), col(func(m measurement) float64 { return m.ClientCPUus }),
-			col(func(m measurement) float64 { return m.ProxyCPUus }), errs)
+			col(func(m measurement) float64 { return m.ProxyCPUus }), errs, servedShares(g))
 	}
 	tw.Flush()
+}
+
+// servedShares is each repetition's routed reads by member in percent,
+// members in address order ("34/33/33, 30/35/35"); "" when none was
+// routed.
+func servedShares(g []measurement) string {
+	var reps []string
+	for _, m := range g {
+		var total int64
+		members := slices.Sorted(maps.Keys(m.ServedBy))
+		for _, member := range members {
+			total += m.ServedBy[member]
+		}
+		if total == 0 {
+			continue
+		}
+		var shares []string
+		for _, member := range members {
+			shares = append(shares, strconv.Itoa(int(math.Round(100*float64(m.ServedBy[member])/float64(total)))))
+		}
+		reps = append(reps, strings.Join(shares, "/"))
+	}
+	return strings.Join(reps, ", ")
 }
 
 func printConns(w io.Writer, rs []connsResult) {

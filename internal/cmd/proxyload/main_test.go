@@ -57,3 +57,28 @@ func TestProxyURI(t *testing.T) {
 		t.Errorf("tcp URI %q", got)
 	}
 }
+
+func TestLabelledReadsTheMembersReads(t *testing.T) {
+	page := `# HELP decongestant_member_reads_total Routed reads the member served.
+# TYPE decongestant_member_reads_total counter
+decongestant_member_reads_total{member="127.0.0.1:27017"} 12
+decongestant_member_reads_total{member="127.0.0.1:27018"} 3.5e+06
+decongestant_member_reads_totally{member="x:1"} 9
+decongestant_member_info{member="127.0.0.1:27017",name="n1",role="primary"} 1
+`
+	got := labelled(page, "decongestant_member_reads_total", "member")
+	if len(got) != 2 || got["127.0.0.1:27017"] != 12 || got["127.0.0.1:27018"] != 3.5e6 {
+		t.Errorf("labelled = %v", got)
+	}
+}
+
+func TestServedSharesPerRepetition(t *testing.T) {
+	g := []measurement{
+		{ServedBy: map[string]int64{"b:2": 50, "a:1": 25, "c:3": 25}},
+		{},
+		{ServedBy: map[string]int64{"a:1": 1, "b:2": 2, "c:3": 1}},
+	}
+	if got, want := servedShares(g), "25/50/25, 25/50/25"; got != want {
+		t.Errorf("servedShares = %q, want %q", got, want)
+	}
+}

@@ -54,7 +54,11 @@ type measurement struct {
 	P50us       float64 `json:"p50_us"`
 	P99us       float64 `json:"p99_us"`
 	ClientCPUus float64 `json:"client_cpu_us_per_op"` // this process (the Go driver's goroutines included) per op
-	ProxyCPUus  float64 `json:"proxy_cpu_us_per_op"`  // the proxy (or relay) process per op (a proxy's idle work only, for direct)
+	// ServedBy counts the reads the proxy routed, by member, over the
+	// measured time (its decongestant_member_reads_total); proxied targets
+	// only: the reads kept on the primary (proxy-primary) are not routed.
+	ServedBy   map[string]int64 `json:"served_by,omitempty"`
+	ProxyCPUus float64          `json:"proxy_cpu_us_per_op"` // the proxy (or relay) process per op (a proxy's idle work only, for direct)
 }
 
 // opsLoad drives one closed loop of conns clients: point reads by _id
@@ -121,6 +125,12 @@ func (l opsLoad) run(ctx context.Context, uri string, t target, conns, rep int) 
 	} else {
 		profiled <- nil
 	}
+	var served0 map[string]float64
+	if t.via != "" && !t.relay {
+		if served0, err = l.proxy.memberReads(); err != nil {
+			return m, err
+		}
+	}
 	cpu0, pcpu0, t0 := selfCPU(), mustCPU(l.proxyPID), time.Now()
 	tl.measuring.Store(true)
 	err = sleep(ctx, l.duration)
@@ -129,6 +139,18 @@ func (l opsLoad) run(ctx context.Context, uri string, t target, conns, rep int) 
 		err = fmt.Errorf("profiling the proxy: %w", perr)
 	}
 	cpu1, pcpu1, t1 := selfCPU(), mustCPU(l.proxyPID), time.Now()
+	if served0 != nil && err == nil {
+		served1, serr := l.proxy.memberReads()
+		if serr != nil {
+			err = serr
+		}
+		m.ServedBy = map[string]int64{}
+		for member, n := range served1 {
+			if d := int64(n - served0[member]); d > 0 {
+				m.ServedBy[member] = d
+			}
+		}
+	}
 	stop()
 	wg.Wait()
 	if err != nil {

@@ -143,6 +143,42 @@ func (p *proxyProc) runtimeMemory() (int64, error) {
 	return total, nil
 }
 
+// memberReads is the proxy's routed reads so far, by member, from its
+// /metrics (decongestant_member_reads_total).
+func (p *proxyProc) memberReads() (map[string]float64, error) {
+	resp, err := http.Get("http://" + p.metrics + "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	return labelled(string(b), "decongestant_member_reads_total", "member"), nil
+}
+
+// labelled reads the values of a series with one label from a Prometheus
+// text page, by the label's value.
+func labelled(page, name, label string) map[string]float64 {
+	out := map[string]float64{}
+	prefix := name + "{" + label + "=\""
+	for line := range strings.Lines(page) {
+		rest, ok := strings.CutPrefix(line, prefix)
+		if !ok {
+			continue
+		}
+		value, num, ok := strings.Cut(rest, "\"} ")
+		if !ok {
+			continue
+		}
+		if f, err := strconv.ParseFloat(strings.TrimSpace(num), 64); err == nil {
+			out[value] = f
+		}
+	}
+	return out
+}
+
 // gauge reads an unlabelled series' value from a Prometheus text page.
 func gauge(page, name string) (float64, bool) {
 	for line := range strings.Lines(page) {
