@@ -145,6 +145,20 @@ func TestCreateCgroupsPerMember(t *testing.T) {
 	}
 }
 
+// v2Tree is a made-up unified hierarchy whose root offers every
+// controller, this process in the cgroup scope offering controllers, and
+// v2Kernel's refusals; it returns the root and the scope's directory.
+func v2Tree(t *testing.T, scope, controllers string, rootWritable bool) (root, own string) {
+	t.Helper()
+	root = fakeRoot(t, map[string]string{
+		"cgroup.controllers": "cpuset cpu io memory", "cgroup.subtree_control": "",
+		scope + "/cgroup.controllers": controllers, scope + "/cgroup.subtree_control": "",
+	})
+	own = filepath.Join(root, scope)
+	v2Kernel(t, root, own, rootWritable)
+	return root, own
+}
+
 // v2Kernel makes the made-up tree refuse what the kernel would: the root's
 // cgroup.subtree_control to a non-root user (EACCES, unless rootWritable),
 // and a cgroup's while this process is in it (EBUSY: no internal
@@ -176,13 +190,7 @@ func v2Kernel(t *testing.T, root, own string, rootWritable bool) {
 }
 
 func TestCgroupV2DelegatedMovesIntoALeaf(t *testing.T) {
-	scope := "user.slice/user@1000.service/app.slice/run-1.scope"
-	root := fakeRoot(t, map[string]string{
-		"cgroup.controllers": "cpuset cpu io memory", "cgroup.subtree_control": "",
-		scope + "/cgroup.controllers": "cpu memory pids", scope + "/cgroup.subtree_control": "",
-	})
-	own := filepath.Join(root, scope)
-	v2Kernel(t, root, own, false)
+	_, own := v2Tree(t, "user.slice/user@1000.service/app.slice/run-1.scope", "cpu memory pids", false)
 	for _, name := range []string{"decongestant-1-n1", "decongestant-1-n2"} {
 		path, err := cgroupCreate(name, 0.35, "")
 		if err != nil {
@@ -204,13 +212,7 @@ func TestCgroupV2DelegatedMovesIntoALeaf(t *testing.T) {
 }
 
 func TestCgroupV2RootNeverMoves(t *testing.T) {
-	scope := "user.slice/user-0.slice/session-1.scope"
-	root := fakeRoot(t, map[string]string{
-		"cgroup.controllers": "cpuset cpu io memory", "cgroup.subtree_control": "",
-		scope + "/cgroup.controllers": "cpu memory pids", scope + "/cgroup.subtree_control": "",
-	})
-	own := filepath.Join(root, scope)
-	v2Kernel(t, root, own, true)
+	root, own := v2Tree(t, "user.slice/user-0.slice/session-1.scope", "cpu memory pids", true)
 	path, err := cgroupCreate("decongestant-1-n1", 0.35, "")
 	if err != nil {
 		t.Fatal(err)
@@ -224,17 +226,12 @@ func TestCgroupV2RootNeverMoves(t *testing.T) {
 }
 
 func TestCgroupV2UndelegatedSaysSo(t *testing.T) {
-	scope := "user.slice/user-1000.slice/session-2.scope"
-	root := fakeRoot(t, map[string]string{
-		"cgroup.controllers": "cpuset cpu io memory", "cgroup.subtree_control": "",
-		scope + "/cgroup.controllers": "memory pids", scope + "/cgroup.subtree_control": "",
-	})
-	v2Kernel(t, root, filepath.Join(root, scope), false)
+	_, own := v2Tree(t, "user.slice/user-1000.slice/session-2.scope", "memory pids", false)
 	_, err := cgroupCreate("decongestant-1-n1", 0.35, "")
 	if !errors.Is(err, ErrCgroupUnavailable) || !strings.Contains(err.Error(), "cpu controller not available") {
 		t.Fatalf("err %v, want ErrCgroupUnavailable naming the missing cpu controller", err)
 	}
-	if _, err := os.Stat(filepath.Join(root, scope, selfLeaf)); err == nil {
+	if _, err := os.Stat(filepath.Join(own, selfLeaf)); err == nil {
 		t.Fatal("moved into a leaf of a cgroup that offers no cpu controller")
 	}
 }
