@@ -54,6 +54,22 @@ func tpccRun(quick bool, out, warehouses string, extra ...string) Step {
 
 const threePolicies = "primary,secondary,decongestant"
 
+// What a full shape's 20-warehouse TPC-C costs besides its runs, measured in
+// the Decongestant paper's fig. 7 full run on this project's 2-core machine
+// (members capped at 0.35 CPU, 2026-11-27): loading 20 warehouses took
+// 684 s, and every run was followed by 104 s of TPC-C's twelve consistency
+// checks (`bench tpcc --check`, on by default) and its teardown.
+const (
+	load20  = 684 * time.Second
+	check20 = 104 * time.Second
+)
+
+// tpcc20 is the rough length of a full shape of runs TPC-C runs of each on
+// 20 warehouses it loads: the estimate `reproduce list` shows.
+func tpcc20(runs int, each time.Duration) time.Duration {
+	return load20 + time.Duration(runs)*(each+check20)
+}
+
 // shiftAt is the time of fig. 2's and 3's workload switch.
 func shiftAt(quick bool) int { return scale(quick, 40, 200) }
 
@@ -89,7 +105,7 @@ var dcFig3 = &Experiment{Name: "decongestant-fig3", Cluster: members, Quick: 6 *
 // burstAt is when fig. 4's burst starts (it ends at twice that).
 func burstAt(quick bool) int { return scale(quick, 40, 120) }
 
-var dcFig4 = &Experiment{Name: "decongestant-fig4", Cluster: members, Quick: 7 * time.Minute, Full: 100 * time.Minute,
+var dcFig4 = &Experiment{Name: "decongestant-fig4", Cluster: members, Quick: 7 * time.Minute, Full: tpcc20(9, 360*time.Second),
 	Steps: func(q bool) []Step {
 		t := burstAt(q)
 		return []Step{tpccRun(q, "fig4", "20", flags("clients", "20", "max-staleness", "10s",
@@ -111,7 +127,7 @@ var dcFig6 = &Experiment{Name: "decongestant-fig6", Cluster: members, Quick: 6 *
 			"policies", threePolicies)...)}
 	}}
 
-var dcFig7 = &Experiment{Name: "decongestant-fig7", Cluster: members, Quick: 5 * time.Minute, Full: 90 * time.Minute,
+var dcFig7 = &Experiment{Name: "decongestant-fig7", Cluster: members, Quick: 5 * time.Minute, Full: tpcc20(36, 100*time.Second),
 	Steps: func(q bool) []Step {
 		return []Step{tpccRun(q, "fig7", "20", flags("clients", scale(q, "20,100", "20,60,100,200"),
 			"max-staleness", "10s", "repeat", scale(q, "1", "3"), "duration", scale(q, "40s", "100s"),
@@ -124,7 +140,7 @@ var dcFig8 = &Experiment{Name: "decongestant-fig8", Cluster: members, Quick: 2 *
 			"repeat", scale(q, "1", "3"), "warmup", "0s", "policies", "decongestant")...)}
 	}}
 
-var dcFig9 = &Experiment{Name: "decongestant-fig9-10", Cluster: members, Quick: 3 * time.Minute, Full: 48 * time.Minute,
+var dcFig9 = &Experiment{Name: "decongestant-fig9-10", Cluster: members, Quick: 3 * time.Minute, Full: tpcc20(6, 300*time.Second),
 	Steps: func(q bool) []Step {
 		d, rep := scale(q, "60s", "300s"), scale(q, "1", "3")
 		return []Step{
