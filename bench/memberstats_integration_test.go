@@ -66,6 +66,7 @@ func TestMemberStatsFollowTheReads(t *testing.T) {
 		t.Fatalf("%d periods, want 5", len(run.Periods))
 	}
 	var primary, secondary int64
+	var busy []int // periods where the secondaries requested 5 % of the primary's pages or more
 	for k, p := range run.Periods {
 		t.Log(serverLine(p))
 		if len(p.Members) != 3 {
@@ -74,6 +75,7 @@ func TestMemberStatsFollowTheReads(t *testing.T) {
 		if k == 0 {
 			continue // the first period is measured from the run's start: not asserted
 		}
+		var pri, sec int64
 		for _, m := range p.Members {
 			if m.RSSMB == nil || *m.RSSMB <= 0 || m.CachePagesRequested == nil || m.CPUPct == nil {
 				t.Fatalf("period %d: %s has no server counters: %s", k, m.Name, serverLine(p))
@@ -83,20 +85,27 @@ func TestMemberStatsFollowTheReads(t *testing.T) {
 				if *m.CachePagesRequested <= 0 || *m.CPUPct <= 0 || m.Served == 0 {
 					t.Errorf("period %d: primary %s: %s", k, m.Name, serverLine(p))
 				}
-				primary += *m.CachePagesRequested
+				pri += *m.CachePagesRequested
 			default:
 				if m.Served != 0 {
 					t.Errorf("period %d: secondary %s served %d reads under policy primary", k, m.Name, m.Served)
 				}
-				secondary += *m.CachePagesRequested
+				sec += *m.CachePagesRequested
 			}
+		}
+		primary, secondary = primary+pri, secondary+sec
+		if sec*20 >= pri {
+			busy = append(busy, k)
 		}
 	}
 	// Each secondary's share is well under 1 % here (its own oplog
-	// applier and the no-op writes); 5 % for both leaves room for a busy
-	// host.
-	if secondary*20 > primary {
-		t.Errorf("secondaries requested %d pages, the primary %d: want under 5 %% of it", secondary, primary)
+	// applier and the no-op writes), but a secondary's own background
+	// work (a checkpoint's walk, seen at about 5 000 pages in one 2 s
+	// period on a loaded CI host) can pass 5 % of the primary's in one
+	// period: one such period is allowed; counters that did not follow the
+	// reads (a member's counters under another's name) fail in every one.
+	if len(busy) > 1 {
+		t.Errorf("in periods %v the secondaries requested 5 %% of the primary's pages or more (in all: %d against %d)", busy, secondary, primary)
 	}
 	if run.Summary.Reconfigurations != nil {
 		t.Errorf("reconfigurations %+v in a run without one", run.Summary.Reconfigurations)
