@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -251,3 +252,23 @@ func okOf(doc bsoncore.Document) (bool, error) {
 }
 
 func mb(b int64) float64 { return round1(float64(b) / (1 << 20)) }
+
+// runConns runs the raw-connection load at every count, each on a fresh
+// proxy listening on via (tcp or unix).
+func runConns(ctx context.Context, uri, bin, via string, procs int, extra []string, counts []int, l connsLoad) ([]connsResult, error) {
+	var out []connsResult
+	for _, n := range counts {
+		fmt.Fprintf(os.Stderr, "proxyload: %d raw connections\n", n)
+		p, err := startProxy(ctx, bin, uri, via, procs, extra)
+		if err != nil {
+			return out, err
+		}
+		r, err := l.run(ctx, p, n)
+		p.stop()
+		if err != nil {
+			return out, fmt.Errorf("%d connections: %w", n, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

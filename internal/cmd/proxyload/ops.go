@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -229,4 +231,78 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return errors.Join(ctx.Err())
 	}
+}
+
+// runOps measures every target at every count, reps times, with one proxy
+// per network in vias (all running throughout; each target's proxy CPU is
+// its own proxy's, direct's the first proxy's idle work) and, with floor,
+// one relay per network.
+func runOps(ctx context.Context, uri, bin string, extra []string, vias []string, procs int, floor bool, counts []int, reps int, profile string, l opsLoad) ([]measurement, error) {
+	type server interface {
+		URI() string
+		PID() int
+		stop()
+	}
+	proxies, relays := map[string]*proxyProc{}, map[string]*relayProc{}
+	defer func() {
+		for _, p := range proxies {
+			p.stop()
+		}
+		for _, r := range relays {
+			r.stop()
+		}
+	}()
+	primary := ""
+	if floor {
+		var err error
+		if primary, err = primaryOf(ctx, uri); err != nil {
+			return nil, fmt.Errorf("the primary, for the relay: %w", err)
+		}
+	}
+	for _, via := range vias {
+		p, err := startProxy(ctx, bin, uri, via, procs, extra)
+		if err != nil {
+			return nil, err
+		}
+		proxies[via] = p
+		if floor {
+			r, err := startRelay(ctx, via, primary)
+			if err != nil {
+				return nil, err
+			}
+			relays[via] = r
+		}
+	}
+	targets := targetsVia(vias, floor)
+	var out []measurement
+	for _, n := range counts {
+		for rep := range reps {
+			for i := range targets {
+				t := targets[(i+rep)%len(targets)]
+				lt, u := l, uri
+				var srv server = proxies[vias[0]]
+				switch {
+				case t.relay:
+					srv = relays[t.via]
+				case t.via != "":
+					srv = proxies[t.via]
+					lt.proxy = proxies[t.via]
+				}
+				if t.via != "" {
+					u = srv.URI()
+				}
+				lt.proxyPID = srv.PID()
+				fmt.Fprintf(os.Stderr, "proxyload: %s, %d connections, repetition %d/%d\n", t.Name, n, rep+1, reps)
+				if profile != "" && rep == 0 && t.Name == "proxy-routed" && n == slices.Max(counts) {
+					lt.profile = profile
+				}
+				m, err := lt.run(ctx, u, t, n, rep+1)
+				if err != nil {
+					return out, err
+				}
+				out = append(out, m)
+			}
+		}
+	}
+	return out, nil
 }
