@@ -13,7 +13,10 @@
 //     same host), each network its own proxy. With -floor (the default)
 //     relay runs too: proxyload's own byte relay to the primary, no
 //     parsing, as its own process, the floor under any user-space proxy
-//     on this host (relay.go).
+//     on this host (relay.go). With -proxy-procs 0,1 every proxied target
+//     and the relay run again at GOMAXPROCS=1 (…-procs1), each its own
+//     process. The routed reads are counted by member from the proxy's
+//     /metrics, the primary first.
 //   - conns: a fresh proxy per connection count; that many raw connections
 //     (each says hello, as drivers do), the resident memory they hold idle,
 //     then a fixed total rate of routed point reads and -writes of updates
@@ -80,7 +83,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	idle := fs.Duration("idle", 10*time.Second, "conns: how long the connections idle before their memory is read")
 	out := fs.String("out", "", "write the measurements as JSON to this file")
 	via := fs.String("via", "tcp", "how the clients reach the proxy: tcp (loopback), unix (a Unix socket), or both (ops: tcp,unix, each its own proxy)")
-	procs := fs.Int("proxy-procs", 0, "the proxy's GOMAXPROCS (0: Go's default, the CPUs it may use)")
+	procs := fs.String("proxy-procs", "0", "the proxy's (and relay's) GOMAXPROCS, 0 for Go's default (the CPUs it may use); ops: several, comma-separated, each its own proxy and relay")
 	floor := fs.Bool("floor", true, "ops: also measure the relay (proxyload relay: bytes copied to the primary, no parsing), the floor under any user-space proxy here")
 	profile := fs.String("profile", "", "ops: save the proxy's CPU profile (pprof) over the first proxy-routed measurement at the most connections into this file")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -88,9 +91,6 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if *uri == "" || *bin == "" {
 		return errors.New("-uri and -proxy-bin are required")
-	}
-	if *procs < 0 {
-		return fmt.Errorf("-proxy-procs %d: want 0 (Go's default) or more", *procs)
 	}
 	if *writes < 0 || *writes > 1 {
 		return fmt.Errorf("-writes %v: want a share from 0 to 1", *writes)
@@ -106,6 +106,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	procsList, err := parseProcs(*procs, mode)
+	if err != nil {
+		return err
+	}
 	if err := (opsLoad{db: "proxyload", coll: "points", records: *records}).load(ctx, *uri); err != nil {
 		return fmt.Errorf("loading proxyload.points: %w", err)
 	}
@@ -113,7 +117,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	var result any
 	switch mode {
 	case "ops":
-		ms, err := runOps(ctx, *uri, *bin, extra, vias, *procs, *floor, counts, *reps, *profile, opsLoad{db: "proxyload", coll: "points",
+		ms, err := runOps(ctx, *uri, *bin, extra, variantsOf(vias, procsList), *floor, counts, *reps, *profile, opsLoad{db: "proxyload", coll: "points",
 			records: *records, writes: *writes, warmup: *warmup, duration: *duration})
 		if err != nil {
 			return err
@@ -121,7 +125,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		printOps(stdout, ms)
 		result = ms
 	case "conns":
-		rs, err := runConns(ctx, *uri, *bin, vias[0], *procs, extra, counts, connsLoad{db: "proxyload", coll: "points",
+		rs, err := runConns(ctx, *uri, *bin, vias[0], procsList[0], extra, counts, connsLoad{db: "proxyload", coll: "points",
 			records: *records, writes: *writes, rate: *rate, idle: *idle, duration: *duration})
 		if err != nil {
 			return err
@@ -147,6 +151,26 @@ func parseCounts(s string) ([]int, error) {
 			return nil, fmt.Errorf("-conns %q: want counts of 1 or more, comma-separated", s)
 		}
 		out = append(out, n)
+	}
+	return out, nil
+}
+
+// parseProcs reads -proxy-procs: GOMAXPROCS values of 0 (Go's default) or
+// more, comma-separated, each once; conns mode takes one.
+func parseProcs(s, mode string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("-proxy-procs %q: want GOMAXPROCS values of 0 (Go's default) or more, comma-separated", s)
+		}
+		if slices.Contains(out, n) {
+			return nil, fmt.Errorf("-proxy-procs %q names %d twice", s, n)
+		}
+		out = append(out, n)
+	}
+	if mode == "conns" && len(out) > 1 {
+		return nil, fmt.Errorf("-proxy-procs %q: conns measures one proxy at a time", s)
 	}
 	return out, nil
 }

@@ -33,19 +33,57 @@ func TestParseVias(t *testing.T) {
 	}
 }
 
-func TestTargetsViaNamesEachNetwork(t *testing.T) {
-	var names, vias []string
-	for _, tg := range targetsVia([]string{"tcp", "unix"}, true) {
-		names, vias = append(names, tg.Name), append(vias, tg.via)
+func TestTargetsNameEachVariant(t *testing.T) {
+	var names []string
+	var vs []variant
+	for _, tg := range targetsOf(variantsOf([]string{"tcp", "unix"}, []int{0, 1}), true) {
+		names, vs = append(names, tg.Name), append(vs, tg.variant)
 	}
-	if want := []string{"direct", "proxy-primary", "proxy-routed", "relay", "proxy-primary-unix", "proxy-routed-unix", "relay-unix"}; !slices.Equal(names, want) {
+	want := []string{"direct",
+		"proxy-primary", "proxy-routed", "relay",
+		"proxy-primary-procs1", "proxy-routed-procs1", "relay-procs1",
+		"proxy-primary-unix", "proxy-routed-unix", "relay-unix",
+		"proxy-primary-unix-procs1", "proxy-routed-unix-procs1", "relay-unix-procs1"}
+	if !slices.Equal(names, want) {
 		t.Errorf("names %v, want %v", names, want)
 	}
-	if want := []string{"", "tcp", "tcp", "tcp", "unix", "unix", "unix"}; !slices.Equal(vias, want) {
-		t.Errorf("vias %v, want %v", vias, want)
+	wantVs := []variant{{}, {"tcp", 0}, {"tcp", 0}, {"tcp", 0}, {"tcp", 1}, {"tcp", 1}, {"tcp", 1},
+		{"unix", 0}, {"unix", 0}, {"unix", 0}, {"unix", 1}, {"unix", 1}, {"unix", 1}}
+	if !slices.Equal(vs, wantVs) {
+		t.Errorf("variants %v, want %v", vs, wantVs)
 	}
-	if n := len(targetsVia([]string{"tcp"}, false)); n != 3 {
+	if n := len(targetsOf(variantsOf([]string{"tcp"}, []int{0}), false)); n != 3 {
 		t.Errorf("without the floor %d targets, want direct and the two proxied", n)
+	}
+	if got := profileTarget(targetsOf(variantsOf([]string{"unix"}, []int{2}), true)); got != "proxy-routed-unix-procs2" {
+		t.Errorf("profiled target %q, want the first routed one", got)
+	}
+}
+
+func TestParseProcs(t *testing.T) {
+	for _, c := range []struct {
+		in, mode string
+		want     []int
+		err      string
+	}{
+		{"0", "ops", []int{0}, ""},
+		{"0, 1", "ops", []int{0, 1}, ""},
+		{"2", "conns", []int{2}, ""},
+		{"0,1", "conns", nil, "one proxy at a time"},
+		{"1,1", "ops", nil, "names 1 twice"},
+		{"-1", "ops", nil, "0 (Go's default) or more"},
+		{"x", "ops", nil, "0 (Go's default) or more"},
+	} {
+		got, err := parseProcs(c.in, c.mode)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("parseProcs(%q, %s) = %v, %v; want an error saying %q", c.in, c.mode, got, err, c.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("parseProcs(%q, %s) = %v, %v; want %v", c.in, c.mode, got, err, c.want)
+		}
 	}
 }
 
@@ -72,13 +110,26 @@ decongestant_member_info{member="127.0.0.1:27017",name="n1",role="primary"} 1
 	}
 }
 
+func TestPrimaryInTheMembersInfo(t *testing.T) {
+	page := `decongestant_member_info{member="127.0.0.1:27017",name="n1",role="secondary"} 1
+decongestant_member_info{member="127.0.0.1:27018",name="n2",role="primary"} 1
+decongestant_member_reads_total{member="127.0.0.1:27019"} 3
+`
+	if got := primaryIn(page); got != "127.0.0.1:27018" {
+		t.Errorf("primaryIn = %q, want n2's address", got)
+	}
+	if got := primaryIn(strings.ReplaceAll(page, `"primary"`, `"unknown"`)); got != "" {
+		t.Errorf("primaryIn with no primary = %q", got)
+	}
+}
+
 func TestServedSharesPerRepetition(t *testing.T) {
 	g := []measurement{
 		{ServedBy: map[string]int64{"b:2": 50, "a:1": 25, "c:3": 25}},
 		{},
-		{ServedBy: map[string]int64{"a:1": 1, "b:2": 2, "c:3": 1}},
+		{ServedBy: map[string]int64{"a:1": 1, "b:2": 2, "c:3": 1}, Primary: "c:3"},
 	}
-	if got, want := servedShares(g), "25/50/25, 25/50/25"; got != want {
+	if got, want := servedShares(g), "25/50/25, 25/25/50"; got != want {
 		t.Errorf("servedShares = %q, want %q", got, want)
 	}
 }

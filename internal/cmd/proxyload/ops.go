@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -18,27 +19,56 @@ import (
 
 // A target is where a measurement's clients connect and how they read.
 type target struct {
-	Name  string // direct, proxy-primary, proxy-routed, relay; "-unix" appended over a Unix socket
-	via   string // how clients reach the proxy or relay: tcp or unix; "" straight to the set
+	Name  string // direct, proxy-primary, proxy-routed, relay; "-unix" appended over a Unix socket, "-procsN" at GOMAXPROCS=N
 	relay bool   // through proxyload's relay to the primary, not the proxy
-	pref  *readpref.ReadPref
+	variant
+	pref *readpref.ReadPref
 }
 
-// targetsVia is direct, then over each of vias (the networks the clients
-// reach the proxy on) proxy-primary (through the proxy, not routed),
-// proxy-routed (routed by the proxy's policy) and, with floor, relay (bytes
-// copied to the primary: the floor under any user-space proxy).
-func targetsVia(vias []string, floor bool) []target {
-	ts := []target{{Name: "direct", pref: readpref.Primary()}}
+// A variant is one proxy (and relay) process: the network its clients
+// reach it on (tcp or unix; "" for direct, which needs none) and its
+// GOMAXPROCS (0: Go's default).
+type variant struct {
+	via   string
+	procs int
+}
+
+// suffix names the variant in a target's name: "-unix" over a Unix
+// socket, "-procsN" at GOMAXPROCS=N.
+func (v variant) suffix() string {
+	s := ""
+	if v.via != "tcp" {
+		s = "-" + v.via
+	}
+	if v.procs > 0 {
+		s += "-procs" + strconv.Itoa(v.procs)
+	}
+	return s
+}
+
+// variantsOf is every pairing of vias (the networks the clients reach the
+// proxy on) with procs (its GOMAXPROCS values), networks first.
+func variantsOf(vias []string, procs []int) []variant {
+	var vs []variant
 	for _, via := range vias {
-		suffix := ""
-		if via != "tcp" {
-			suffix = "-" + via
+		for _, n := range procs {
+			vs = append(vs, variant{via, n})
 		}
-		ts = append(ts, target{Name: "proxy-primary" + suffix, via: via, pref: readpref.Primary()},
-			target{Name: "proxy-routed" + suffix, via: via, pref: readpref.SecondaryPreferred()})
+	}
+	return vs
+}
+
+// targetsOf is direct, then for each variant proxy-primary (through the
+// proxy, not routed), proxy-routed (routed by the proxy's policy) and, with
+// floor, relay (bytes copied to the primary: the floor under any user-space
+// proxy).
+func targetsOf(vs []variant, floor bool) []target {
+	ts := []target{{Name: "direct", pref: readpref.Primary()}}
+	for _, v := range vs {
+		ts = append(ts, target{Name: "proxy-primary" + v.suffix(), variant: v, pref: readpref.Primary()},
+			target{Name: "proxy-routed" + v.suffix(), variant: v, pref: readpref.SecondaryPreferred()})
 		if floor {
-			ts = append(ts, target{Name: "relay" + suffix, via: via, relay: true, pref: readpref.Primary()})
+			ts = append(ts, target{Name: "relay" + v.suffix(), variant: v, relay: true, pref: readpref.Primary()})
 		}
 	}
 	return ts
@@ -59,8 +89,11 @@ type measurement struct {
 	// ServedBy counts the reads the proxy routed, by member, over the
 	// measured time (its decongestant_member_reads_total); proxied targets
 	// only: the reads kept on the primary (proxy-primary) are not routed.
-	ServedBy   map[string]int64 `json:"served_by,omitempty"`
-	ProxyCPUus float64          `json:"proxy_cpu_us_per_op"` // the proxy (or relay) process per op (a proxy's idle work only, for direct)
+	ServedBy map[string]int64 `json:"served_by,omitempty"`
+	// Primary is the member the proxy took for the primary at the end of
+	// the measurement (its decongestant_member_info), proxied targets only.
+	Primary    string  `json:"primary,omitempty"`
+	ProxyCPUus float64 `json:"proxy_cpu_us_per_op"` // the proxy (or relay) process per op (a proxy's idle work only, for direct)
 }
 
 // opsLoad drives one closed loop of conns clients: point reads by _id
@@ -129,7 +162,7 @@ func (l opsLoad) run(ctx context.Context, uri string, t target, conns, rep int) 
 	}
 	var served0 map[string]float64
 	if t.via != "" && !t.relay {
-		if served0, err = l.proxy.memberReads(); err != nil {
+		if served0, _, err = l.proxy.memberReads(); err != nil {
 			return m, err
 		}
 	}
@@ -142,11 +175,11 @@ func (l opsLoad) run(ctx context.Context, uri string, t target, conns, rep int) 
 	}
 	cpu1, pcpu1, t1 := selfCPU(), mustCPU(l.proxyPID), time.Now()
 	if served0 != nil && err == nil {
-		served1, serr := l.proxy.memberReads()
+		served1, primary, serr := l.proxy.memberReads()
 		if serr != nil {
 			err = serr
 		}
-		m.ServedBy = map[string]int64{}
+		m.ServedBy, m.Primary = map[string]int64{}, primary
 		for member, n := range served1 {
 			if d := int64(n - served0[member]); d > 0 {
 				m.ServedBy[member] = d
@@ -204,6 +237,16 @@ func (l opsLoad) load(ctx context.Context, uri string) error {
 	return nil
 }
 
+// profileTarget is the target -profile profiles: the first routed one.
+func profileTarget(ts []target) string {
+	for _, t := range ts {
+		if t.via != "" && !t.relay && t.pref.Mode() == readpref.SecondaryPreferredMode {
+			return t.Name
+		}
+	}
+	return ""
+}
+
 func mustCPU(pid int) time.Duration {
 	if pid <= 0 {
 		return 0
@@ -234,16 +277,16 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // runOps measures every target at every count, reps times, with one proxy
-// per network in vias (all running throughout; each target's proxy CPU is
-// its own proxy's, direct's the first proxy's idle work) and, with floor,
-// one relay per network.
-func runOps(ctx context.Context, uri, bin string, extra []string, vias []string, procs int, floor bool, counts []int, reps int, profile string, l opsLoad) ([]measurement, error) {
+// per variant (all running throughout; each target's proxy CPU is its own
+// proxy's, direct's the first proxy's idle work) and, with floor, one relay
+// per variant.
+func runOps(ctx context.Context, uri, bin string, extra []string, vs []variant, floor bool, counts []int, reps int, profile string, l opsLoad) ([]measurement, error) {
 	type server interface {
 		URI() string
 		PID() int
 		stop()
 	}
-	proxies, relays := map[string]*proxyProc{}, map[string]*relayProc{}
+	proxies, relays := map[variant]*proxyProc{}, map[variant]*relayProc{}
 	defer func() {
 		for _, p := range proxies {
 			p.stop()
@@ -259,41 +302,42 @@ func runOps(ctx context.Context, uri, bin string, extra []string, vias []string,
 			return nil, fmt.Errorf("the primary, for the relay: %w", err)
 		}
 	}
-	for _, via := range vias {
-		p, err := startProxy(ctx, bin, uri, via, procs, extra)
+	for _, v := range vs {
+		p, err := startProxy(ctx, bin, uri, v.via, v.procs, extra)
 		if err != nil {
 			return nil, err
 		}
-		proxies[via] = p
+		proxies[v] = p
 		if floor {
-			r, err := startRelay(ctx, via, primary)
+			r, err := startRelay(ctx, v.via, primary, v.procs)
 			if err != nil {
 				return nil, err
 			}
-			relays[via] = r
+			relays[v] = r
 		}
 	}
-	targets := targetsVia(vias, floor)
+	targets := targetsOf(vs, floor)
+	profiled := profileTarget(targets)
 	var out []measurement
 	for _, n := range counts {
 		for rep := range reps {
 			for i := range targets {
 				t := targets[(i+rep)%len(targets)]
 				lt, u := l, uri
-				var srv server = proxies[vias[0]]
+				var srv server = proxies[vs[0]]
 				switch {
 				case t.relay:
-					srv = relays[t.via]
+					srv = relays[t.variant]
 				case t.via != "":
-					srv = proxies[t.via]
-					lt.proxy = proxies[t.via]
+					srv = proxies[t.variant]
+					lt.proxy = proxies[t.variant]
 				}
 				if t.via != "" {
 					u = srv.URI()
 				}
 				lt.proxyPID = srv.PID()
 				fmt.Fprintf(os.Stderr, "proxyload: %s, %d connections, repetition %d/%d\n", t.Name, n, rep+1, reps)
-				if profile != "" && rep == 0 && t.Name == "proxy-routed" && n == slices.Max(counts) {
+				if profile != "" && rep == 0 && t.Name == profiled && n == slices.Max(counts) {
 					lt.profile = profile
 				}
 				m, err := lt.run(ctx, u, t, n, rep+1)

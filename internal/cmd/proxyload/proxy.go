@@ -144,18 +144,36 @@ func (p *proxyProc) runtimeMemory() (int64, error) {
 }
 
 // memberReads is the proxy's routed reads so far, by member, from its
-// /metrics (decongestant_member_reads_total).
-func (p *proxyProc) memberReads() (map[string]float64, error) {
+// /metrics (decongestant_member_reads_total), and the member it takes for
+// the primary (decongestant_member_info; "" when none).
+func (p *proxyProc) memberReads() (map[string]float64, string, error) {
 	resp, err := http.Get("http://" + p.metrics + "/metrics")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return labelled(string(b), "decongestant_member_reads_total", "member"), nil
+	return labelled(string(b), "decongestant_member_reads_total", "member"), primaryIn(string(b)), nil
+}
+
+// primaryIn is the member label of the decongestant_member_info series
+// whose role is primary in a Prometheus text page ("" when none).
+func primaryIn(page string) string {
+	for line := range strings.Lines(page) {
+		labels, ok := strings.CutPrefix(line, "decongestant_member_info{")
+		if !ok || !strings.Contains(labels, `role="primary"`) {
+			continue
+		}
+		if _, rest, ok := strings.Cut(labels, `member="`); ok {
+			if member, _, ok := strings.Cut(rest, `"`); ok {
+				return member
+			}
+		}
+	}
+	return ""
 }
 
 // labelled reads the values of a series with one label from a Prometheus

@@ -96,8 +96,9 @@ type relayProc struct {
 }
 
 // startRelay starts this program's relay to the member at to, listening on
-// a free loopback port (tcp) or a Unix socket (unix).
-func startRelay(ctx context.Context, network, to string) (*relayProc, error) {
+// a free loopback port (tcp) or a Unix socket (unix), with GOMAXPROCS=procs
+// in its environment when procs > 0.
+func startRelay(ctx context.Context, network, to string, procs int) (*relayProc, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -113,6 +114,9 @@ func startRelay(ctx context.Context, network, to string) (*relayProc, error) {
 	}
 	r.cmd = exec.CommandContext(ctx, self, "relay", "-listen", listen, "-to", to)
 	r.cmd.Stderr = os.Stderr
+	if procs > 0 {
+		r.cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", procs))
+	}
 	out, err := r.cmd.StdoutPipe()
 	if err != nil {
 		r.stop()

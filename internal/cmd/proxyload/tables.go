@@ -52,13 +52,21 @@ func printOps(w io.Writer, ms []measurement) {
 }
 
 // servedShares is each repetition's routed reads by member in percent,
-// members in address order ("34/33/33, 30/35/35"); "" when none was
-// routed.
+// the primary first, then the others in address order ("34/33/33,
+// 30/35/35"); "" when none was routed.
 func servedShares(g []measurement) string {
 	var reps []string
 	for _, m := range g {
 		var total int64
-		members := slices.Sorted(maps.Keys(m.ServedBy))
+		members := slices.SortedFunc(maps.Keys(m.ServedBy), func(a, b string) int {
+			switch {
+			case a == m.Primary:
+				return -1
+			case b == m.Primary:
+				return 1
+			}
+			return strings.Compare(a, b)
+		})
 		for _, member := range members {
 			total += m.ServedBy[member]
 		}
