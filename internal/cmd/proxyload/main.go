@@ -158,39 +158,37 @@ func parseCounts(s string) ([]int, error) {
 // parseProcs reads -proxy-procs: GOMAXPROCS values of 0 (Go's default) or
 // more, comma-separated, each once; conns mode takes one.
 func parseProcs(s, mode string) ([]int, error) {
-	var out []int
-	for f := range strings.SplitSeq(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("-proxy-procs %q: want GOMAXPROCS values of 0 (Go's default) or more, comma-separated", s)
-		}
-		if slices.Contains(out, n) {
-			return nil, fmt.Errorf("-proxy-procs %q names %d twice", s, n)
-		}
-		out = append(out, n)
-	}
-	if mode == "conns" && len(out) > 1 {
-		return nil, fmt.Errorf("-proxy-procs %q: conns measures one proxy at a time", s)
-	}
-	return out, nil
+	return parseList("-proxy-procs", s, mode, "GOMAXPROCS values of 0 (Go's default) or more", func(f string) (int, bool) {
+		n, err := strconv.Atoi(f)
+		return n, err == nil && n >= 0
+	})
 }
 
 // parseVias reads -via: tcp, unix or both, comma-separated, each once;
 // conns mode takes one.
 func parseVias(s, mode string) ([]string, error) {
-	var out []string
+	return parseList("-via", s, mode, "tcp, unix or tcp,unix", func(f string) (string, bool) {
+		return f, f == "tcp" || f == "unix"
+	})
+}
+
+// parseList reads flag's comma-separated values with parse, each once
+// (want says what a value may be); conns mode, which measures one proxy
+// at a time, takes one.
+func parseList[T comparable](flag, s, mode, want string, parse func(string) (T, bool)) ([]T, error) {
+	var out []T
 	for f := range strings.SplitSeq(s, ",") {
-		f = strings.TrimSpace(f)
-		if f != "tcp" && f != "unix" {
-			return nil, fmt.Errorf("-via %q: want tcp, unix or tcp,unix", s)
+		v, ok := parse(strings.TrimSpace(f))
+		if !ok {
+			return nil, fmt.Errorf("%s %q: want %s", flag, s, want)
 		}
-		if slices.Contains(out, f) {
-			return nil, fmt.Errorf("-via %q names %s twice", s, f)
+		if slices.Contains(out, v) {
+			return nil, fmt.Errorf("%s %q names %v twice", flag, s, v)
 		}
-		out = append(out, f)
+		out = append(out, v)
 	}
 	if mode == "conns" && len(out) > 1 {
-		return nil, fmt.Errorf("-via %q: conns measures one network at a time", s)
+		return nil, fmt.Errorf("%s %q: conns measures one proxy at a time", flag, s)
 	}
 	return out, nil
 }

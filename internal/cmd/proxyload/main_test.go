@@ -15,7 +15,7 @@ func TestParseVias(t *testing.T) {
 		{"tcp", "ops", []string{"tcp"}, ""},
 		{"tcp,unix", "ops", []string{"tcp", "unix"}, ""},
 		{"unix", "conns", []string{"unix"}, ""},
-		{"tcp,unix", "conns", nil, "one network at a time"},
+		{"tcp,unix", "conns", nil, "one proxy at a time"},
 		{"tcp,tcp", "ops", nil, "twice"},
 		{"udp", "ops", nil, "want tcp, unix"},
 		{"", "ops", nil, "want tcp, unix"},
