@@ -13,7 +13,8 @@
 //     same host), each network its own proxy. With -floor (the default)
 //     relay runs too: proxyload's own byte relay to the primary, no
 //     parsing, as its own process, the floor under any user-space proxy
-//     on this host (relay.go). With -proxy-procs 0,1 every proxied target
+//     on this host (relay.go): relay copies with read and write,
+//     relay-splice with io.Copy (-floor rw,splice; none for neither). With -proxy-procs 0,1 every proxied target
 //     and the relay run again at GOMAXPROCS=1 (…-procs1), each its own
 //     process. The routed reads are counted by member from the proxy's
 //     /metrics, the primary first.
@@ -84,7 +85,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "write the measurements as JSON to this file")
 	via := fs.String("via", "tcp", "how the clients reach the proxy: tcp (loopback), unix (a Unix socket), or both (ops: tcp,unix, each its own proxy)")
 	procs := fs.String("proxy-procs", "0", "the proxy's (and relay's) GOMAXPROCS, 0 for Go's default (the CPUs it may use); ops: several, comma-separated, each its own proxy and relay")
-	floor := fs.Bool("floor", true, "ops: also measure the relay (proxyload relay: bytes copied to the primary, no parsing), the floor under any user-space proxy here")
+	floor := fs.String("floor", "rw,splice", "ops: also measure proxyload's relay (bytes copied to the primary, no parsing), the floor under any user-space proxy here, copying each way named: rw (read and write), splice (io.Copy); none for no relay")
 	profile := fs.String("profile", "", "ops: save the proxy's CPU profile (pprof) over the first proxy-routed measurement at the most connections into this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -110,6 +111,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	copies, err := parseFloor(*floor)
+	if err != nil {
+		return err
+	}
 	if err := (opsLoad{db: "proxyload", coll: "points", records: *records}).load(ctx, *uri); err != nil {
 		return fmt.Errorf("loading proxyload.points: %w", err)
 	}
@@ -117,7 +122,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	var result any
 	switch mode {
 	case "ops":
-		ms, err := runOps(ctx, *uri, *bin, extra, variantsOf(vias, procsList), *floor, counts, *reps, *profile, opsLoad{db: "proxyload", coll: "points",
+		ms, err := runOps(ctx, *uri, *bin, extra, variantsOf(vias, procsList), copies, counts, *reps, *profile, opsLoad{db: "proxyload", coll: "points",
 			records: *records, writes: *writes, warmup: *warmup, duration: *duration})
 		if err != nil {
 			return err
@@ -161,6 +166,18 @@ func parseProcs(s, mode string) ([]int, error) {
 	return parseList("-proxy-procs", s, mode, "GOMAXPROCS values of 0 (Go's default) or more", func(f string) (int, bool) {
 		n, err := strconv.Atoi(f)
 		return n, err == nil && n >= 0
+	})
+}
+
+// parseFloor reads -floor: the relay's ways to copy (rw, splice), each
+// once, or none.
+func parseFloor(s string) ([]string, error) {
+	if s == "none" {
+		return nil, nil
+	}
+	return parseList("-floor", s, "ops", "rw, splice, rw,splice or none", func(f string) (string, bool) {
+		_, ok := copiers[f]
+		return f, ok
 	})
 }
 

@@ -36,7 +36,7 @@ func TestParseVias(t *testing.T) {
 func TestTargetsNameEachVariant(t *testing.T) {
 	var names []string
 	var vs []variant
-	for _, tg := range targetsOf(variantsOf([]string{"tcp", "unix"}, []int{0, 1}), true) {
+	for _, tg := range targetsOf(variantsOf([]string{"tcp", "unix"}, []int{0, 1}), []string{"rw"}) {
 		names, vs = append(names, tg.Name), append(vs, tg.variant)
 	}
 	want := []string{"direct",
@@ -52,11 +52,33 @@ func TestTargetsNameEachVariant(t *testing.T) {
 	if !slices.Equal(vs, wantVs) {
 		t.Errorf("variants %v, want %v", vs, wantVs)
 	}
-	if n := len(targetsOf(variantsOf([]string{"tcp"}, []int{0}), false)); n != 3 {
+	if n := len(targetsOf(variantsOf([]string{"tcp"}, []int{0}), nil)); n != 3 {
 		t.Errorf("without the floor %d targets, want direct and the two proxied", n)
 	}
-	if got := profileTarget(targetsOf(variantsOf([]string{"unix"}, []int{2}), true)); got != "proxy-routed-unix-procs2" {
+	var relays []string
+	for _, tg := range targetsOf(variantsOf([]string{"unix"}, []int{0}), []string{"rw", "splice"}) {
+		if tg.relay != "" {
+			relays = append(relays, tg.Name+":"+tg.relay)
+		}
+	}
+	if want := []string{"relay-unix:rw", "relay-splice-unix:splice"}; !slices.Equal(relays, want) {
+		t.Errorf("relays %v, want %v", relays, want)
+	}
+	if got := profileTarget(targetsOf(variantsOf([]string{"unix"}, []int{2}), []string{"rw"})); got != "proxy-routed-unix-procs2" {
 		t.Errorf("profiled target %q, want the first routed one", got)
+	}
+}
+
+func TestParseFloor(t *testing.T) {
+	for in, want := range map[string][]string{"rw,splice": {"rw", "splice"}, "splice": {"splice"}, "none": nil} {
+		if got, err := parseFloor(in); err != nil || !slices.Equal(got, want) {
+			t.Errorf("parseFloor(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"true", "", "rw,rw", "copy"} {
+		if got, err := parseFloor(in); err == nil {
+			t.Errorf("parseFloor(%q) = %v; want an error", in, got)
+		}
 	}
 }
 

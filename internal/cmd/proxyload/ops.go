@@ -19,8 +19,8 @@ import (
 
 // A target is where a measurement's clients connect and how they read.
 type target struct {
-	Name  string // direct, proxy-primary, proxy-routed, relay; "-unix" appended over a Unix socket, "-procsN" at GOMAXPROCS=N
-	relay bool   // through proxyload's relay to the primary, not the proxy
+	Name  string // direct, proxy-primary, proxy-routed, relay, relay-splice; "-unix" appended over a Unix socket, "-procsN" at GOMAXPROCS=N
+	relay string // through proxyload's relay to the primary copying this way (rw or splice), not the proxy; "" for none
 	variant
 	pref *readpref.ReadPref
 }
@@ -59,16 +59,20 @@ func variantsOf(vias []string, procs []int) []variant {
 }
 
 // targetsOf is direct, then for each variant proxy-primary (through the
-// proxy, not routed), proxy-routed (routed by the proxy's policy) and, with
-// floor, relay (bytes copied to the primary: the floor under any user-space
-// proxy).
-func targetsOf(vs []variant, floor bool) []target {
+// proxy, not routed), proxy-routed (routed by the proxy's policy) and a
+// relay for each of floor's ways to copy (bytes copied to the primary: the
+// floor under any user-space proxy): relay (rw), relay-splice.
+func targetsOf(vs []variant, floor []string) []target {
 	ts := []target{{Name: "direct", pref: readpref.Primary()}}
 	for _, v := range vs {
 		ts = append(ts, target{Name: "proxy-primary" + v.suffix(), variant: v, pref: readpref.Primary()},
 			target{Name: "proxy-routed" + v.suffix(), variant: v, pref: readpref.SecondaryPreferred()})
-		if floor {
-			ts = append(ts, target{Name: "relay" + v.suffix(), variant: v, relay: true, pref: readpref.Primary()})
+		for _, cp := range floor {
+			name := "relay"
+			if cp != "rw" {
+				name += "-" + cp
+			}
+			ts = append(ts, target{Name: name + v.suffix(), variant: v, relay: cp, pref: readpref.Primary()})
 		}
 	}
 	return ts
@@ -161,7 +165,7 @@ func (l opsLoad) run(ctx context.Context, uri string, t target, conns, rep int) 
 		profiled <- nil
 	}
 	var served0 map[string]float64
-	if t.via != "" && !t.relay {
+	if t.via != "" && t.relay == "" {
 		if served0, _, err = l.proxy.memberReads(); err != nil {
 			return m, err
 		}
@@ -240,7 +244,7 @@ func (l opsLoad) load(ctx context.Context, uri string) error {
 // profileTarget is the target -profile profiles: the first routed one.
 func profileTarget(ts []target) string {
 	for _, t := range ts {
-		if t.via != "" && !t.relay && t.pref.Mode() == readpref.SecondaryPreferredMode {
+		if t.via != "" && t.relay == "" && t.pref.Mode() == readpref.SecondaryPreferredMode {
 			return t.Name
 		}
 	}
@@ -278,15 +282,19 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // runOps measures every target at every count, reps times, with one proxy
 // per variant (all running throughout; each target's proxy CPU is its own
-// proxy's, direct's the first proxy's idle work) and, with floor, one relay
-// per variant.
-func runOps(ctx context.Context, uri, bin string, extra []string, vs []variant, floor bool, counts []int, reps int, profile string, l opsLoad) ([]measurement, error) {
+// proxy's, direct's the first proxy's idle work) and one relay per variant
+// and way to copy in floor.
+func runOps(ctx context.Context, uri, bin string, extra []string, vs []variant, floor []string, counts []int, reps int, profile string, l opsLoad) ([]measurement, error) {
 	type server interface {
 		URI() string
 		PID() int
 		stop()
 	}
-	proxies, relays := map[variant]*proxyProc{}, map[variant]*relayProc{}
+	type relayKey struct {
+		variant
+		copy string
+	}
+	proxies, relays := map[variant]*proxyProc{}, map[relayKey]*relayProc{}
 	defer func() {
 		for _, p := range proxies {
 			p.stop()
@@ -296,7 +304,7 @@ func runOps(ctx context.Context, uri, bin string, extra []string, vs []variant, 
 		}
 	}()
 	primary := ""
-	if floor {
+	if len(floor) > 0 {
 		var err error
 		if primary, err = primaryOf(ctx, uri); err != nil {
 			return nil, fmt.Errorf("the primary, for the relay: %w", err)
@@ -308,12 +316,12 @@ func runOps(ctx context.Context, uri, bin string, extra []string, vs []variant, 
 			return nil, err
 		}
 		proxies[v] = p
-		if floor {
-			r, err := startRelay(ctx, v.via, primary, v.procs)
+		for _, cp := range floor {
+			r, err := startRelay(ctx, v.via, primary, cp, v.procs)
 			if err != nil {
 				return nil, err
 			}
-			relays[v] = r
+			relays[relayKey{v, cp}] = r
 		}
 	}
 	targets := targetsOf(vs, floor)
@@ -326,8 +334,8 @@ func runOps(ctx context.Context, uri, bin string, extra []string, vs []variant, 
 				lt, u := l, uri
 				var srv server = proxies[vs[0]]
 				switch {
-				case t.relay:
-					srv = relays[t.variant]
+				case t.relay != "":
+					srv = relays[relayKey{t.variant, t.relay}]
 				case t.via != "":
 					srv = proxies[t.variant]
 					lt.proxy = proxies[t.variant]

@@ -22,11 +22,14 @@ import (
 
 // The relay is the floor under any user-space proxy on this host: bytes
 // copied between each client connection and one member (the primary), no
-// parsing, no routing, two goroutines a connection (io.Copy, which splices
-// between TCP sockets on Linux). A proxy that reads and writes each message
-// once in each direction cannot cost much less CPU per operation than this;
-// proxyload runs it as its own process (`proxyload relay`) beside the
-// proxy's targets, so the proxy's CPU can be read against it.
+// parsing, no routing, two goroutines a connection. It copies either with
+// read and write through a buffer of its own (-copy rw: what the proxy
+// does with each message) or with io.Copy (-copy splice: Go splices
+// between TCP sockets on Linux, through a pipe, two splice calls a chunk).
+// A proxy that reads and writes each message once in each direction cannot
+// cost much less CPU per operation than the cheaper of the two; proxyload
+// runs it as its own process (`proxyload relay`) beside the proxy's
+// targets, so the proxy's CPU can be read against it.
 
 // runRelay serves the relay: it listens on listen (host:port, or
 // unix:/path), prints "listening ADDR" on stdout, and relays every
@@ -35,11 +38,16 @@ func runRelay(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("proxyload relay", flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:0", "host:port, or unix:/path.sock")
 	to := fs.String("to", "", "the member's host:port (required)")
+	mode := fs.String("copy", "rw", "how bytes are copied: rw (read and write through a buffer) or splice (io.Copy)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *to == "" {
 		return errors.New("relay: -to is required")
+	}
+	cp, ok := copiers[*mode]
+	if !ok {
+		return fmt.Errorf("relay: -copy %q: want rw or splice", *mode)
 	}
 	network, addr := "tcp", *listen
 	if p, ok := strings.CutPrefix(*listen, "unix:"); ok {
@@ -63,13 +71,32 @@ func runRelay(ctx context.Context, args []string, stdout io.Writer) error {
 			}
 			return err
 		}
-		go relayConn(c, *to)
+		go relayConn(c, *to, cp)
 	}
 }
 
+// copiers are the relay's ways to copy one direction of a connection.
+var copiers = map[string]func(dst, src net.Conn){
+	"splice": func(dst, src net.Conn) { _, _ = io.Copy(dst, src) },
+	"rw": func(dst, src net.Conn) {
+		buf := make([]byte, 16<<10)
+		for {
+			n, err := src.Read(buf)
+			if n > 0 {
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	},
+}
+
 // relayConn copies c's bytes to a new connection to the member and back
-// until either side closes.
-func relayConn(c net.Conn, to string) {
+// with cp until either side closes.
+func relayConn(c net.Conn, to string, cp func(dst, src net.Conn)) {
 	defer c.Close()
 	m, err := net.DialTimeout("tcp", to, 10*time.Second)
 	if err != nil {
@@ -78,11 +105,11 @@ func relayConn(c net.Conn, to string) {
 	defer m.Close()
 	done := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(m, c)
+		cp(m, c)
 		m.Close()
 		close(done)
 	}()
-	_, _ = io.Copy(c, m)
+	cp(c, m)
 	c.Close()
 	<-done
 }
@@ -96,9 +123,10 @@ type relayProc struct {
 }
 
 // startRelay starts this program's relay to the member at to, listening on
-// a free loopback port (tcp) or a Unix socket (unix), with GOMAXPROCS=procs
+// a free loopback port (tcp) or a Unix socket (unix), copying by mode (rw
+// or splice), with GOMAXPROCS=procs
 // in its environment when procs > 0.
-func startRelay(ctx context.Context, network, to string, procs int) (*relayProc, error) {
+func startRelay(ctx context.Context, network, to, mode string, procs int) (*relayProc, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -112,7 +140,7 @@ func startRelay(ctx context.Context, network, to string, procs int) (*relayProc,
 	if network == "unix" {
 		listen = "unix:" + filepath.Join(dir, "relay.sock")
 	}
-	r.cmd = exec.CommandContext(ctx, self, "relay", "-listen", listen, "-to", to)
+	r.cmd = exec.CommandContext(ctx, self, "relay", "-listen", listen, "-to", to, "-copy", mode)
 	r.cmd.Stderr = os.Stderr
 	if procs > 0 {
 		r.cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", procs))

@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRelayCopiesBothWays: bytes sent through the relay reach the member,
-// and the member's reply comes back, over TCP and a Unix socket.
+// and the member's reply comes back, over TCP and a Unix socket, copied
+// either way.
 func TestRelayCopiesBothWays(t *testing.T) {
 	member, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -37,12 +39,13 @@ func TestRelayCopiesBothWays(t *testing.T) {
 			}()
 		}
 	}()
-	for _, listen := range []string{"127.0.0.1:0", "unix:" + filepath.Join(t.TempDir(), "r.sock")} {
+	for i, listen := range []string{"127.0.0.1:0", "unix:" + filepath.Join(t.TempDir(), "r.sock"), "127.0.0.1:0"} {
+		mode := []string{"rw", "rw", "splice"}[i]
 		ctx, cancel := context.WithCancel(context.Background())
 		pr, pw := io.Pipe()
 		done := make(chan error, 1)
 		go func() {
-			err := runRelay(ctx, []string{"-listen", listen, "-to", member.Addr().String()}, pw)
+			err := runRelay(ctx, []string{"-listen", listen, "-to", member.Addr().String(), "-copy", mode}, pw)
 			pw.CloseWithError(err) // a relay that fails to start ends the read below
 			done <- err
 		}()
@@ -59,6 +62,7 @@ func TestRelayCopiesBothWays(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second)) // a relay that loses bytes fails, not hangs
 		r := bufio.NewReader(c)
 		for _, msg := range []string{"hello\n", "find\n"} {
 			if _, err := io.WriteString(c, msg); err != nil {
@@ -66,7 +70,7 @@ func TestRelayCopiesBothWays(t *testing.T) {
 			}
 			got, err := r.ReadString('\n')
 			if err != nil || got != strings.ToUpper(msg) {
-				t.Fatalf("%s: sent %q, got %q, %v", listen, msg, got, err)
+				t.Fatalf("%s, %s: sent %q, got %q, %v", listen, mode, msg, got, err)
 			}
 		}
 		c.Close()
