@@ -18,8 +18,11 @@ import (
 	"github.com/decongestant/decongestant/proxy/wire"
 )
 
-// connsResult is one proxy's run with n raw client connections.
+// connsResult is one run with n raw client connections: through a fresh
+// proxy, or (direct) straight to the primary, where the memory, CPU and
+// threads, the proxy's, are not measured.
 type connsResult struct {
+	Target           string  `json:"target"` // proxy or direct
 	Conns            int     `json:"conns"`
 	IdleBytesPerConn float64 `json:"idle_bytes_per_conn"`    // resident memory the idle connections added, per connection
 	IdleGoPerConn    float64 `json:"idle_go_bytes_per_conn"` // Go heap and stacks in use they added (after a GC), per connection
@@ -49,20 +52,31 @@ type connsLoad struct {
 	duration time.Duration
 }
 
-func (l connsLoad) run(ctx context.Context, p *proxyProc, n int) (connsResult, error) {
-	res := connsResult{Conns: n}
-	if err := sleep(ctx, 2*time.Second); err != nil { // the proxy's router settles
-		return res, err
+// run measures n connections through p, or straight to the member at
+// direct when p is nil.
+func (l connsLoad) run(ctx context.Context, p *proxyProc, direct string, n int) (connsResult, error) {
+	res := connsResult{Target: "proxy", Conns: n}
+	network, addr := "tcp", direct
+	if p == nil {
+		res.Target = "direct"
+	} else {
+		network, addr = p.Network, p.Addr
+		if err := sleep(ctx, 2*time.Second); err != nil { // the proxy's router settles
+			return res, err
+		}
 	}
-	before, err := readMemory(p.PID())
-	if err != nil {
-		return res, err
+	var before procMemory
+	var goBefore int64
+	if p != nil {
+		var err error
+		if before, err = readMemory(p.PID()); err != nil {
+			return res, err
+		}
+		if goBefore, err = p.runtimeMemory(); err != nil {
+			return res, err
+		}
 	}
-	goBefore, err := p.runtimeMemory()
-	if err != nil {
-		return res, err
-	}
-	conns, err := dialAll(ctx, p.Network, p.Addr, n)
+	conns, err := dialAll(ctx, network, addr, n)
 	defer func() {
 		for _, c := range conns {
 			c.nc.Close()
@@ -74,17 +88,19 @@ func (l connsLoad) run(ctx context.Context, p *proxyProc, n int) (connsResult, e
 	if err := sleep(ctx, l.idle); err != nil {
 		return res, err
 	}
-	idle, err := readMemory(p.PID())
-	if err != nil {
-		return res, err
+	if p != nil {
+		idle, err := readMemory(p.PID())
+		if err != nil {
+			return res, err
+		}
+		res.IdleBytesPerConn = float64(idle.RSS-before.RSS) / float64(n)
+		goIdle, err := p.runtimeMemory()
+		if err != nil {
+			return res, err
+		}
+		res.IdleGoPerConn = float64(goIdle-goBefore) / float64(n)
+		res.RSSIdleMB = mb(idle.RSS)
 	}
-	res.IdleBytesPerConn = float64(idle.RSS-before.RSS) / float64(n)
-	goIdle, err := p.runtimeMemory()
-	if err != nil {
-		return res, err
-	}
-	res.IdleGoPerConn = float64(goIdle-goBefore) / float64(n)
-	res.RSSIdleMB = mb(idle.RSS)
 
 	var (
 		tl tally
@@ -116,23 +132,30 @@ func (l connsLoad) run(ctx context.Context, p *proxyProc, n int) (connsResult, e
 	if err := sleep(ctx, every+time.Second); err != nil {
 		return res, err
 	}
-	pcpu0, t0 := mustCPU(p.PID()), time.Now()
+	pid := 0
+	if p != nil {
+		pid = p.PID()
+	}
+	pcpu0, t0 := mustCPU(pid), time.Now()
 	tl.measuring.Store(true)
 	err = sleep(ctx, l.duration)
 	tl.measuring.Store(false)
-	pcpu1, t1 := mustCPU(p.PID()), time.Now()
+	pcpu1, t1 := mustCPU(pid), time.Now()
 	stop()
 	wg.Wait()
-	if err != nil {
-		return res, err
-	}
-	end, err := readMemory(p.PID())
 	if err != nil {
 		return res, err
 	}
 	res.Ops, res.Errors, res.FirstError = tl.ops.Load(), tl.errs.Load(), tl.firstError()
 	res.OpsPerS = round1(float64(res.Ops) / t1.Sub(t0).Seconds())
 	res.P50us, res.P99us = tl.quantilesUS()
+	if p == nil {
+		return res, nil
+	}
+	end, err := readMemory(pid)
+	if err != nil {
+		return res, err
+	}
 	if res.Ops > 0 {
 		res.ProxyCPUus = round1(float64((pcpu1 - pcpu0).Microseconds()) / float64(res.Ops))
 	}
@@ -254,19 +277,35 @@ func okOf(doc bsoncore.Document) (bool, error) {
 func mb(b int64) float64 { return round1(float64(b) / (1 << 20)) }
 
 // runConns runs the raw-connection load at every count, each on a fresh
-// proxy listening on via (tcp or unix).
-func runConns(ctx context.Context, uri, bin, via string, procs int, extra []string, counts []int, l connsLoad) ([]connsResult, error) {
+// proxy listening on via (tcp or unix) and, with direct, the same load
+// straight to the primary after it.
+func runConns(ctx context.Context, uri, bin, via string, procs int, extra []string, counts []int, direct bool, l connsLoad) ([]connsResult, error) {
+	primary := ""
+	if direct {
+		var err error
+		if primary, err = primaryOf(ctx, uri); err != nil {
+			return nil, fmt.Errorf("the primary, for -direct: %w", err)
+		}
+	}
 	var out []connsResult
 	for _, n := range counts {
-		fmt.Fprintf(os.Stderr, "proxyload: %d raw connections\n", n)
+		fmt.Fprintf(os.Stderr, "proxyload: %d raw connections through the proxy\n", n)
 		p, err := startProxy(ctx, bin, uri, via, procs, extra)
 		if err != nil {
 			return out, err
 		}
-		r, err := l.run(ctx, p, n)
+		r, err := l.run(ctx, p, "", n)
 		p.stop()
 		if err != nil {
 			return out, fmt.Errorf("%d connections: %w", n, err)
+		}
+		out = append(out, r)
+		if !direct {
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "proxyload: %d raw connections straight to the primary\n", n)
+		if r, err = l.run(ctx, nil, primary, n); err != nil {
+			return out, fmt.Errorf("%d connections, direct: %w", n, err)
 		}
 		out = append(out, r)
 	}

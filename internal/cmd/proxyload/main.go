@@ -22,7 +22,8 @@
 //     (each says hello, as drivers do), the resident memory they hold idle,
 //     then a fixed total rate of routed point reads and -writes of updates
 //     spread over all of them: errors, P50, P99, the proxy's peak resident
-//     memory and CPU per operation.
+//     memory and CPU per operation. With -direct the same connections and
+//     rate go straight to the primary after each proxy run.
 //
 // The proxy is `decongestant proxy` started by this program as its own
 // process (-proxy-bin), so its CPU (/proc/PID/stat) and memory
@@ -86,6 +87,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	via := fs.String("via", "tcp", "how the clients reach the proxy: tcp (loopback), unix (a Unix socket), or both (ops: tcp,unix, each its own proxy)")
 	procs := fs.String("proxy-procs", "0", "the proxy's (and relay's) GOMAXPROCS, 0 for Go's default (the CPUs it may use); ops: several, comma-separated, each its own proxy and relay")
 	floor := fs.String("floor", "rw,splice", "ops: also measure proxyload's relay (bytes copied to the primary, no parsing), the floor under any user-space proxy here, copying each way named: rw (read and write), splice (io.Copy); none for no relay")
+	direct := fs.Bool("direct", false, "conns: also send the same raw load (connections, rate) straight to the primary after each proxy run, for the latency without the proxy")
 	profile := fs.String("profile", "", "ops: save the proxy's CPU profile (pprof) over the first proxy-routed measurement at the most connections into this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -130,7 +132,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		printOps(stdout, ms)
 		result = ms
 	case "conns":
-		rs, err := runConns(ctx, *uri, *bin, vias[0], procsList[0], extra, counts, connsLoad{db: "proxyload", coll: "points",
+		rs, err := runConns(ctx, *uri, *bin, vias[0], procsList[0], extra, counts, *direct, connsLoad{db: "proxyload", coll: "points",
 			records: *records, writes: *writes, rate: *rate, idle: *idle, duration: *duration})
 		if err != nil {
 			return err

@@ -84,10 +84,14 @@ func servedShares(g []measurement) string {
 
 func printConns(w io.Writer, rs []connsResult) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "conns\tidle RSS B/conn\tidle Go B/conn\tops/s\terrors\tP50 µs\tP99 µs\tproxy CPU µs/op\tpeak RSS MB\tthreads")
+	fmt.Fprintln(tw, "conns\ttarget\tidle RSS B/conn\tidle Go B/conn\tops/s\terrors\tP50 µs\tP99 µs\tproxy CPU µs/op\tpeak RSS MB\tthreads")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.1f\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%d\n", r.Conns, r.IdleBytesPerConn, r.IdleGoPerConn, r.OpsPerS, r.Errors,
-			r.P50us, r.P99us, r.ProxyCPUus, r.PeakRSSMB, r.Threads)
+		if r.Target == "direct" { // no proxy: its memory, CPU and threads are not measured
+			fmt.Fprintf(tw, "%d\t%s\t\t\t%.1f\t%d\t%.1f\t%.1f\t\t\t\n", r.Conns, r.Target, r.OpsPerS, r.Errors, r.P50us, r.P99us)
+		} else {
+			fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.0f\t%.1f\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%d\n", r.Conns, r.Target, r.IdleBytesPerConn, r.IdleGoPerConn, r.OpsPerS, r.Errors,
+				r.P50us, r.P99us, r.ProxyCPUus, r.PeakRSSMB, r.Threads)
+		}
 		if r.FirstError != "" {
 			fmt.Fprintf(tw, "\tfirst error: %s\n", r.FirstError)
 		}
