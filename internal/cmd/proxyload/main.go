@@ -121,33 +121,38 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("loading proxyload.points: %w", err)
 	}
 	extra := []string{"--policy", *policy}
-	var result any
+	var (
+		result any
+		runErr error
+	)
 	switch mode {
 	case "ops":
 		ms, err := runOps(ctx, *uri, *bin, extra, variantsOf(vias, procsList), copies, counts, *reps, *profile, opsLoad{db: "proxyload", coll: "points",
 			records: *records, writes: *writes, warmup: *warmup, duration: *duration})
-		if err != nil {
-			return err
-		}
 		printOps(stdout, ms)
-		result = ms
+		result, runErr = ms, err
 	case "conns":
 		rs, err := runConns(ctx, *uri, *bin, vias[0], procsList[0], extra, counts, *direct, connsLoad{db: "proxyload", coll: "points",
 			records: *records, writes: *writes, rate: *rate, idle: *idle, duration: *duration})
-		if err != nil {
-			return err
-		}
 		printConns(stdout, rs)
-		result = rs
+		result, runErr = rs, err
 	}
 	if *out == "" {
-		return nil
+		return runErr
 	}
-	return atomicfile.Write(*out, func(w io.Writer) error {
+	// What was measured before a failure is kept, with the failure.
+	doc := map[string]any{"mode": mode, "settings": strings.Join(args[1:], " "), "at": time.Now().UTC().Format(time.RFC3339), "results": result}
+	if runErr != nil {
+		doc["error"] = runErr.Error()
+	}
+	if err := atomicfile.Write(*out, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"mode": mode, "settings": strings.Join(args[1:], " "), "at": time.Now().UTC().Format(time.RFC3339), "results": result})
-	})
+		return enc.Encode(doc)
+	}); err != nil {
+		return errors.Join(runErr, err)
+	}
+	return runErr
 }
 
 func parseCounts(s string) ([]int, error) {

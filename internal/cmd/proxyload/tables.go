@@ -86,9 +86,12 @@ func printConns(w io.Writer, rs []connsResult) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "conns\ttarget\tidle RSS B/conn\tidle Go B/conn\tops/s\terrors\tP50 µs\tP99 µs\tproxy CPU µs/op\tpeak RSS MB\tthreads")
 	for _, r := range rs {
-		if r.Target == "direct" { // no proxy: its memory, CPU and threads are not measured
+		switch {
+		case r.Target == "direct" && r.Ops == 0:
+			fmt.Fprintf(tw, "%d\t%s\t\t\t\t\t\t\t\t\t\n", r.Conns, r.Target)
+		case r.Target == "direct": // no proxy: its memory, CPU and threads are not measured
 			fmt.Fprintf(tw, "%d\t%s\t\t\t%.1f\t%d\t%.1f\t%.1f\t\t\t\n", r.Conns, r.Target, r.OpsPerS, r.Errors, r.P50us, r.P99us)
-		} else {
+		default:
 			fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.0f\t%.1f\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%d\n", r.Conns, r.Target, r.IdleBytesPerConn, r.IdleGoPerConn, r.OpsPerS, r.Errors,
 				r.P50us, r.P99us, r.ProxyCPUus, r.PeakRSSMB, r.Threads)
 		}
