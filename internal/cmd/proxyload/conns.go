@@ -277,11 +277,11 @@ func okOf(doc bsoncore.Document) (bool, error) {
 func mb(b int64) float64 { return round1(float64(b) / (1 << 20)) }
 
 // runConns runs the raw-connection load at every count, each on a fresh
-// proxy listening on via (tcp or unix) and, with direct, the same load
-// straight to the primary after it.
-func runConns(ctx context.Context, uri, bin, via string, procs int, extra []string, counts []int, direct bool, l connsLoad) ([]connsResult, error) {
+// proxy listening on via (tcp or unix) and, at counts up to directMax, the
+// same load straight to the primary after it (directMax 0: never).
+func runConns(ctx context.Context, uri, bin, via string, procs int, extra []string, counts []int, directMax int, l connsLoad) ([]connsResult, error) {
 	primary := ""
-	if direct {
+	if directMax > 0 {
 		var err error
 		if primary, err = primaryOf(ctx, uri); err != nil {
 			return nil, fmt.Errorf("the primary, for -direct: %w", err)
@@ -300,7 +300,11 @@ func runConns(ctx context.Context, uri, bin, via string, procs int, extra []stri
 			return out, fmt.Errorf("%d connections: %w", n, err)
 		}
 		out = append(out, r)
-		if !direct {
+		switch {
+		case directMax == 0:
+			continue
+		case n > directMax:
+			out = append(out, connsResult{Target: "direct", Conns: n, FirstError: fmt.Sprintf("skipped: more than -direct-max %d connections straight to one member", directMax)})
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "proxyload: %d raw connections straight to the primary\n", n)

@@ -88,6 +88,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	procs := fs.String("proxy-procs", "0", "the proxy's (and relay's) GOMAXPROCS, 0 for Go's default (the CPUs it may use); ops: several, comma-separated, each its own proxy and relay")
 	floor := fs.String("floor", "rw,splice", "ops: also measure proxyload's relay (bytes copied to the primary, no parsing), the floor under any user-space proxy here, copying each way named: rw (read and write), splice (io.Copy); none for no relay")
 	direct := fs.Bool("direct", false, "conns: also send the same raw load (connections, rate) straight to the primary after each proxy run, for the latency without the proxy")
+	directMax := fs.Int("direct-max", 5000, "conns: the most connections -direct opens straight to the primary; above it the baseline is skipped (a mongod holds a thread and descriptors per connection: 10 000 exhausted one's 20 000 file descriptors and crashed it here)")
 	profile := fs.String("profile", "", "ops: save the proxy's CPU profile (pprof) over the first proxy-routed measurement at the most connections into this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -132,7 +133,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		printOps(stdout, ms)
 		result, runErr = ms, err
 	case "conns":
-		rs, err := runConns(ctx, *uri, *bin, vias[0], procsList[0], extra, counts, *direct, connsLoad{db: "proxyload", coll: "points",
+		rs, err := runConns(ctx, *uri, *bin, vias[0], procsList[0], extra, counts, directUpTo(*direct, *directMax), connsLoad{db: "proxyload", coll: "points",
 			records: *records, writes: *writes, rate: *rate, idle: *idle, duration: *duration})
 		printConns(stdout, rs)
 		result, runErr = rs, err
@@ -153,6 +154,15 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return errors.Join(runErr, err)
 	}
 	return runErr
+}
+
+// directUpTo is the most connections the direct baseline opens: none
+// without -direct.
+func directUpTo(direct bool, most int) int {
+	if !direct {
+		return 0
+	}
+	return most
 }
 
 func parseCounts(s string) ([]int, error) {
