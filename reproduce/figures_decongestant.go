@@ -329,6 +329,30 @@ func decongestantFigures() []*Figure {
 		}
 	}
 	dec, pri, sec := sel{policy: "decongestant"}, sel{policy: "primary"}, sel{policy: "secondary"}
+	// lighter judges a claim about the second phase only when that phase
+	// left the primary room: under `primary` its CPU fell below 90 % of
+	// the first phase's. Fig. 3's paper runs from 180 clients down to 20,
+	// a sudden decrease; on a member capped at a fraction of a CPU a single
+	// YCSB-A client's updates can keep the primary at its cap, and then the
+	// balancer rightly keeps the reads away: not the paper's regime.
+	lighter := func(name string, m func(Outputs) (Estimate, error)) func(Outputs) (Estimate, error) {
+		return func(o Outputs) (Estimate, error) {
+			e, err := m(o)
+			if err != nil || !e.Measured() {
+				return e, err
+			}
+			before, err1 := phase(name, pri, false, primaryCPU)(o)
+			after, err2 := phase(name, pri, true, primaryCPU)(o)
+			switch {
+			case err1 != nil || err2 != nil || !before.Measured() || !after.Measured() || before.V <= 0:
+				e.NotExercised = firstOf(e.NotExercised, name+": no primary CPU figures under `primary` in both phases (bench --member-stats) to tell whether the load on it decreased")
+			case after.V >= 0.9*before.V:
+				e.NotExercised = firstOf(e.NotExercised, fmt.Sprintf("the second phase did not lighten the primary: under `primary` it used %.1f %% of a CPU, against %.1f %% in the first "+
+					"phase; the paper's sudden decrease of load did not happen on this set", after.V, before.V))
+			}
+			return e, nil
+		}
+	}
 	burst := func(s sel, which int, f func(results.Period) float64) func(Outputs) (Estimate, error) {
 		return func(o Outputs) (Estimate, error) {
 			r, err := o.Results("fig4")
@@ -371,7 +395,7 @@ func decongestantFigures() []*Figure {
 			Status: Scaled, Note: shift, Experiment: dcFig3, Plots: plots("fig3", "read_tput", "read_p80", "secondary_pct"),
 			Claims: []Claim{
 				{Text: "share on secondaries under YCSB-B, 180 clients", PaperText: "an optimised state at 70%", Source: Source{278, "The percentage soon reaches an optimised state at 70%"}, Kind: Approx, Paper: 70, Tol: 10, Abs: true, Unit: "%", Measure: phase("fig3", dec, false, secondaryPct)},
-				{Text: "share on secondaries under YCSB-A, 20 clients", PaperText: "the minimum we allow (10%)", Source: Source{280, "allow (10%)"}, Kind: Approx, Paper: 10, Tol: 10, Abs: true, Ref: 70, Unit: "%", Measure: phase("fig3", dec, true, secondaryPct)},
+				{Text: "share on secondaries under YCSB-A, 20 clients", PaperText: "the minimum we allow (10%)", Source: Source{280, "allow (10%)"}, Kind: Approx, Paper: 10, Tol: 10, Abs: true, Ref: 70, Unit: "%", Measure: lighter("fig3", phase("fig3", dec, true, secondaryPct))},
 				{Text: "YCSB-B read throughput, decongestant over primary", PaperText: "higher", Source: Source{278, "The percentage soon reaches an optimised state at 70%"}, Kind: Above, Ref: 1, Unit: "×", Measure: ratioOf(phase("fig3", dec, false, readTput), phase("fig3", pri, false, readTput))},
 				{Text: "YCSB-B read throughput, decongestant over secondary", PaperText: "higher", Source: Source{278, "The percentage soon reaches an optimised state at 70%"}, Kind: Above, Ref: 1, Unit: "×", Measure: ratioOf(phase("fig3", dec, false, readTput), phase("fig3", sec, false, readTput))},
 			}},

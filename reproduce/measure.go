@@ -205,6 +205,17 @@ func combine(a, b func(Outputs) (Estimate, error), op func(a, b Estimate) Estima
 func readTput(p results.Period) float64     { return p.ReadTput }
 func secondaryPct(p results.Period) float64 { return p.SecondaryPct }
 
+// primaryCPU is the primary's CPU in the period, % of one core (NaN when
+// not measured).
+func primaryCPU(p results.Period) float64 {
+	for _, m := range p.Members {
+		if m.Role == "primary" && m.CPUPct != nil {
+			return *m.CPUPct
+		}
+	}
+	return math.NaN()
+}
+
 // tpmC is a TPC-C run's New-Order transactions per minute.
 func tpmC(_ *results.Results, r *results.Run) float64 {
 	t, ok := r.Extra["tpcc"].(map[string]any)

@@ -553,3 +553,55 @@ func TestFewClientsNeedAnUnsaturatedPrimary(t *testing.T) {
 		}
 	}
 }
+
+// TestLightPhaseNeedsALighterPrimary: fig. 3's claim about its light
+// second phase is not exercised when the primary stayed as busy as in the
+// first phase under `primary`, or when its CPU was not measured, and is
+// judged when the phase lightened it.
+func TestLightPhaseNeedsALighterPrimary(t *testing.T) {
+	cpu := func(v float64) []results.Member {
+		return []results.Member{{Role: "primary", CPUPct: &v}, {Role: "secondary", CPUPct: new(float64)}}
+	}
+	phases := func(primaryCPUAfter float64, measured bool) *results.Results {
+		var runs []results.Run
+		for range MinRepeats {
+			for _, policy := range []string{"primary", "decongestant"} {
+				var ps []results.Period
+				for ts := 5.0; ts <= 400; ts += 5 {
+					p := results.Period{TS: ts, SecondaryPct: 70}
+					if ts > 200 {
+						p.SecondaryPct = 12
+					}
+					if policy == "primary" && measured {
+						p.Members = cpu(35)
+						if ts > 200 {
+							p.Members = cpu(primaryCPUAfter)
+						}
+					}
+					ps = append(ps, p)
+				}
+				runs = append(runs, results.Run{Policy: policy, Periods: ps})
+			}
+		}
+		return &results.Results{Config: results.Config{Phases: []results.PhaseSpec{{AtS: 200}}}, Runs: runs}
+	}
+	c, _ := claimOf(t, "decongestant", "fig3", "share on secondaries under YCSB-A, 20 clients")
+	for _, tt := range []struct {
+		name     string
+		after    float64
+		measured bool
+		want     string
+	}{
+		{"the primary at its cap in both phases", 34.9, true, NotExercised},
+		{"no CPU figures", 10, false, NotExercised},
+		{"the primary lighter", 12, true, Agrees},
+	} {
+		e, err := c.Measure(fakeOutputs{"fig3": phases(tt.after, tt.measured)})
+		if err != nil || e.V != 12 {
+			t.Fatalf("%s: %+v, %v", tt.name, e, err)
+		}
+		if v, rule := Judge(c, e); v != tt.want {
+			t.Errorf("%s: %s (%s), want %s", tt.name, v, rule, tt.want)
+		}
+	}
+}
