@@ -108,18 +108,17 @@ func (l connsLoad) run(ctx context.Context, p *proxyProc, direct string, n int) 
 	)
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
-	every := time.Duration(float64(n) / l.rate * float64(time.Second))
+	every := interval(l.rate, n)
 	for i, c := range conns {
 		wg.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(i), 7))
 			w := worker{t: &tl}
 			defer w.done()
-			next := time.Now().Add(time.Duration(r.Int64N(int64(every))))
+			pace := newPacer(every, r, time.Now())
 			for lctx.Err() == nil {
-				if sleep(lctx, time.Until(next)) != nil {
+				if pace.wait(lctx) != nil {
 					break
 				}
-				next = next.Add(every)
 				k := r.IntN(l.records)
 				write := r.Float64() < l.writes
 				start := time.Now()

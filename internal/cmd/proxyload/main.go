@@ -8,6 +8,11 @@
 //     --policy choosing); per target: operations a second, P50 and P99, this
 //     process's CPU per operation (the Go driver's goroutines included) and
 //     the proxy process's. Repetitions rotate the targets' order. With
+//     -rate the clients are paced to that many operations a second in all,
+//     so every target does the same work and the CPU per operation of
+//     routed and unrouted compares at equal load (closed loops compare it
+//     at each one's own throughput, where a slower target pays more wake-ups
+//     per operation). With
 //     -via tcp,unix the proxied targets run again over a Unix socket
 //     (proxy-primary-unix, proxy-routed-unix: a sidecar's clients on the
 //     same host), each network its own proxy. With -floor (the default)
@@ -81,7 +86,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	duration := fs.Duration("duration", 30*time.Second, "measured time per target and connection count")
 	warmup := fs.Duration("warmup", 10*time.Second, "ops: unmeasured time before each measurement")
 	reps := fs.Int("reps", 3, "ops: repetitions (each runs every target once, the order rotated)")
-	rate := fs.Float64("rate", 2000, "conns: operations a second over all the connections")
+	rate := fs.Float64("rate", -1, "operations a second over all the connections (conns: 2000 by default; ops: closed loops by default, a rate paces every target to the same load, so their CPU per operation compares at equal work)")
 	idle := fs.Duration("idle", 10*time.Second, "conns: how long the connections idle before their memory is read")
 	out := fs.String("out", "", "write the measurements as JSON to this file")
 	via := fs.String("via", "tcp", "how the clients reach the proxy: tcp (loopback), unix (a Unix socket), or both (ops: tcp,unix, each its own proxy)")
@@ -101,6 +106,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if *conns == "" {
 		*conns = map[string]string{"ops": "1,64", "conns": "1000,10000"}[mode]
+	}
+	if *rate < 0 {
+		*rate = map[string]float64{"ops": 0, "conns": 2000}[mode]
+	}
+	if mode == "conns" && *rate == 0 {
+		return errors.New("-rate 0: conns needs a rate of operations a second")
 	}
 	counts, err := parseCounts(*conns)
 	if err != nil {
@@ -129,7 +140,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	switch mode {
 	case "ops":
 		ms, err := runOps(ctx, *uri, *bin, extra, variantsOf(vias, procsList), copies, counts, *reps, *profile, opsLoad{db: "proxyload", coll: "points",
-			records: *records, writes: *writes, warmup: *warmup, duration: *duration})
+			records: *records, writes: *writes, rate: *rate, warmup: *warmup, duration: *duration})
 		printOps(stdout, ms)
 		result, runErr = ms, err
 	case "conns":

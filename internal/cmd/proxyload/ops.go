@@ -107,6 +107,11 @@ type opsLoad struct {
 	db, coll string
 	records  int
 	writes   float64
+	// rate, when positive, paces the clients to that many operations a
+	// second over all of them (each every conns/rate seconds): every
+	// target then does the same work, so their CPU per operation compares
+	// at the same load. 0: closed loops, each target as fast as it goes.
+	rate     float64
 	warmup   time.Duration
 	duration time.Duration
 	proxyPID int
@@ -142,7 +147,8 @@ func (l opsLoad) run(ctx context.Context, uri string, t target, conns, rep int) 
 			r := rand.New(rand.NewPCG(uint64(i), uint64(rep)))
 			w := worker{t: &tl}
 			defer w.done()
-			for lctx.Err() == nil {
+			pace := newPacer(interval(l.rate, conns), r, time.Now())
+			for pace.wait(lctx) == nil {
 				k := r.IntN(l.records)
 				start := time.Now()
 				var err error
