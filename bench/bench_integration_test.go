@@ -145,6 +145,35 @@ func TestPhasesSwitchMixAndClients(t *testing.T) {
 	}
 }
 
+// TestRateHoldsTheClientsTogether: with --rate 40, four closed-loop
+// clients that could do hundreds of operations a second do at most 40 a
+// second between them; a phase's rate=0 lifts the limit.
+func TestRateHoldsTheClientsTogether(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	o := options(t, rs.URI(), "primary")
+	o.SProbe = false
+	o.Rate = 40
+	o.Phases = []bench.Phase{{At: 2 * time.Second, Rate: new(float64)}}
+	res, err := bench.Execute(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := res.Runs[0].Periods
+	if len(ps) != 3 {
+		t.Fatalf("%d periods, want 3", len(ps))
+	}
+	limited := ps[0].ReadOps + ps[0].WriteOps + ps[1].ReadOps + ps[1].WriteOps
+	if limited > 2*40+4 || limited == 0 {
+		t.Errorf("first 2 s at 40/s: %d operations, want 1 to %d", limited, 2*40+4)
+	}
+	if free := ps[2].ReadOps + ps[2].WriteOps; free <= 2*40 {
+		t.Errorf("last second without a limit: %d operations, want more than the limit allowed (%d)", free, 2*40)
+	}
+	if c := res.Config; c.RatePerS != 40 || len(c.Phases) != 1 || c.Phases[0].Rate == nil || *c.Phases[0].Rate != 0 {
+		t.Errorf("config rate %v, phases %+v", c.RatePerS, c.Phases)
+	}
+}
+
 // TestClientSweepRunsEachCount: a sweep runs the policy at each count, in
 // order, and each run's periods are driven by that many clients.
 func TestClientSweepRunsEachCount(t *testing.T) {

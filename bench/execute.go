@@ -99,7 +99,7 @@ func newResults(o *Options) *results.Results {
 	}
 	res := &results.Results{Workload: o.Generator.Name(), Config: results.Config{
 		URI: redact.URI(o.URI), Workload: o.Generator.Name(), Mix: o.Generator.Mix(),
-		Records: records, Clients: o.Clients, ClientsSweep: o.Sweep, DurationS: o.Duration.Seconds(),
+		Records: records, Clients: o.Clients, ClientsSweep: o.Sweep, RatePerS: o.Rate, DurationS: o.Duration.Seconds(),
 		PeriodS: o.Period.Seconds(), WarmupS: o.Warmup.Seconds(), Repeat: o.Repeat,
 		Policies: o.specNames(), SProbe: o.SProbe, ReadYourWrites: o.ReadYourWrites, WriteConcern: wcString(o.WriteConcern), StartedAt: time.Now().UTC().Format(time.RFC3339),
 		Balancer: balancerConfig(o),

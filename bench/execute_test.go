@@ -2,6 +2,8 @@ package bench
 
 import (
 	"bytes"
+	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -78,6 +80,27 @@ func TestReconfigTimes(t *testing.T) {
 		o.Sweep, o.Clients, o.ReconfigAt = nil, 4, []time.Duration{at}
 		if err := o.validate(); err == nil || !strings.Contains(err.Error(), "not inside the run") {
 			t.Errorf("reconfiguration at %v in a 1m run: err %v", at, err)
+		}
+	}
+}
+
+// TestRateRecordedAndChecked: the config records the rate the clients were
+// held to and the phases' rates; a negative or infinite rate is refused.
+func TestRateRecordedAndChecked(t *testing.T) {
+	o := sweepOptions(t)
+	o.Sweep, o.Clients, o.Rate = nil, 4, 250
+	o.Phases = []Phase{{At: 10 * time.Second, Rate: rate(50)}}
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	c := newResults(&o).Config
+	if c.RatePerS != 250 || len(c.Phases) != 1 || c.Phases[0].Rate == nil || *c.Phases[0].Rate != 50 {
+		t.Errorf("config rate %v, phases %+v: want 250 and a phase at 50", c.RatePerS, c.Phases)
+	}
+	for _, r := range []float64{-1, math.Inf(1), math.NaN()} {
+		o.Rate = r
+		if err := o.validate(); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "operations a second") {
+			t.Errorf("rate %v: err %v, want a bad rate", r, err)
 		}
 	}
 }

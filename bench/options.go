@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 	"time"
@@ -42,6 +43,12 @@ type Options struct {
 	Records int64
 	// Clients is the number of closed-loop clients of every run.
 	Clients int
+	// Rate, when positive, holds all the clients together to at most that
+	// many operations a second (YCSB's -target): with enough clients, an
+	// offered load below the members' capacity, whatever their latency.
+	// Zero: closed loops, each client as fast as its replies come. A
+	// phase's rate= changes it.
+	Rate float64
 	// Sweep, instead of Clients, runs every policy (x Repeat) at each of these
 	// client counts in turn, on the same loaded data: a client-count sweep (the
 	// Decongestant paper, figs 5-7). It needs two or more distinct counts; each
@@ -153,6 +160,8 @@ func (o *Options) validate() error {
 		return bad("no workload")
 	case o.Clients < 1 && len(o.Sweep) == 0:
 		return bad("clients %d must be at least 1", o.Clients)
+	case !(o.Rate >= 0) || math.IsInf(o.Rate, 1):
+		return bad("rate %v must be a number of operations a second, 0 or more (0: no limit)", o.Rate)
 	case o.Duration <= 0:
 		return bad("duration %v must be positive", o.Duration)
 	case o.Period <= 0:

@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,6 +32,9 @@ type Phase struct {
 	// ReadOffset, when set, moves the reads' key window to start at that
 	// key (workloads that are ReadWindowed: YCSB with --readkeys).
 	ReadOffset *int64
+	// Rate, when set, changes the operations a second all clients are held
+	// to (Options.Rate; 0 lifts the limit).
+	Rate *float64
 }
 
 // ParsePhases parses "0s:workload=a,clients=180;620s:workload=b" and fault
@@ -85,13 +89,13 @@ func parsePhase(part string) (Phase, error) {
 			return Phase{}, err
 		}
 	}
-	if ph.Mix == "" && ph.Clients == 0 && len(ph.Actions) == 0 && ph.Reads == "" && ph.ReadOffset == nil {
+	if ph.Mix == "" && ph.Clients == 0 && len(ph.Actions) == 0 && ph.Reads == "" && ph.ReadOffset == nil && ph.Rate == nil {
 		return Phase{}, errors.New("changes nothing")
 	}
 	return ph, nil
 }
 
-const phaseKeys = "workload, clients, reads, readoffset, " + faults.Keys
+const phaseKeys = "workload, clients, rate, reads, readoffset, " + faults.Keys
 
 // set applies one key=value (or a bare stepdown) to ph.
 func (ph *Phase) set(kv string) error {
@@ -119,6 +123,12 @@ func (ph *Phase) set(kv string) error {
 			return fmt.Errorf("clients %q must be a whole number >= 1", v)
 		}
 		ph.Clients = n
+	case k == "rate":
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(r >= 0) || math.IsInf(r, 1) {
+			return fmt.Errorf("rate %q must be operations a second, 0 or more (0: no limit)", v)
+		}
+		ph.Rate = &r
 	case k == "reads":
 		if v == "" || strings.ContainsAny(v, "=/") {
 			return fmt.Errorf("reads %q must name one member (n2, a host:port, or primary)", v)
@@ -162,7 +172,7 @@ func actions(phases []Phase) []string {
 func phaseSpecs(phases []Phase) []results.PhaseSpec {
 	var out []results.PhaseSpec
 	for _, ph := range phases {
-		spec := results.PhaseSpec{AtS: ph.At.Seconds(), Workload: ph.Mix, Clients: ph.Clients, Reads: ph.Reads, ReadOffset: ph.ReadOffset}
+		spec := results.PhaseSpec{AtS: ph.At.Seconds(), Workload: ph.Mix, Clients: ph.Clients, Rate: ph.Rate, Reads: ph.Reads, ReadOffset: ph.ReadOffset}
 		for _, a := range ph.Actions {
 			spec.Actions = append(spec.Actions, a.String())
 		}

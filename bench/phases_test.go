@@ -41,6 +41,8 @@ func TestParsePhases(t *testing.T) {
 			{At: 50 * s, Actions: []faults.Action{{Kind: faults.Slow, Member: "all", Delay: faults.DefaultSlowDelay}}}}},
 		{"5s:restart=n12", []Phase{{At: 5 * s, Actions: []faults.Action{{Kind: faults.Restart, Member: "n12"}}}}},
 		{"5s:reads=n2,readoffset=500;9s:readoffset=0", []Phase{{At: 5 * s, Reads: "n2", ReadOffset: offset(500)}, {At: 9 * s, ReadOffset: offset(0)}}},
+		{"200s:workload=a,clients=20,rate=250;300s:rate=0", []Phase{{At: 200 * s, Mix: "a", Clients: 20, Rate: rate(250)}, {At: 300 * s, Rate: rate(0)}}},
+		{"1s:rate=0.5", []Phase{{At: s, Rate: rate(0.5)}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -61,7 +63,11 @@ func TestParsePhasesRejects(t *testing.T) {
 		{"1s:clients=many", "clients \"many\""},
 		{"1s:readoffset=-5", "readoffset \"-5\" must be a key number >= 0"},
 		{"1s:readoffset=x", "readoffset \"x\""},
-		{"1s:color=red", `unknown key "color" (known: workload, clients, reads, readoffset, pause, resume, isolate, rejoin, slow, unslow, stepdown, kill, stop, restart)`},
+		{"1s:rate=-3", `rate "-3" must be operations a second, 0 or more`},
+		{"1s:rate=NaN", `rate "NaN" must be operations a second`},
+		{"1s:rate=+Inf", `rate "+Inf" must be operations a second`},
+		{"1s:rate=fast", `rate "fast"`},
+		{"1s:color=red", `unknown key "color" (known: workload, clients, rate, reads, readoffset, pause, resume, isolate, rejoin, slow, unslow, stepdown, kill, stop, restart)`},
 		{"15s:slow=n3:0ms", `slow's delay "0ms" must be whole milliseconds`},
 		{"15s:slow=primary", "slow takes a member"},
 		{"1s:workload", `"workload" is not key=value`},
@@ -141,3 +147,4 @@ func TestPhaseSpecsRecordActions(t *testing.T) {
 }
 
 func offset(n int64) *int64 { return &n }
+func rate(r float64) *float64 { return &r }

@@ -155,7 +155,7 @@ func (r *policyRun) begin(ctx context.Context) error {
 	}
 	workCtx, stop := context.WithCancel(ctx)
 	r.stopWork = stop
-	r.ws = &workers{ctx: workCtx, gen: r.o.Generator, env: r.env, rec: r.rec}
+	r.ws = &workers{ctx: workCtx, gen: r.o.Generator, env: r.env, rec: r.rec, limit: newRateLimit(r.o.Rate)}
 	r.start = time.Now()
 	r.col.setStart(r.start, measureStart(r.o.Warmup, r.o.Period), r.o.Duration)
 	if !r.o.SkipMemberStats {
@@ -255,6 +255,10 @@ func (r *policyRun) applyPhases(now time.Duration) error {
 				return err
 			}
 			parts = append(parts, fmt.Sprintf("clients=%d", r.clients))
+		}
+		if ph.Rate != nil {
+			r.ws.limit.set(*ph.Rate)
+			parts = append(parts, "rate="+formatRate(*ph.Rate))
 		}
 		if ph.Reads != "" {
 			if err := r.rt.Reweight(ph.Reads + "=1"); err != nil {

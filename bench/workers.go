@@ -11,10 +11,13 @@ import (
 // workers runs closed-loop clients, one goroutine each, timing every
 // operation into the recorder (workloads never time themselves).
 type workers struct {
-	ctx     context.Context
-	gen     workload.Generator
-	env     workload.Env
-	rec     *recorder
+	ctx context.Context
+	gen workload.Generator
+	env workload.Env
+	rec *recorder
+	// limit holds the clients together to Options.Rate (a phase's rate=);
+	// nil: closed loops, each as fast as its replies come.
+	limit   *rateLimit
 	running []worker
 	nextID  int
 }
@@ -109,6 +112,9 @@ func (ws *workers) loop(ctx, stop context.Context, w workload.Worker) {
 			if d := pacer.Delay(); d > 0 && !clock.Sleep(stop, d) {
 				return
 			}
+		}
+		if d := ws.limit.delay(time.Now()); d > 0 && !clock.Sleep(stop, d) {
+			return
 		}
 		start := time.Now()
 		op, err := w.Do(ctx)

@@ -31,7 +31,10 @@ type Config struct {
 	// 20,60,...), in the order they ran; each run records its own
 	// (Run.Clients) and Clients holds the first. Absent when the
 	// invocation had one count.
-	ClientsSweep   []int    `json:"clients_sweep,omitempty"`
+	ClientsSweep []int `json:"clients_sweep,omitempty"`
+	// RatePerS is the operations a second all clients were held to
+	// (bench --rate); absent: closed loops.
+	RatePerS       float64  `json:"rate_per_s,omitempty"`
 	DurationS      float64  `json:"duration_s"`
 	PeriodS        float64  `json:"period_s"`
 	WarmupS        float64  `json:"warmup_s"`
@@ -62,6 +65,9 @@ type PhaseSpec struct {
 	AtS      float64 `json:"at_s"`
 	Workload string  `json:"workload,omitempty"`
 	Clients  int     `json:"clients,omitempty"`
+	// Rate is the operations a second the clients were held to from this
+	// phase on (0: no limit), when the phase changed it.
+	Rate *float64 `json:"rate_per_s,omitempty"`
 	// Actions are the phase's fault actions as given, in order ("pause=n3",
 	// "stepdown", "kill=primary"); each run records when each started and
 	// ended as "fault" events.

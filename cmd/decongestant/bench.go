@@ -34,6 +34,7 @@ type benchFlags struct {
 	clusterDir, reconfigAt                       string
 	clients                                      clientsFlag
 	repeat, loadParallel                         int
+	rate                                         float64
 	seed                                         int64
 	duration, period, warmup                     time.Duration
 	sprobe, skipLoad, coldStart, memberStats     bool
@@ -81,6 +82,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.Int64Var(&b.seed, "seed", 1, "random seed for data and workers")
 	b.clients = clientsFlag{def.clients}
 	fs.Var(&b.clients, "clients", "closed-loop clients (one goroutine each), or a comma-separated sweep of such `counts` (e.g. 20,60,100): every policy runs at every count, on the same loaded data")
+	fs.Float64Var(&b.rate, "rate", 0, "hold all the clients together to at most this many operations a second (YCSB's -target; TPC-C: transactions), an offered load below the members' capacity given enough clients; latency is timed from each operation's send, and the throughput achieved is in the results; 0 = closed loops, each client as fast as its replies come")
 	fs.DurationVar(&b.duration, "duration", def.duration, "run length per policy")
 	fs.DurationVar(&b.period, "period", 10*time.Second, "reporting period")
 	fs.DurationVar(&b.warmup, "warmup", def.warmup, "time excluded from summaries at the start of each run (the Decongestant paper used 100s)")
@@ -142,7 +144,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 
 // phasesHelp is --phases' help; TestPhasesHelpNamesEveryKey holds it to the keys bench.ParsePhases takes.
 const phasesHelp = `dynamic phases, "TIME:key=value[,key=value];TIME:...": workload=MIX (or mix=MIX) switches the workload's mix, ` +
-	`clients=N the client count, reads=MEMBER moves every read to one member (n2, host:port or primary; weights: policies only), ` +
+	`clients=N the client count, rate=N the operations a second all clients are held to (--rate; 0 lifts it), reads=MEMBER moves every read to one member (n2, host:port or primary; weights: policies only), ` +
 	`readoffset=KEY moves the reads' key window (YCSB with --readkeys); the fault actions ` + faults.Keys + ` act on the cluster: ` +
 	`pause/resume (replication), isolate/rejoin (oplog fetching) and slow/unslow take a member or all, kill, stop and restart a member or primary, stepdown nothing; ` +
 	`e.g. "0s:workload=a,clients=180;620s:workload=b" or "60s:pause=n3;120s:resume=n3"; ` +
@@ -232,7 +234,7 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 		LoadParallel: b.loadParallel, Progress: progress, Out: b.out, WriteConcern: wc,
 		ConnectTimeout: b.connectTimeout, RTTQuantile: b.rttQuantile, Latency: latency, Monitor: mon,
 		Probe: sprobe.Config{ProbeInterval: b.probeInterval}, SkipMemberStats: !b.memberStats, ReconfigAt: reconfigAt,
-		RuntimeStats: b.runtimeStats,
+		RuntimeStats: b.runtimeStats, Rate: b.rate,
 	}
 	if len(b.clients) == 1 {
 		o.Clients = b.clients[0]
