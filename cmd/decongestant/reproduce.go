@@ -375,6 +375,9 @@ func runExperiment(ctx context.Context, e *reproduce.Experiment, rf reproduceFla
 			uri, sdir = set.uri, set.dir
 		}
 		args, err := reproduce.FillClients(reproduce.Fill(s.Args, uri, sdir, dir), sc)
+		if err == nil {
+			args, err = reproduce.FillRate(args, dir)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", label, err)
 		}

@@ -20,12 +20,20 @@ import (
 func TestReproduceStepsParse(t *testing.T) {
 	const uri = "mongodb://127.0.0.1:1,127.0.0.1:2/?replicaSet=rs&localThresholdMS=1000"
 	dir, out := t.TempDir(), t.TempDir()
+	// a capacity step's output, for the rates later steps read from it
+	capacity := &results.Results{Runs: []results.Run{{Policy: "primary", Clients: 1, Summary: results.Summary{ReadTput: 150, WriteTput: 150}}}}
+	if err := capacity.WriteJSONPath(filepath.Join(out, "capacity-a.json")); err != nil {
+		t.Fatal(err)
+	}
 	n := 0
 	for _, e := range reproduce.Experiments(reproduce.Figures()) {
 		for _, quick := range []bool{true, false} {
 			for _, s := range e.AllSteps(quick) {
 				// a set whose primary saturates at 7 clients: the paper's counts scaled down
 				args, err := reproduce.FillClients(reproduce.Fill(s.Args, uri, dir, out), &reproduce.Scaling{Ours: 7, Paper: 50})
+				if err == nil {
+					args, err = reproduce.FillRate(args, out)
+				}
 				if err != nil {
 					t.Errorf("%s: %v", e.Name, err)
 					continue
