@@ -38,6 +38,7 @@ import (
 	"github.com/decongestant/decongestant/monitor"
 	"github.com/decongestant/decongestant/results"
 	"github.com/decongestant/decongestant/workload"
+	"github.com/decongestant/decongestant/workload/sprobe"
 )
 
 // Execute loads the workload (unless SkipLoad) and runs it under every policy,
@@ -107,6 +108,16 @@ func newResults(o *Options) *results.Results {
 	}}
 	if o.sweeping() {
 		res.Config.Clients = o.Sweep[0]
+	}
+	if o.SProbe {
+		write, probe := o.Probe.WriteInterval, o.Probe.ProbeInterval
+		if write <= 0 {
+			write = sprobe.DefaultWriteInterval
+		}
+		if probe <= 0 {
+			probe = sprobe.DefaultProbeInterval
+		}
+		res.Config.SProbeWriteMS, res.Config.SProbeIntervalMS = metrics.MS(write), metrics.MS(probe)
 	}
 	if d, ok := o.Generator.(workload.Described); ok {
 		res.Config.WorkloadSettings = d.Settings()

@@ -104,3 +104,21 @@ func TestRateRecordedAndChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestSProbeIntervalsRecorded: the config records the S probe's pauses
+// (its defaults when none were given), and nothing without the probe.
+func TestSProbeIntervalsRecorded(t *testing.T) {
+	o := sweepOptions(t)
+	o.Sweep, o.Clients, o.SProbe = nil, 4, true
+	o.Probe.WriteInterval = 50 * time.Millisecond
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c := newResults(&o).Config; c.SProbeWriteMS != 50 || c.SProbeIntervalMS != 100 {
+		t.Errorf("S probe intervals %v / %v ms, want 50 / 100", c.SProbeWriteMS, c.SProbeIntervalMS)
+	}
+	o.SProbe = false
+	if c := newResults(&o).Config; c.SProbeWriteMS != 0 || c.SProbeIntervalMS != 0 {
+		t.Errorf("without the probe: intervals %v / %v ms, want none", c.SProbeWriteMS, c.SProbeIntervalMS)
+	}
+}

@@ -146,5 +146,5 @@ func TestPhaseSpecsRecordActions(t *testing.T) {
 	}
 }
 
-func offset(n int64) *int64 { return &n }
+func offset(n int64) *int64   { return &n }
 func rate(r float64) *float64 { return &r }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/decongestant/decongestant/results"
 )
@@ -88,5 +89,37 @@ func TestRatesReadAnEarlierStep(t *testing.T) {
 	}
 	if n < 2 {
 		t.Errorf("%d rate placeholders in all experiments (quick and full), want fig. 3's two", n)
+	}
+}
+
+// TestScaledFiguresRunALightProbe: where the runs are scaled to the
+// primary's capacity (a saturation probe first), the S probe beside them
+// writes at most 20 times a second: at its default 200 it took most of a
+// 0.35-CPU primary's cap, which the probe measured without it.
+func TestScaledFiguresRunALightProbe(t *testing.T) {
+	n := 0
+	for _, e := range Experiments(Figures()) {
+		if e.Saturate == nil {
+			continue
+		}
+		for _, q := range []bool{true, false} {
+			for _, s := range e.Steps(q) {
+				if !slices.Contains(s.Args, "--sprobe") {
+					continue
+				}
+				n++
+				i := slices.Index(s.Args, "--sprobe-write-interval")
+				if i < 0 {
+					t.Errorf("%s: %s runs the S probe at its default 200 writes a second", e.Name, s.Command())
+					continue
+				}
+				if d, err := time.ParseDuration(s.Args[i+1]); err != nil || d < 50*time.Millisecond {
+					t.Errorf("%s: S probe writes every %s, want 50ms or more", e.Name, s.Args[i+1])
+				}
+			}
+		}
+	}
+	if n < 8 {
+		t.Errorf("%d scaled steps with the S probe, want figs. 2, 3, 5 and 6, quick and full", n)
 	}
 }

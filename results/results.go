@@ -42,6 +42,10 @@ type Config struct {
 	Policies       []string `json:"policies"`
 	MaxStalenessMS *float64 `json:"max_staleness_ms"`
 	SProbe         bool     `json:"sprobe"`
+	// SProbeWriteMS and SProbeIntervalMS are the S probe's pauses between
+	// its writer's writes and between its probes, when it ran.
+	SProbeWriteMS    float64 `json:"sprobe_write_interval_ms,omitempty"`
+	SProbeIntervalMS float64 `json:"sprobe_interval_ms,omitempty"`
 	// ReadYourWrites: read-your-writes routing was on (bench --read-your-writes).
 	ReadYourWrites bool        `json:"read_your_writes,omitempty"`
 	WriteConcern   string      `json:"write_concern"`

@@ -46,7 +46,7 @@ type benchFlags struct {
 	lagSource, heartbeatNS                       string
 	metricsAddr                                  string
 	pprof                                        bool
-	probeInterval                                time.Duration
+	probeInterval, probeWrites                   time.Duration
 	// balancer constants
 	balPeriod, rpmPeriod, spillPeriod, primaryFloor, rttInterval, lagInterval, connectTimeout time.Duration
 	delta, lowBal, highBal, lowRatio, highRatio                                               float64
@@ -94,7 +94,8 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.StringVar(&b.policies, "policies", policies, "comma-separated policies: "+balancer.Names)
 	fs.StringVar(&b.maxStaleness, "max-staleness", "10s", "staleness bound the bounded policies (decongestant, spillway, leastwait, p2c, prequal) keep reads within, and against which every policy's violations are counted: a duration, 0 (no stale reads) or none")
 	fs.BoolVar(&b.sprobe, "sprobe", def.sprobe, "run the S staleness probe alongside the workload")
-	fs.DurationVar(&b.probeInterval, "sprobe-interval", 100*time.Millisecond, "pause between S probes")
+	fs.DurationVar(&b.probeInterval, "sprobe-interval", sprobe.DefaultProbeInterval, "pause between S probes")
+	fs.DurationVar(&b.probeWrites, "sprobe-write-interval", sprobe.DefaultWriteInterval, "pause between the S probe writer's writes, at most --sprobe-interval: each is a write on the primary and on every secondary (200 a second took a third of a member capped at 0.35 CPU; the probe's staleness is exact to about one interval)")
 	fs.BoolVar(&b.memberStats, "member-stats", true, "record every member's WiredTiger cache misses, MB read into cache, CPU and RSS per period (serverStatus on each member at every period end, over a direct connection)")
 	fs.BoolVar(&b.runtimeStats, "runtime-stats", true, "print this process's heap and goroutines in every period's progress line (the results record them either way; reading them costs a few microseconds a period)")
 	fs.StringVar(&b.reconfigAt, "reconfig-at", "", "comma-separated times into each run (e.g. 60s) of reconfigurations that are not fault actions of --phases, measured in the summary as theirs are (throughput dip, recovery)")
@@ -233,7 +234,7 @@ func (b *benchFlags) common(progress io.Writer) (bench.Options, error) {
 		Policies: specs, Settings: s, SProbe: b.sprobe, Phases: phases, ClusterDir: b.clusterDir, SkipLoad: b.skipLoad,
 		LoadParallel: b.loadParallel, Progress: progress, Out: b.out, WriteConcern: wc,
 		ConnectTimeout: b.connectTimeout, RTTQuantile: b.rttQuantile, Latency: latency, Monitor: mon,
-		Probe: sprobe.Config{ProbeInterval: b.probeInterval}, SkipMemberStats: !b.memberStats, ReconfigAt: reconfigAt,
+		Probe: sprobe.Config{ProbeInterval: b.probeInterval, WriteInterval: b.probeWrites}, SkipMemberStats: !b.memberStats, ReconfigAt: reconfigAt,
 		RuntimeStats: b.runtimeStats, Rate: b.rate,
 	}
 	if len(b.clients) == 1 {
@@ -279,6 +280,9 @@ func (b *benchFlags) checkDurations() error {
 	}
 	if b.probeInterval <= 0 {
 		return fmt.Errorf("--sprobe-interval must be positive")
+	}
+	if b.probeWrites <= 0 || b.probeWrites > b.probeInterval {
+		return fmt.Errorf("--sprobe-write-interval %v must be positive and at most --sprobe-interval (%v): the writer must write between two probes", b.probeWrites, b.probeInterval)
 	}
 	for name, d := range map[string]time.Duration{"duration": b.duration, "period": b.period,
 		"warmup": b.warmup, "balancer-period": b.balPeriod, "rpm-period": b.rpmPeriod, "spillway-period": b.spillPeriod,
