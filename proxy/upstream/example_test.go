@@ -29,10 +29,17 @@ func Example() {
 	}
 	defer p.Close(context.Background())
 
-	var secondary string
-	for _, m := range p.Members() {
-		if m.Role == upstream.RoleSecondary {
-			secondary = m.Addr
+	// New returns once one member has answered; the others join the
+	// topology as their first heartbeats come back.
+	secondary := ""
+	for secondary == "" && ctx.Err() == nil {
+		for _, m := range p.Members() {
+			if m.Role == upstream.RoleSecondary {
+				secondary = m.Addr
+			}
+		}
+		if secondary == "" {
+			time.Sleep(50 * time.Millisecond)
 		}
 	}
 	// As a client sends it, with a read preference that allows secondaries
