@@ -59,6 +59,7 @@ type benchFlags struct {
 type benchDefaults struct {
 	duration, warmup, balPeriod time.Duration
 	sprobe                      bool
+	probeWrites                 time.Duration // the S probe writer's pause; 0 = sprobe.DefaultWriteInterval
 	out, db, writeConcern       string
 	clients                     int
 	policies                    string // "" = primary,secondary,nearest:1s,decongestant,leastwait
@@ -95,7 +96,11 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 	fs.StringVar(&b.maxStaleness, "max-staleness", "10s", "staleness bound the bounded policies (decongestant, spillway, leastwait, p2c, prequal) keep reads within, and against which every policy's violations are counted: a duration, 0 (no stale reads) or none")
 	fs.BoolVar(&b.sprobe, "sprobe", def.sprobe, "run the S staleness probe alongside the workload")
 	fs.DurationVar(&b.probeInterval, "sprobe-interval", sprobe.DefaultProbeInterval, "pause between S probes")
-	fs.DurationVar(&b.probeWrites, "sprobe-write-interval", sprobe.DefaultWriteInterval, "pause between the S probe writer's writes, at most --sprobe-interval: each is a write on the primary and on every secondary (200 a second took a third of a member capped at 0.35 CPU; the probe's staleness is exact to about one interval)")
+	probeWrites := def.probeWrites
+	if probeWrites == 0 {
+		probeWrites = sprobe.DefaultWriteInterval
+	}
+	fs.DurationVar(&b.probeWrites, "sprobe-write-interval", probeWrites, "pause between the S probe writer's writes, at most --sprobe-interval: each is a write on the primary and on every secondary (200 a second took a third of a member capped at 0.35 CPU; the probe's staleness is exact to about one interval)")
 	fs.BoolVar(&b.memberStats, "member-stats", true, "record every member's WiredTiger cache misses, MB read into cache, CPU and RSS per period (serverStatus on each member at every period end, over a direct connection)")
 	fs.BoolVar(&b.runtimeStats, "runtime-stats", true, "print this process's heap and goroutines in every period's progress line (the results record them either way; reading them costs a few microseconds a period)")
 	fs.StringVar(&b.reconfigAt, "reconfig-at", "", "comma-separated times into each run (e.g. 60s) of reconfigurations that are not fault actions of --phases, measured in the summary as theirs are (throughput dip, recovery)")

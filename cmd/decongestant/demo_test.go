@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,9 @@ import (
 
 	"github.com/decongestant/decongestant/cluster"
 	"github.com/decongestant/decongestant/internal/testutil"
+	"github.com/decongestant/decongestant/workload"
+	"github.com/decongestant/decongestant/workload/sprobe"
+	"github.com/decongestant/decongestant/workload/ycsb"
 )
 
 // runTinyDemo runs the demo with one short policy run on a small set, its temporary cluster
@@ -103,4 +107,27 @@ func TestDemoTearsItsClusterDown(t *testing.T) {
 		t.Errorf("no report: %v", err)
 	}
 	tableLast(t, out)
+}
+
+// TestDemoProbeWritesEvery50ms: the demo's capped members get the S probe's writer at 50 ms
+// (at 5 ms it took over half of a 0.35-CPU primary); bench keeps the probe's own default.
+func TestDemoProbeWritesEvery50ms(t *testing.T) {
+	ycsbMeta, err := workload.Lookup(ycsb.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		define func(*flag.FlagSet) action
+		want   string
+	}{
+		{"demo", defineDemo, "50ms"},
+		{"bench ycsb", defineBench(ycsbMeta), sprobe.DefaultWriteInterval.String()},
+	} {
+		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+		c.define(fs)
+		if got := fs.Lookup("sprobe-write-interval").DefValue; got != c.want {
+			t.Errorf("%s: --sprobe-write-interval defaults to %s, want %s", c.name, got, c.want)
+		}
+	}
 }
