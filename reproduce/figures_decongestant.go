@@ -145,13 +145,39 @@ func ycsbCapacity(quick bool, workload, clients, out string) Step {
 // burstAt is when fig. 4's burst starts (it ends at twice that).
 func burstAt(quick bool) int { return scale(quick, 40, 120) }
 
-var dcFig4 = &Experiment{Name: "decongestant-fig4", Cluster: members, Quick: 7 * time.Minute, Full: tpcc20(9, 360*time.Second),
+// Fig. 4's light phases: the paper's 20 clients left its primary room
+// (Algorithm 1 stayed at its 10 % minimum until the burst, §4.2). Here 20
+// closed-loop clients of read-write TPC-C kept a 0.35-CPU primary at its
+// cap (its full run of 2026-11-27: `decongestant` at its 90 % maximum
+// within a minute, before the burst), so the phases before and after the
+// burst run at 40 % of this primary's throughput of the same mix,
+// measured first (capacityTPCC, primary alone, no S probe), held by
+// --rate; the burst is the paper's 200 clients in closed loops. 40 % as in
+// fig. 3: the paper gives no capacity for its TPC-C primary.
+const (
+	capacityTPCC = "capacity-tpcc"
+	fig4Light    = 0.4
+)
+
+var dcFig4 = &Experiment{Name: "decongestant-fig4", Cluster: members, Quick: 8 * time.Minute, Full: tpcc20(9, 360*time.Second) + 3*50*time.Second,
 	Steps: func(q bool) []Step {
 		t := burstAt(q)
-		return []Step{tpccRun(q, "fig4", "20", flags("clients", "20", "max-staleness", "10s",
-			"phases", fmt.Sprintf("%s:clients=200;%s:clients=20", secs(t), secs(2*t)),
-			"duration", secs(3*t), "repeat", scale(q, "1", "3"), "warmup", "0s", "policies", threePolicies)...)}
+		light := Rate(fig4Light, capacityTPCC)
+		return []Step{tpccCapacity(q, scale(q, "4,10", "5,10,20"), capacityTPCC),
+			tpccRun(q, "fig4", "20", join(flags("clients", "20", "rate", light, "max-staleness", "10s",
+				"phases", fmt.Sprintf("%s:clients=200,rate=0;%s:clients=20,rate=%s", secs(t), secs(2*t), light),
+				"duration", secs(3*t), "repeat", scale(q, "1", "3"), "warmup", "0s", "policies", threePolicies,
+				"sprobe-write-interval", lightProbe), []string{"--skip-load"})...)}
 	}}
+
+// tpccCapacity is a primary-only run of the read-write TPC-C mix at the
+// given client counts, without the S probe or the consistency checks, on
+// the database it loads: what this set's primary serves of it, for a Rate
+// placeholder of a later step.
+func tpccCapacity(quick bool, clients, out string) Step {
+	return tpccRun(quick, out, "20", join(flags("clients", clients, "policies", "primary",
+		"duration", scale(quick, "15s", "40s"), "warmup", scale(quick, "5s", "10s")), []string{"--sprobe=false", "--check=false"})...)
+}
 
 var dcFig5 = &Experiment{Name: "decongestant-fig5", Cluster: members, Quick: 8 * time.Minute, Full: 95 * time.Minute, Saturate: dcSaturation,
 	Steps: func(q bool) []Step {
@@ -412,6 +438,29 @@ func decongestantFigures() []*Figure {
 			return inWindow("fig4", s, from, to, f)(o)
 		}
 	}
+	// eased judges a claim that needs fig. 4's primary uncongested in its
+	// phase which (0 before the burst, 2 after) only when under `primary`
+	// its CPU there was below 90 % of the burst's: on a primary kept at
+	// its cap by the light phase too, the balancer rightly keeps the reads
+	// on the secondaries, which is not the paper's regime.
+	eased := func(which int, m func(Outputs) (Estimate, error)) func(Outputs) (Estimate, error) {
+		return func(o Outputs) (Estimate, error) {
+			e, err := m(o)
+			if err != nil || !e.Measured() {
+				return e, err
+			}
+			light, err1 := burst(pri, which, primaryCPU)(o)
+			busy, err2 := burst(pri, 1, primaryCPU)(o)
+			switch {
+			case err1 != nil || err2 != nil || !light.Measured() || !busy.Measured() || busy.V <= 0:
+				e.NotExercised = firstOf(e.NotExercised, "fig4: no primary CPU figures under `primary` in and outside the burst (bench --member-stats) to tell whether the burst congested it")
+			case light.V >= 0.9*busy.V:
+				e.NotExercised = firstOf(e.NotExercised, fmt.Sprintf("the primary was as busy %s the burst as in it: under `primary` %.1f %% of a CPU against %.1f %%; "+
+					"the paper's uncongested primary at 20 clients did not happen on this set", map[int]string{0: "before", 2: "after"}[which], light.V, busy.V))
+			}
+			return e, nil
+		}
+	}
 	tput, p80, share, stale := sumTput, sumP80, sumShare, sumStale
 
 	return []*Figure{
@@ -442,11 +491,11 @@ func decongestantFigures() []*Figure {
 				{Text: "YCSB-B read throughput, decongestant over secondary", PaperText: "higher", Source: Source{278, "The percentage soon reaches an optimised state at 70%"}, Kind: Above, Ref: 1, Unit: "×", Measure: ratioOf(phase("fig3", dec, false, readTput), phase("fig3", sec, false, readTput))},
 			}},
 		{Paper: p, ID: "fig4", Caption: "read-write TPC-C, 20 → 200 → 20 clients: Stock-Level throughput, P80, share on secondaries", Source: Source{308, "Figure 4: Decongestant's response to variations of client number in read-write TPC-C"},
-			Status: Scaled, Note: "phases of 120 s (40 s quick) instead of 5 min, 20 warehouses (10 clients a warehouse at the burst, TPC-C's terminals; a small database quick) instead of the paper's", Experiment: dcFig4, Plots: plots("fig4", "stock_level_tput", "stock_level_p80", "secondary_pct"),
+			Status: Scaled, Note: "phases of 120 s (40 s quick) instead of 5 min, 20 warehouses (10 clients a warehouse at the burst, TPC-C's terminals; a small database quick) instead of the paper's; the 20 clients before and after the burst held to 40 % of this primary's throughput of the mix (measured first, primary alone), as 20 closed loops alone kept a 0.35-CPU primary at its cap where the paper's had room; the S probe's writer every 50 ms, not 5", Experiment: dcFig4, Plots: plots("fig4", "stock_level_tput", "stock_level_p80", "secondary_pct"),
 			Claims: []Claim{
-				{Text: "share on secondaries in the burst minus before it", PaperText: "quickly pushes up the percentage", Source: Source{282, "quickly pushes up the percentage of secondary Stock Level transactions"}, Kind: Above, Ref: 0, Unit: "points", Measure: diffOf(burst(dec, 1, secondaryPct), burst(dec, 0, secondaryPct))},
+				{Text: "share on secondaries in the burst minus before it", PaperText: "quickly pushes up the percentage", Source: Source{282, "quickly pushes up the percentage of secondary Stock Level transactions"}, Kind: Above, Ref: 0, Unit: "points", Measure: eased(0, diffOf(burst(dec, 1, secondaryPct), burst(dec, 0, secondaryPct)))},
 				{Text: "Stock-Level throughput in the burst, decongestant over secondary", PaperText: "a level similar to Secondary", Source: Source{282, "to a level similar to the situation where the Read Preference is"}, Kind: Similar, Ref: 1, Tol: 0.15, Unit: "×", Measure: ratioOf(burst(dec, 1, readTput), burst(sec, 1, readTput))},
-				{Text: "share on secondaries after the burst minus in it", PaperText: "brings back most of the Stock Level transactions", Source: Source{282, "Read Balancer gradually brings back most of the Stock Level"}, Kind: Below, Ref: 0, Unit: "points", Measure: diffOf(burst(dec, 2, secondaryPct), burst(dec, 1, secondaryPct))},
+				{Text: "share on secondaries after the burst minus in it", PaperText: "brings back most of the Stock Level transactions", Source: Source{282, "Read Balancer gradually brings back most of the Stock Level"}, Kind: Below, Ref: 0, Unit: "points", Measure: eased(2, diffOf(burst(dec, 2, secondaryPct), burst(dec, 1, secondaryPct)))},
 			}},
 		{Paper: p, ID: "fig5", Caption: "YCSB-B, clients swept: read throughput, P80, share on secondaries", Source: Source{324, "Figure 5: Performance trends with increasing client count"},
 			Status: Scaled, Note: "clients 20-180 (20, 100, 180 quick), three runs per point (one quick), 100 s runs; " + scaled, Experiment: dcFig5, Plots: plots("fig5", "sweep_tput", "sweep_p80", "sweep_secondary"),

@@ -605,3 +605,63 @@ func TestLightPhaseNeedsALighterPrimary(t *testing.T) {
 		}
 	}
 }
+
+// TestBurstNeedsAnEasedPrimary: fig. 4's claims about its light phases
+// (the share rising into the burst, falling after it) are not exercised
+// when the primary was as busy there as in the burst under `primary`, or
+// its CPU was not measured, and are judged when the light phases eased it.
+func TestBurstNeedsAnEasedPrimary(t *testing.T) {
+	cpu := func(v float64) []results.Member {
+		return []results.Member{{Role: "primary", CPUPct: &v}, {Role: "secondary", CPUPct: new(float64)}}
+	}
+	fig4 := func(lightCPU float64, measured bool) *results.Results {
+		var runs []results.Run
+		for range MinRepeats {
+			for _, policy := range []string{"primary", "decongestant"} {
+				ps := periods(360, func(ts float64) results.Period {
+					burst := ts > 120 && ts <= 240
+					p := results.Period{SecondaryPct: 10}
+					if burst {
+						p.SecondaryPct = 85
+					}
+					if policy == "primary" && measured {
+						p.Members = cpu(lightCPU)
+						if burst {
+							p.Members = cpu(35)
+						}
+					}
+					return p
+				})
+				runs = append(runs, results.Run{Policy: policy, Periods: ps})
+			}
+		}
+		return &results.Results{Config: results.Config{Phases: []results.PhaseSpec{{AtS: 120}, {AtS: 240}}}, Runs: runs}
+	}
+	for _, c := range []struct {
+		text string
+		v    float64
+	}{
+		{"share on secondaries in the burst minus before it", 75},
+		{"share on secondaries after the burst minus in it", -75},
+	} {
+		claim, _ := claimOf(t, "decongestant", "fig4", c.text)
+		for _, tt := range []struct {
+			name     string
+			light    float64
+			measured bool
+			want     string
+		}{
+			{"the primary at its cap outside the burst too", 34.5, true, NotExercised},
+			{"no CPU figures", 10, false, NotExercised},
+			{"the primary eased outside the burst", 14, true, Agrees},
+		} {
+			e, err := claim.Measure(fakeOutputs{"fig4": fig4(tt.light, tt.measured)})
+			if err != nil || math.Abs(e.V-c.v) > 1e-9 {
+				t.Fatalf("%s, %s: %+v, %v; want %v", c.text, tt.name, e, err, c.v)
+			}
+			if v, rule := Judge(claim, e); v != tt.want {
+				t.Errorf("%s, %s: %s (%s), want %s", c.text, tt.name, v, rule, tt.want)
+			}
+		}
+	}
+}

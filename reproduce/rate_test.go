@@ -87,22 +87,24 @@ func TestRatesReadAnEarlierStep(t *testing.T) {
 			}
 		}
 	}
-	if n < 2 {
-		t.Errorf("%d rate placeholders in all experiments (quick and full), want fig. 3's two", n)
+	if n < 6 {
+		t.Errorf("%d rate placeholders in all experiments (quick and full), want fig. 3's two and fig. 4's four", n)
 	}
 }
 
 // TestScaledFiguresRunALightProbe: where the runs are scaled to the
-// primary's capacity (a saturation probe first), the S probe beside them
-// writes at most 20 times a second: at its default 200 it took most of a
-// 0.35-CPU primary's cap, which the probe measured without it.
+// primary's capacity (a saturation probe first, or a rate from a capacity
+// step), the S probe beside them writes at most 20 times a second: at its
+// default 200 it took most of a 0.35-CPU primary's cap, which the probe
+// and the capacity steps measured without it.
 func TestScaledFiguresRunALightProbe(t *testing.T) {
 	n := 0
 	for _, e := range Experiments(Figures()) {
-		if e.Saturate == nil {
-			continue
-		}
 		for _, q := range []bool{true, false} {
+			rated := slices.ContainsFunc(e.Steps(q), func(s Step) bool { return len(rateOutputs(s.Args)) > 0 })
+			if e.Saturate == nil && !rated {
+				continue
+			}
 			for _, s := range e.Steps(q) {
 				if !slices.Contains(s.Args, "--sprobe") {
 					continue
@@ -119,7 +121,7 @@ func TestScaledFiguresRunALightProbe(t *testing.T) {
 			}
 		}
 	}
-	if n < 8 {
-		t.Errorf("%d scaled steps with the S probe, want figs. 2, 3, 5 and 6, quick and full", n)
+	if n < 10 {
+		t.Errorf("%d scaled steps with the S probe, want figs. 2-6, quick and full", n)
 	}
 }

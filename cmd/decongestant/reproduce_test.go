@@ -20,10 +20,12 @@ import (
 func TestReproduceStepsParse(t *testing.T) {
 	const uri = "mongodb://127.0.0.1:1,127.0.0.1:2/?replicaSet=rs&localThresholdMS=1000"
 	dir, out := t.TempDir(), t.TempDir()
-	// a capacity step's output, for the rates later steps read from it
+	// the capacity steps' outputs (fig. 3's YCSB-A, fig. 4's TPC-C), for the rates later steps read from them
 	capacity := &results.Results{Runs: []results.Run{{Policy: "primary", Clients: 1, Summary: results.Summary{ReadTput: 150, WriteTput: 150}}}}
-	if err := capacity.WriteJSONPath(filepath.Join(out, "capacity-a.json")); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"capacity-a", "capacity-tpcc"} {
+		if err := capacity.WriteJSONPath(filepath.Join(out, name+".json")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	n := 0
 	for _, e := range reproduce.Experiments(reproduce.Figures()) {
