@@ -63,7 +63,8 @@ func TestFillRateNeedsItsCapacityStep(t *testing.T) {
 
 // TestRatesReadAnEarlierStep: every rate placeholder of an experiment reads
 // the output of a step that runs before its own, one that runs primary
-// alone; fig. 3's light phase is one of them.
+// alone and is not drawn as the figure's report; fig. 3's light phase is
+// one of them.
 func TestRatesReadAnEarlierStep(t *testing.T) {
 	n := 0
 	for _, e := range Experiments(Figures()) {
@@ -79,6 +80,9 @@ func TestRatesReadAnEarlierStep(t *testing.T) {
 					}
 					if !strings.Contains(c.Command(), "--policies primary ") {
 						t.Errorf("%s: the capacity step %s does not run primary alone", e.Name, c.Command())
+					}
+					if c.Report {
+						t.Errorf("%s: the capacity step %s is drawn as a report: the figure's report link would show it, not the figure's runs", e.Name, c.Command())
 					}
 				}
 				if s.Output != "" {
