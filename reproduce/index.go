@@ -22,6 +22,10 @@ type Entry struct {
 	Rows    []Row    `json:"claims,omitempty"`
 	Report  string   `json:"report,omitempty"` // the runs' report, relative to the index
 	Ran     []string `json:"commands,omitempty"`
+	// OtherShape: the runs judged were made in another shape than this
+	// code's (Experiment.RanThisShape): Note describes this code's, Ran
+	// what ran.
+	OtherShape bool `json:"other_shape,omitempty"`
 	// Plots are the figure's plots, relative to the index.
 	Plots []string `json:"plots,omitempty"`
 	// TookS is how long the experiment's runs took, in seconds.
@@ -214,7 +218,7 @@ the runs never put the claim to the test (a bound never approached, a policy tha
 {{range .Papers}}<h2>{{.Title}}</h2>
 <table><tr><th>figure</th><th>what it shows</th><th>status</th><th>verdict</th><th>claims: paper beside ours</th></tr>
 {{range .Entries}}<tr><td><b>{{.Figure}}</b>{{with .Report}}<br><a href="{{.}}">report</a>{{end}}</td>
-<td>{{.Caption}}{{with .Note}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Status}}{{with .TookS}}<div class="note">ran {{minutes .}}</div>{{end}}{{if and .Quick (not $.Ix.Quick)}}<div class="note">quick shape</div>{{end}}{{with .MongodVersion}}<div class="note">mongod {{.}}</div>{{end}}{{with .Version}}<div class="note">{{.}}</div>{{end}}{{with .Scaling}}<div class="note">clients scaled: {{.}}</div>{{end}}</td>
+<td>{{.Caption}}{{with .Note}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Status}}{{with .TookS}}<div class="note">ran {{minutes .}}</div>{{end}}{{if and .Quick (not $.Ix.Quick)}}<div class="note">quick shape</div>{{end}}{{with .MongodVersion}}<div class="note">mongod {{.}}</div>{{end}}{{with .Version}}<div class="note">{{.}}</div>{{end}}{{with .Scaling}}<div class="note">clients scaled: {{.}}</div>{{end}}{{if .OtherShape}}<div class="note"><b>ran in another shape than this code's</b>: the note beside is this code's; the commands are the run's</div>{{end}}</td>
 <td class="v {{class .Verdict}}">{{if .Error}}failed{{else if .Verdict}}{{.Verdict}}{{else}}-{{end}}{{with .Error}}<div class="note">{{.}}</div>{{end}}</td>
 <td>{{if .Rows}}<table class="claims"><tr><th>claim</th><th>paper</th><th>ours</th><th>the claim (shaded), the paper ◆, ours ● with its 95 % interval</th><th>verdict</th></tr>
 {{range .Rows}}<tr><td>{{.Claim}}{{with .Detail}}<div class="note">{{.}}</div>{{end}}</td><td>{{.Paper}}{{with .Quote}}<div class="note">“{{.}}”</div>{{end}}</td><td>{{unit .}}</td><td>{{strip .}}</td><td class="v {{class .Verdict}}">{{.Verdict}}{{with .Rule}}<div class="note">{{.}}</div>{{end}}{{with .Cause}}<div class="note"><b>cause:</b> {{.}}</div>{{end}}</td></tr>

@@ -132,3 +132,28 @@ func join(parts ...[]string) []string {
 
 // secs formats whole seconds as a Go duration.
 func secs(s int) string { return fmt.Sprintf("%ds", s) }
+
+// RanThisShape reports whether ran, a run's commands as written (its
+// sets' `cluster up` lines and its steps'), are e's steps in the quick or
+// full shape this code defines, or the first of them (a run that stopped
+// early). A run made by older code may not be: judged again, its verdicts
+// use this code's claims, but the figure's note describes this code's
+// shape, not the one that ran.
+func (e *Experiment) RanThisShape(ran []string, quick bool) bool {
+	var steps []string
+	for _, c := range ran {
+		if !strings.HasPrefix(c, "decongestant cluster up ") {
+			steps = append(steps, c)
+		}
+	}
+	want := e.AllSteps(quick)
+	if len(steps) > len(want) {
+		return false
+	}
+	for i, c := range steps {
+		if c != want[i].Command() {
+			return false
+		}
+	}
+	return true
+}

@@ -209,6 +209,7 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 			}
 			en.Ran, en.TookS, en.Quick, en.MongodVersion, en.Commands = rec.Commands, rec.TookS, rec.Quick, rec.MongodVersion, rec.Filled
 			en.Version = rec.Version
+			en.OtherShape = len(rec.Commands) > 0 && !e.RanThisShape(rec.Commands, rec.Quick)
 			en.Scaling = nil
 			if sc := new(reproduce.Scaling); outs.JSON(reproduce.ScalingOutput, sc) == nil {
 				en.Scaling = sc
