@@ -403,28 +403,18 @@ func decongestantFigures() []*Figure {
 	}
 	dec, pri, sec := sel{policy: "decongestant"}, sel{policy: "primary"}, sel{policy: "secondary"}
 	// lighter judges a claim about the second phase only when that phase
-	// left the primary room: under `primary` its CPU fell below 90 % of
-	// the first phase's. Fig. 3's paper runs from 180 clients down to 20,
-	// a sudden decrease; on a member capped at a fraction of a CPU a single
-	// YCSB-A client's updates can keep the primary at its cap, and then the
-	// balancer rightly keeps the reads away: not the paper's regime.
+	// left the primary room (withRoom). Fig. 3's paper runs from 180
+	// clients down to 20, a sudden decrease; on a member capped at a
+	// fraction of a CPU a single YCSB-A client's updates can keep the
+	// primary at its cap, and then the balancer rightly keeps the reads
+	// away: not the paper's regime.
 	lighter := func(name string, m func(Outputs) (Estimate, error)) func(Outputs) (Estimate, error) {
-		return func(o Outputs) (Estimate, error) {
-			e, err := m(o)
-			if err != nil || !e.Measured() {
-				return e, err
-			}
-			before, err1 := phase(name, pri, false, primaryCPU)(o)
-			after, err2 := phase(name, pri, true, primaryCPU)(o)
-			switch {
-			case err1 != nil || err2 != nil || !before.Measured() || !after.Measured() || before.V <= 0:
-				e.NotExercised = firstOf(e.NotExercised, name+": no primary CPU figures under `primary` in both phases (bench --member-stats) to tell whether the load on it decreased")
-			case after.V >= 0.9*before.V:
-				e.NotExercised = firstOf(e.NotExercised, fmt.Sprintf("the second phase did not lighten the primary: under `primary` it used %.1f %% of a CPU, against %.1f %% in the first "+
-					"phase; the paper's sudden decrease of load did not happen on this set", after.V, before.V))
-			}
-			return e, nil
-		}
+		return withRoom(m, phase(name, pri, true, primaryCPU), phase(name, pri, false, primaryCPU),
+			name+": no primary CPU figures under `primary` in both phases (bench --member-stats) to tell whether the load on it decreased",
+			func(light, busy float64) string {
+				return fmt.Sprintf("the second phase did not lighten the primary: under `primary` it used %.1f %% of a CPU, against %.1f %% in the first "+
+					"phase; the paper's sudden decrease of load did not happen on this set", light, busy)
+			})
 	}
 	burst := func(s sel, which int, f func(results.Period) float64) func(Outputs) (Estimate, error) {
 		return func(o Outputs) (Estimate, error) {
@@ -444,27 +434,17 @@ func decongestantFigures() []*Figure {
 		}
 	}
 	// eased judges a claim that needs fig. 4's primary uncongested in its
-	// phase which (0 before the burst, 2 after) only when under `primary`
-	// its CPU there was below 90 % of the burst's: on a primary kept at
-	// its cap by the light phase too, the balancer rightly keeps the reads
-	// on the secondaries, which is not the paper's regime.
+	// phase which (0 before the burst, 2 after) only when that phase left
+	// it room against the burst (withRoom): on a primary kept at its cap
+	// by the light phase too, the balancer rightly keeps the reads on the
+	// secondaries, which is not the paper's regime.
 	eased := func(which int, m func(Outputs) (Estimate, error)) func(Outputs) (Estimate, error) {
-		return func(o Outputs) (Estimate, error) {
-			e, err := m(o)
-			if err != nil || !e.Measured() {
-				return e, err
-			}
-			light, err1 := burst(pri, which, primaryCPU)(o)
-			busy, err2 := burst(pri, 1, primaryCPU)(o)
-			switch {
-			case err1 != nil || err2 != nil || !light.Measured() || !busy.Measured() || busy.V <= 0:
-				e.NotExercised = firstOf(e.NotExercised, "fig4: no primary CPU figures under `primary` in and outside the burst (bench --member-stats) to tell whether the burst congested it")
-			case light.V >= 0.9*busy.V:
-				e.NotExercised = firstOf(e.NotExercised, fmt.Sprintf("the primary was as busy %s the burst as in it: under `primary` %.1f %% of a CPU against %.1f %%; "+
-					"the paper's uncongested primary at 20 clients did not happen on this set", map[int]string{0: "before", 2: "after"}[which], light.V, busy.V))
-			}
-			return e, nil
-		}
+		return withRoom(m, burst(pri, which, primaryCPU), burst(pri, 1, primaryCPU),
+			"fig4: no primary CPU figures under `primary` in and outside the burst (bench --member-stats) to tell whether the burst congested it",
+			func(light, busy float64) string {
+				return fmt.Sprintf("the primary was as busy %s the burst as in it: under `primary` %.1f %% of a CPU against %.1f %%; "+
+					"the paper's uncongested primary at 20 clients did not happen on this set", map[int]string{0: "before", 2: "after"}[which], light, busy)
+			})
 	}
 	tput, p80, share, stale := sumTput, sumP80, sumShare, sumStale
 
@@ -543,5 +523,28 @@ func decongestantFigures() []*Figure {
 			Claims: []Claim{
 				{Text: "Stock-Level throughput with the probe over without", PaperText: "remains at a similar level", Source: Source{381, "remains at a similar level when running with or without the S workload"}, Kind: Similar, Ref: 1, Tol: 0.05, Unit: "×", Measure: ratioOf(fig11Tput(true), fig11Tput(false))},
 			}},
+	}
+}
+
+// withRoom judges m only when the primary had room in a light window
+// against a busy one: under `primary` its CPU in the light window (light)
+// below 90 % of the busy window's (busy). Else m's estimate is not
+// exercised, saying why: unmeasured when either CPU figure is missing,
+// same(light, busy) when the light window was as busy.
+func withRoom(m, light, busy func(Outputs) (Estimate, error), unmeasured string, same func(light, busy float64) string) func(Outputs) (Estimate, error) {
+	return func(o Outputs) (Estimate, error) {
+		e, err := m(o)
+		if err != nil || !e.Measured() {
+			return e, err
+		}
+		l, err1 := light(o)
+		b, err2 := busy(o)
+		switch {
+		case err1 != nil || err2 != nil || !l.Measured() || !b.Measured() || b.V <= 0:
+			e.NotExercised = firstOf(e.NotExercised, unmeasured)
+		case l.V >= 0.9*b.V:
+			e.NotExercised = firstOf(e.NotExercised, same(l.V, b.V))
+		}
+		return e, nil
 	}
 }
