@@ -5,16 +5,13 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/decongestant/decongestant/balancer"
-	"github.com/decongestant/decongestant/cluster"
 	"github.com/decongestant/decongestant/internal/testutil"
 	"github.com/decongestant/decongestant/monitor"
 )
@@ -211,22 +208,12 @@ func TestUnreachableHostsAreNamedAndCredentialsRedacted(t *testing.T) {
 	}
 }
 
+// TestStandaloneIsNotAReplicaSet: bench refuses a mongod that is not a
+// replica set member. (testutil.Standalone starts it without a Unix
+// socket: killed at cleanup, a mongod leaves its socket file in /tmp.)
 func TestStandaloneIsNotAReplicaSet(t *testing.T) {
-	testutil.SkipIfShort(t)
-	bin, err := cluster.FindMongod(context.Background(), "", "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := testutil.FreePort(t)
-	dir := t.TempDir()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind_ip", "127.0.0.1", "--dbpath", dir,
-		"--logpath", filepath.Join(dir, "log"))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	uri := "mongodb://127.0.0.1:" + strconv.Itoa(port)
-	_, _, err = runCLI(t, "bench", "ycsb", "--uri", uri, "--out", filepath.Join(t.TempDir(), "r.json"))
+	uri := "mongodb://" + testutil.Standalone(t)
+	_, _, err := runCLI(t, "bench", "ycsb", "--uri", uri, "--out", filepath.Join(t.TempDir(), "r.json"))
 	if err == nil || !strings.Contains(err.Error(), "standalone") {
 		t.Fatalf("err %v, want a standalone error", err)
 	}
