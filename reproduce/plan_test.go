@@ -1,6 +1,9 @@
 package reproduce
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestRanThisShape: a run's commands are this code's shape when they are
 // its steps (the sets' `cluster up` lines aside) or the first of them; the
@@ -32,5 +35,32 @@ func TestRanThisShape(t *testing.T) {
 		if got := dcFig4.RanThisShape(tt.ran, false); got != tt.want {
 			t.Errorf("%s: RanThisShape %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestCheckedOnce: the poster's sweep runs its TPC-C runs unchecked and
+// then TPC-C's consistency checks once, on the same set, keeping their
+// results; the step it was given is left as it was.
+func TestCheckedOnce(t *testing.T) {
+	for _, quick := range []bool{true, false} {
+		steps := rpmSweep.Steps(quick)
+		if len(steps) != 2 {
+			t.Fatalf("quick %v: %d steps, want the sweep and its check", quick, len(steps))
+		}
+		run, check := steps[0], steps[1]
+		if run.Args[0] != "bench" || run.Args[1] != "tpcc" || !slices.Contains(run.Args, "--check=false") {
+			t.Errorf("quick %v: the sweep %q still checks after every run", quick, run.Command())
+		}
+		want := "decongestant tpcc check --uri {uri} --json {out}/rpm-check.json"
+		if check.Command() != want || check.Output != "rpm-check" {
+			t.Errorf("quick %v: after the sweep %q (output %q), want %q (output rpm-check)", quick, check.Command(), check.Output, want)
+		}
+	}
+	orig := Step{Args: make([]string, 2, 8)}
+	copy(orig.Args, []string{"bench", "tpcc"})
+	got := checkedOnce("x", orig)
+	got[0].Args[2] = "changed"
+	if orig.Args[:3][2] != "" {
+		t.Errorf("checkedOnce wrote into its argument's array: %q", orig.Args[:3])
 	}
 }
