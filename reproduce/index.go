@@ -55,6 +55,10 @@ type Environment struct {
 	Go      string `json:"go"`
 	OS      string `json:"os"` // GOOS/GOARCH and the kernel release
 	CPUs    int    `json:"cpus"`
+	// CPUModel is the processor's name (/proc/cpuinfo's model name), ""
+	// when unknown: runs on one machine compare, across machines they may
+	// not (a host twice as fast moves every throughput).
+	CPUModel string `json:"cpu_model,omitempty"`
 	// MemoryMB is the machine's memory (MemTotal), 0 when unknown.
 	MemoryMB int64 `json:"memory_mb,omitempty"`
 	// Disk is the output directory's filesystem: its size and free space.
@@ -64,6 +68,9 @@ type Environment struct {
 // String is the environment on one line.
 func (e Environment) String() string {
 	s := fmt.Sprintf("%s, %s, %d CPUs", e.Version, e.OS, e.CPUs)
+	if e.CPUModel != "" {
+		s += " (" + e.CPUModel + ")"
+	}
 	if e.MemoryMB > 0 {
 		s += fmt.Sprintf(", %.1f GiB memory", float64(e.MemoryMB)/1024)
 	}

@@ -22,11 +22,33 @@ import (
 // output directory, whose filesystem is the disk recorded.
 func environment(out string) reproduce.Environment {
 	env := reproduce.Environment{Version: versionLine(), Go: runtime.Version(), CPUs: runtime.NumCPU(),
-		OS: runtime.GOOS + "/" + runtime.GOARCH, MemoryMB: memTotalMB(), Disk: diskOf(out)}
+		OS: runtime.GOOS + "/" + runtime.GOARCH, CPUModel: cpuModel(), MemoryMB: memTotalMB(), Disk: diskOf(out)}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		env.OS += " " + strings.TrimSpace(string(b))
 	}
 	return env
+}
+
+// cpuModel is the first "model name" of /proc/cpuinfo, "" when unknown.
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	return cpuinfoModel(f)
+}
+
+// cpuinfoModel is the first "model name" of a /proc/cpuinfo.
+func cpuinfoModel(r io.Reader) string {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(name) == "model name" {
+			return strings.Join(strings.Fields(value), " ")
+		}
+	}
+	return ""
 }
 
 // memTotalMB is MemTotal from /proc/meminfo in MiB, 0 when unknown.

@@ -231,3 +231,19 @@ func TestReproduceResumeSkipsFinished(t *testing.T) {
 		t.Error("a finished full-shape record: finished as full, not as quick")
 	}
 }
+
+// TestCPUInfoModel: the index names the processor from /proc/cpuinfo's
+// first "model name", its spacing folded; none is "".
+func TestCPUInfoModel(t *testing.T) {
+	in := "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel\t\t: 1\nmodel name\t: AMD EPYC  7B13 64-Core Processor\nflags\t\t: fpu\n\nprocessor\t: 1\nmodel name\t: other\n"
+	if got, want := cpuinfoModel(strings.NewReader(in)), "AMD EPYC 7B13 64-Core Processor"; got != want {
+		t.Errorf("model %q, want %q", got, want)
+	}
+	if got := cpuinfoModel(strings.NewReader("processor\t: 0\nmodel\t\t: 1\n")); got != "" {
+		t.Errorf("model %q from a cpuinfo without a model name, want none", got)
+	}
+	env := reproduce.Environment{Version: "v", OS: "linux/amd64", CPUs: 2, CPUModel: "AMD EPYC", Go: "go1"}
+	if s := env.String(); !strings.Contains(s, "2 CPUs (AMD EPYC)") {
+		t.Errorf("environment line %q does not name the processor", s)
+	}
+}
