@@ -370,3 +370,28 @@ func TestDoneDivertedToThePrimary(t *testing.T) {
 		t.Fatalf("latency samples: primary %d, secondary %d; want 1, 0", p, s)
 	}
 }
+
+// BenchmarkRouteExternal is a routed read as the wire-protocol proxy asks
+// for it: Route under the proxy's default staleness bound (a constrained
+// spec: the lag poll is read) and no read-your-writes fence, then Done
+// with the member that served it.
+func BenchmarkRouteExternal(b *testing.B) {
+	w := balancer.Weights{Primary: 0.2, Secondaries: []balancer.HostWeight{{Host: "s1:1", Weight: 0.4}, {Host: "s2:2", Weight: 0.4}}}
+	r := offlineExternal(b, w)
+	r.served.roles["p:0"] = balancer.Primary
+	r.lagNow.Store(&monitor.LagSample{At: time.Now(), Known: true, Members: []monitor.MemberLag{
+		{Host: "p:0", Role: balancer.Primary}, {Host: "s1:1", Role: balancer.Secondary, Lag: time.Millisecond}, {Host: "s2:2", Role: balancer.Secondary, Lag: time.Millisecond}}})
+	spec := ReadSpec{MaxStaleness: 10 * time.Second}
+	b.ReportAllocs()
+	for b.Loop() {
+		rt, err := r.Route(spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		host := rt.Host
+		if host == "" {
+			host = "p:0"
+		}
+		rt.Done(host, time.Millisecond, nil)
+	}
+}
