@@ -38,7 +38,17 @@ func hintsRun(quick bool, out string, extra ...string) Step {
 		Output: out, Report: true}
 }
 
-var rhUniform = &Experiment{Name: "read-hints-fig7-8", Cluster: hintsSet, Quick: 4 * time.Minute, Full: 75 * time.Minute,
+// hintsFull is a full hintsRun of two policies (six runs of 240 s after
+// loading 1.5 M records): figs. 7-8 took 27.9 min on 2026-11-27, about 3
+// of it loading, 4 min 10 s a run with its secondaries' cold restart.
+const (
+	hintsLoad  = 3 * time.Minute
+	hintsEach  = 250 * time.Second
+	hintsFull  = hintsLoad + 6*hintsEach
+	hintsApply = hintsLoad + 18*hintsEach // Table 1: six variants
+)
+
+var rhUniform = &Experiment{Name: "read-hints-fig7-8", Cluster: hintsSet, Quick: 4 * time.Minute, Full: hintsFull,
 	Steps: func(q bool) []Step {
 		return []Step{hintsRun(q, "rh-uniform", flags("workload", "c", "distribution", "uniform")...)}
 	}}
@@ -58,12 +68,12 @@ var rhHDD = &Experiment{Name: "read-hints-fig4-6", Cluster: hintsHDD, Quick: 5 *
 		return []Step{hintsRun(q, "rh-hdd", flags("workload", "c", "distribution", "uniform")...)}
 	}}
 
-var rhZipf = &Experiment{Name: "read-hints-fig11-12", Cluster: hintsSet, Quick: 4 * time.Minute, Full: 75 * time.Minute,
+var rhZipf = &Experiment{Name: "read-hints-fig11-12", Cluster: hintsSet, Quick: 4 * time.Minute, Full: hintsFull,
 	Steps: func(q bool) []Step {
 		return []Step{hintsRun(q, "rh-zipf", flags("workload", "c", "distribution", "zipfian")...)}
 	}}
 
-var rhReadWrite = &Experiment{Name: "read-hints-fig13-14", Cluster: hintsSet, Quick: 4 * time.Minute, Full: 75 * time.Minute,
+var rhReadWrite = &Experiment{Name: "read-hints-fig13-14", Cluster: hintsSet, Quick: 4 * time.Minute, Full: hintsFull,
 	Steps: func(q bool) []Step {
 		return []Step{hintsRun(q, "rh-rw", flags("workload", "a", "readproportion", "0.8", "distribution", "uniform")...)}
 	}}
@@ -71,7 +81,7 @@ var rhReadWrite = &Experiment{Name: "read-hints-fig13-14", Cluster: hintsSet, Qu
 // applyVariants are Table 1's fractions of the hints applied.
 var applyVariants = []string{"hints:apply=0.1", "hints:apply=0.2", "hints:apply=0.33", "hints:apply=0.5", "hints"}
 
-var rhApply = &Experiment{Name: "read-hints-table1", Cluster: hintsSet, Quick: 4 * time.Minute, Full: 135 * time.Minute,
+var rhApply = &Experiment{Name: "read-hints-table1", Cluster: hintsSet, Quick: 4 * time.Minute, Full: hintsApply,
 	Steps: func(q bool) []Step {
 		variants := strings.Join(applyVariants, ",")
 		if q {
@@ -80,7 +90,7 @@ var rhApply = &Experiment{Name: "read-hints-table1", Cluster: hintsSet, Quick: 4
 		return []Step{hintsRun(q, "rh-apply", flags("workload", "c", "distribution", "uniform", "hints", variants)...)}
 	}}
 
-var rhBack = &Experiment{Name: "read-hints-fig15", Cluster: hintsSet, Quick: 2 * time.Minute, Full: 75 * time.Minute,
+var rhBack = &Experiment{Name: "read-hints-fig15", Cluster: hintsSet, Quick: 2 * time.Minute, Full: hintsFull,
 	Steps: func(q bool) []Step {
 		t := migrateAt(q)
 		s := hintsRun(q, "rh-back", flags("workload", "c", "distribution", "uniform", "hints", "off")...)
@@ -95,7 +105,7 @@ var rhBack = &Experiment{Name: "read-hints-fig15", Cluster: hintsSet, Quick: 2 *
 
 // rhShift is fig. 16: the reads move to n2 as their working set moves to
 // the next keys, then back to n1, whose cache holds the old working set.
-var rhShift = &Experiment{Name: "read-hints-fig16", Cluster: hintsSet, Quick: 4 * time.Minute, Full: 75 * time.Minute,
+var rhShift = &Experiment{Name: "read-hints-fig16", Cluster: hintsSet, Quick: 4 * time.Minute, Full: hintsFull,
 	Steps: func(q bool) []Step {
 		t := migrateAt(q)
 		keys := scale(q, "40000", "500000")
