@@ -310,3 +310,34 @@ func TestTPCCWarehousesCoverThreads(t *testing.T) {
 		t.Errorf("only %d TPC-C steps checked", n)
 	}
 }
+
+// TestCausesNameTheirRuns: a claim's cause names the committed run that
+// established it (a directory under docs/results), so a reader can check it
+// and a mistyped or removed run fails here.
+func TestCausesNameTheirRuns(t *testing.T) {
+	dirs, err := os.ReadDir("../docs/results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range Figures() {
+		for _, c := range f.Claims {
+			if c.Cause == "" {
+				continue
+			}
+			n++
+			named := 0
+			for _, d := range dirs {
+				if d.IsDir() && strings.Contains(c.Cause, d.Name()) {
+					named++
+				}
+			}
+			if named == 0 {
+				t.Errorf("%s, %q: the cause names no run committed under docs/results: %s", f.Name(), c.Text, c.Cause)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no claim carries a cause")
+	}
+}
