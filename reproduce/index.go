@@ -85,7 +85,10 @@ func (e Environment) String() string {
 type Index struct {
 	// Quick: every figure judged had the --quick shape.
 	Quick   bool   `json:"quick"`
-	Started string `json:"started_at"`
+	Started string `json:"started_at"` // when the runs began; "" when judged from runs kept elsewhere
+	// Judged is when `--judge-only` judged the kept runs again (with the
+	// code of that build); "" for an index written by the runs themselves.
+	Judged string `json:"judged_at,omitempty"`
 	// Machine is Environment on one line (older indexes have only this).
 	Machine     string       `json:"machine,omitempty"`
 	Environment *Environment `json:"environment,omitempty"`
@@ -214,7 +217,7 @@ code{font-size:12px}
 </style></head><body>
 <h1>The papers, reproduced</h1>
 <p>{{if .Ix.Quick}}Quick runs (minutes each: a smoke test, not the faithful shape).{{else}}Runs at the faithful shape that fits this machine.{{end}}
-Started {{.Ix.Started}}{{with .Ix.Machine}} on {{.}}{{end}}.
+{{with .Ix.Started}}Started {{.}}{{with $.Ix.Machine}} on {{.}}{{end}}.{{end}}{{with .Ix.Judged}} Judged again {{.}} by this build's claims; each figure names the build and the set that ran it.{{end}}
 Verdicts are computed from our data: each claim's mean over n repetitions and its 95 % confidence interval (Student's t),
 held to the claim's band or side as the rule under each verdict says. <em>agrees</em>: the whole interval satisfies the claim;
 <em>same direction</em>: the interval lies outside the paper's band but on the paper's side; <em>disagrees</em>: the whole interval

@@ -157,7 +157,7 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 		entries[f.Name()] = &ix.Entries[i]
 	}
 	if rf.judge { // the runs were made earlier, maybe elsewhere: their record, not this machine's
-		ix.Machine, ix.Environment = "", nil
+		ix.Started, ix.Machine, ix.Environment, ix.Judged = "", "", nil, ix.Started
 		if prev, err := readIndex(rf.out); err == nil {
 			ix.Started, ix.Machine, ix.Environment = prev.Started, prev.Machine, prev.Environment
 		}

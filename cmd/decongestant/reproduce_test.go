@@ -247,3 +247,43 @@ func TestCPUInfoModel(t *testing.T) {
 		t.Errorf("environment line %q does not name the processor", s)
 	}
 }
+
+// TestJudgeOnlyWithoutAnIndex: runs kept elsewhere (a committed run's
+// experiment directory, no index beside it) judged again: the index says
+// when it was judged and claims no start time or machine for the runs,
+// whose commands, mongod and time each figure names itself.
+func TestJudgeOnlyWithoutAnIndex(t *testing.T) {
+	src := filepath.Join("..", "..", "docs", "results", "reproduce-decongestant-fig9-10-2026-11-27", "decongestant-fig9-10")
+	out := t.TempDir()
+	if err := os.CopyFS(filepath.Join(out, "decongestant-fig9-10"), os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := reproduce.Find("decongestant", "fig9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rf := reproduceFlags{judge: true, out: out}
+	var stdout, stderr bytes.Buffer
+	if err := reproduceRun(context.Background(), reproduce.FiguresOf(f.Experiment), rf, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	ix, err := readIndex(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Started != "" || ix.Machine != "" || ix.Judged == "" {
+		t.Errorf("index started %q on %q, judged %q; want only when it was judged", ix.Started, ix.Machine, ix.Judged)
+	}
+	html, err := os.ReadFile(filepath.Join(out, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(html), "Started") || !strings.Contains(string(html), "Judged again "+ix.Judged) {
+		t.Errorf("the page does not say it was judged from kept runs:\n%.600s", html)
+	}
+	for _, e := range ix.Entries {
+		if len(e.Ran) == 0 || e.MongodVersion == "" || e.TookS == 0 {
+			t.Errorf("%s: no commands (%d), mongod (%q) or time (%v) of the run that made it", e.Figure, len(e.Ran), e.MongodVersion, e.TookS)
+		}
+	}
+}
