@@ -54,7 +54,7 @@ func Evaluate(f *Figure, o Outputs) []Row {
 			r.Ours, r.Verdict, r.Detail = "-", NotMeasured, err.Error()
 		} else {
 			r.Verdict, r.Rule = Judge(c, e)
-			r.Ours = e.String()
+			r.Ours, r.Detail = e.String(), e.Note
 			if r.Verdict == Disagrees || r.Verdict == SameDirection {
 				r.Cause = c.Cause
 			}

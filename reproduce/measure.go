@@ -284,6 +284,8 @@ func dropMeasure(name string, s sel, i int, skipGap bool) func(Outputs) (Estimat
 		}
 		if p := estimate(placebos); p.Measured() {
 			e.Spread = max(e.Spread, p.V)
+			e.Note = fmt.Sprintf("placebo: the same statistic over the periods before the move, where nothing moved, "+
+				"is a drop of %s %% (mean of %d runs); the interval is at least that wide", fmtNum(p.V), p.N)
 		}
 		return e, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/decongestant/decongestant/results"
@@ -337,7 +338,7 @@ func TestDropCarriesThePlacebo(t *testing.T) {
 				return results.Period{ReadTput: 101}
 			})}
 	}
-	c, _ := claimOf(t, "read-hints", "fig7", "throughput drop at the move, hints on")
+	c, f := claimOf(t, "read-hints", "fig7", "throughput drop at the move, hints on")
 	mean := (14*101 + 95) / 15.0 // the 15 periods of the 30 s before
 	placebo := 100 - 100*95/mean
 	for _, tt := range []struct {
@@ -351,6 +352,14 @@ func TestDropCarriesThePlacebo(t *testing.T) {
 		}
 		if v, rule := Judge(c, e); v != tt.want {
 			t.Errorf("a dip to %v with a %.2f%% placebo: %s (%s), want %s", tt.dip, placebo, v, rule, tt.want)
+		}
+		if !strings.Contains(e.Note, "placebo") || !strings.Contains(e.Note, fmtNum(placebo)+" %") {
+			t.Errorf("a dip to %v: note %q does not give the placebo %s %%", tt.dip, e.Note, fmtNum(placebo))
+		}
+		for _, r := range Evaluate(f, o) {
+			if r.Claim == c.Text && r.Detail != e.Note {
+				t.Errorf("the index shows %q under the claim, want the placebo's note", r.Detail)
+			}
 		}
 	}
 }

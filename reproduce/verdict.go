@@ -47,6 +47,10 @@ type Estimate struct {
 	// a TPC-C clause), not a sample of a noisy quantity, so it is judged
 	// as it is, with no interval and whatever N.
 	Exact bool `json:"exact,omitempty"`
+	// Note is what a reader needs beside the number to read the verdict
+	// (a drop's placebo: how deep the same statistic goes where nothing
+	// happened); shown under the claim, never used to judge.
+	Note string `json:"note,omitempty"`
 }
 
 // Measured reports whether the estimate holds a value.
