@@ -38,6 +38,7 @@ func (s *Server) fanOut(ctx context.Context, primary string, msg []byte, c *wire
 		return func() {}
 	}
 	var wg sync.WaitGroup
+	cmd := c.Command // not c: a goroutine holding c would move every request's Class to the heap
 	for _, m := range s.pool.Members() {
 		if m.Role != upstream.RoleSecondary || m.Addr == primary {
 			continue
@@ -46,11 +47,11 @@ func (s *Server) fanOut(ctx context.Context, primary string, msg []byte, c *wire
 		wg.Go(func() {
 			reply, err := s.pool.RoundTrip(ctx, m.Addr, own)
 			if err != nil {
-				s.log.Warn("proxy: sending a sessions command to a secondary failed", "command", c.Command, "member", m.Addr, "err", err)
+				s.log.Warn("proxy: sending a sessions command to a secondary failed", "command", cmd, "member", m.Addr, "err", err)
 				return
 			}
 			if info, ok := wire.InspectReply(reply); reply != nil && (!ok || !info.OK) {
-				s.log.Warn("proxy: a secondary refused a sessions command", "command", c.Command, "member", m.Addr)
+				s.log.Warn("proxy: a secondary refused a sessions command", "command", cmd, "member", m.Addr)
 			}
 		})
 	}
