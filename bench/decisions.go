@@ -47,10 +47,13 @@ func (d *decisionClock) result() *results.Decisions {
 	if d.n == 0 {
 		return out
 	}
-	// Ticks land on the period to within scheduling noise: a hundredth of
-	// it absorbs that at either end of the window.
-	slack := d.iv / 100
-	expected := int64((d.to.Sub(d.first)+slack)/d.iv) + 1 + int64((d.first.Sub(d.from)+slack)/d.iv)
+	// The ticks due in the window are the first one seen and whole periods
+	// from it, back to from and on to to, as add counts them. No slack at
+	// the ends: a ticker started a few milliseconds after a run whose
+	// window is whole periods long has its next tick just past to, after
+	// the run stopped; a slack there expected it and called it missed (RPM's
+	// full runs: one "missed" in each).
+	expected := int64(d.to.Sub(d.first)/d.iv) + 1 + int64(d.first.Sub(d.from)/d.iv)
 	out.Missed = max(expected-d.n, 0)
 	out.OnTimePct = metrics.Round3(100 * float64(d.onTime) / float64(d.n+out.Missed))
 	return out

@@ -32,6 +32,11 @@ func TestDecisionClock(t *testing.T) {
 		{name: "missed at the window's ends", iv: 10 * time.Second,
 			decisions: []decisionAt{{33, 33}, {43, 43}},
 			want:      &results.Decisions{IntervalMS: 10000, Count: 2, Missed: 2, OnTimePct: 50}},
+		{name: "the ticker a little after the window's start", iv: 10 * time.Second,
+			// window [20, 60]: ticks 20.05 ... 50.05; the next, 60.05, is
+			// past the window's end and not due in it.
+			decisions: decisionsEvery(20.05, 50.05, 10, nil),
+			want:      &results.Decisions{IntervalMS: 10000, Count: 4, OnTimePct: 100}},
 		{name: "none in the window", iv: 10 * time.Second, decisions: []decisionAt{{5, 5}},
 			want: &results.Decisions{IntervalMS: 10000}},
 	}
