@@ -29,8 +29,8 @@ var rpmSaturation = &Saturation{Paper: 30,
 // rpmSweep's full shape: the probe's 11 runs of 15 s (no checks) on the 20
 // warehouses it loads, then 45 runs of 100 s (the first 30 s of each its
 // warm-up), and TPC-C's consistency checks once, after the last run
-// (checkedOnce). 45, not 54: on a set whose primary stops gaining below 3
-// clients the poster's 10 and 30 clients scale to one count. Its full run
+// (checkedOnce). 45, not 54: on a set whose primary stops gaining at 1
+// client the poster's 10 and 30 clients scale to one count. Its full run
 // of 2026-11-27 took 83 min (the load and the probe 7.4 min, the 45 runs
 // 75 min, the checks 45 s); the estimate keeps the slower load measured
 // before (load20).
