@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/decongestant/decongestant/results"
 )
 
 // The TPC-C-on-MongoDB paper's experiments (§4.7): the standard mix with
@@ -29,9 +31,15 @@ func tpccStd(quick bool, out, warehouses string, extra ...string) Step {
 // tpcc-fig1's full shape, measured in a run stopped at its fifth of 18 runs:
 // the 16 warehouses load in 9 min, then each run takes about 3.2 min (20 s
 // warm-up, 90 s measured, TPC-C's consistency checks after it).
-var tpccThreads = &Experiment{Name: "tpcc-fig1", Cluster: members, Quick: 3 * time.Minute, Full: 67 * time.Minute,
+// tpccThreads is fig. 1's sweep of client threads. Its fewest threads
+// must leave the primary room, as the paper's M60 had for 96 threads: on
+// members capped at 0.35 CPU four threads already kept the primary at
+// its cap (full run of 2026-11-28), so the sweep starts at one. Measured:
+// 37.6 min for three thread counts (4, 8, 16) with the load of 16
+// warehouses; five counts at about 2 min a run make about 60.
+var tpccThreads = &Experiment{Name: "tpcc-fig1", Cluster: members, Quick: 3 * time.Minute, Full: 60 * time.Minute,
 	Steps: func(q bool) []Step {
-		return []Step{tpccStd(q, "tpcc-fig1", "16", flags("clients", scale(q, "2,8", "4,8,16"), "repeat", scale(q, "1", "3"),
+		return []Step{tpccStd(q, "tpcc-fig1", "16", flags("clients", scale(q, "2,8", "1,2,4,8,16"), "repeat", scale(q, "1", "3"),
 			"duration", scale(q, "40s", "90s"), "warmup", scale(q, "10s", "20s"), "policies", "primary,nearest")...)}
 	}}
 
@@ -158,13 +166,29 @@ func tpccFigures() []*Figure {
 	tpmc := func(s sel, most bool) func(Outputs) (Estimate, error) {
 		return sweepPerRun("tpcc-fig1", s, most, tpmC)
 	}
+	// moreThreads judges the claim that threads add throughput only when
+	// the fewest threads left the primary room (withRoom): its CPU under
+	// `primary` there below 90 % of that at the most threads. A primary
+	// already at its cap cannot gain from threads, which is not the
+	// paper's regime.
+	moreThreads := func(m func(Outputs) (Estimate, error)) func(Outputs) (Estimate, error) {
+		cpu := func(most bool) func(Outputs) (Estimate, error) {
+			return sweepPerRun("tpcc-fig1", pri, most, func(_ *results.Results, r *results.Run) float64 { return window(r, 0, 0, primaryCPU) })
+		}
+		return withRoom(m, cpu(false), cpu(true),
+			"tpcc-fig1: no primary CPU figures under `primary` (bench --member-stats) to tell whether the fewest threads left it room",
+			func(light, busy float64) string {
+				return fmt.Sprintf("the primary was already at its cap with the fewest threads: under `primary` it used %.1f %% of a CPU there, "+
+					"against %.1f %% with the most; the paper's machine had room for more threads, this set's did not", light, busy)
+			})
+	}
 	return []*Figure{
 		{Paper: p, ID: "table1", Caption: "SQL and MQL operations", Source: Source{43, "Table 1: SQL and MQL operations"}, Status: Diagram,
 			Note: "a table of query translations, nothing to measure; the transactions are in workload/tpcc"},
 		{Paper: p, ID: "fig1", Caption: "tpmC by client threads, primary and nearest", Source: Source{234, "Figure 1: TPMC by number of threads on M60"}, Status: Scaled,
-			Note: "16 warehouses, threads 4-16 (one small warehouse and 2 and 8 threads quick), on members capped at 0.35 CPU instead of an M60 with 100-1000 warehouses and up to 96 threads; never more threads than warehouses, as in the paper", Experiment: tpccThreads,
+			Note: "16 warehouses, threads 1-16 (one small warehouse and 2 and 8 threads quick), on members capped at 0.35 CPU instead of an M60 with 100-1000 warehouses and up to 96 threads; never more threads than warehouses, as in the paper", Experiment: tpccThreads,
 			Claims: []Claim{
-				{Text: "tpmC at the most threads over the fewest (primary)", PaperText: "throughput increasing as we increased the number of threads", Source: Source{219, "throughput increasing as we increased the number of threads"}, Kind: Above, Ref: 1, Unit: "×", Measure: ratioOf(tpmc(pri, true), tpmc(pri, false))},
+				{Text: "tpmC at the most threads over the fewest (primary)", PaperText: "throughput increasing as we increased the number of threads", Source: Source{219, "throughput increasing as we increased the number of threads"}, Kind: Above, Ref: 1, Unit: "×", Measure: moreThreads(ratioOf(tpmc(pri, true), tpmc(pri, false)))},
 				{Text: "tpmC at the most threads, nearest over primary", PaperText: "the difference is observed to be minimal", Source: Source{219, "the difference is observed to be minimal"}, Kind: Similar, Ref: 1, Tol: 0.1, Unit: "×", Measure: ratioOf(tpmc(near, true), tpmc(pri, true))},
 			}},
 		{Paper: p, ID: "fig2", Caption: "tpmC, normalized against denormalized schema", Source: Source{237, "Figure 2: Normalized vs denormalized schema"}, Status: Scaled,

@@ -441,6 +441,29 @@ func unsaturated(name string, m func(Outputs) (Estimate, error)) func(Outputs) (
 	}
 }
 
+// withRoom judges m only when the primary had room in a light window
+// against a busy one: under `primary` its CPU in the light window (light)
+// below 90 % of the busy window's (busy). Else m's estimate is not
+// exercised, saying why: unmeasured when either CPU figure is missing,
+// same(light, busy) when the light window was as busy.
+func withRoom(m, light, busy func(Outputs) (Estimate, error), unmeasured string, same func(light, busy float64) string) func(Outputs) (Estimate, error) {
+	return func(o Outputs) (Estimate, error) {
+		e, err := m(o)
+		if err != nil || !e.Measured() {
+			return e, err
+		}
+		l, err1 := light(o)
+		b, err2 := busy(o)
+		switch {
+		case err1 != nil || err2 != nil || !l.Measured() || !b.Measured() || b.V <= 0:
+			e.NotExercised = firstOf(e.NotExercised, unmeasured)
+		case l.V >= 0.9*b.V:
+			e.NotExercised = firstOf(e.NotExercised, same(l.V, b.V))
+		}
+		return e, nil
+	}
+}
+
 // Summary fields.
 func sumTput(s results.Summary) float64  { return s.ReadTput }
 func sumP80(s results.Summary) float64   { return s.ReadP80MS }

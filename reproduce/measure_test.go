@@ -674,3 +674,43 @@ func TestBurstNeedsAnEasedPrimary(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadsNeedRoom: the TPC-C paper's fig. 1 claim that threads add
+// throughput is not exercised when the primary was already at its cap with
+// the fewest threads under `primary`, or its CPU was not measured, and is
+// judged (either way) when the fewest threads left it room.
+func TestThreadsNeedRoom(t *testing.T) {
+	sweep := func(cpuFew float64, tpmcMost float64, measured bool) *results.Results {
+		run := func(clients int, cpu, tpmc float64) results.Run {
+			var ms []results.Member
+			if measured {
+				ms = []results.Member{{Role: "primary", CPUPct: &cpu}, {Role: "secondary", CPUPct: new(float64)}}
+			}
+			return results.Run{Policy: "primary", Clients: clients, Extra: map[string]any{"tpcc": map[string]any{"tpmC": tpmc}},
+				Periods: periods(20, func(float64) results.Period { return results.Period{Members: ms} })}
+		}
+		return &results.Results{Config: results.Config{ClientsSweep: []int{1, 4, 16}},
+			Runs: thrice(run(1, cpuFew, 1000), run(4, 34, 1900), run(16, 34.9, tpmcMost))}
+	}
+	c, _ := claimOf(t, "tpcc", "fig1", "tpmC at the most threads over the fewest (primary)")
+	for _, tt := range []struct {
+		name     string
+		cpuFew   float64
+		most     float64
+		measured bool
+		want     string
+	}{
+		{"the primary at its cap with one thread", 34.2, 900, true, NotExercised},
+		{"no CPU figures", 12, 2000, false, NotExercised},
+		{"room with one thread, threads add throughput", 12, 2000, true, Agrees},
+		{"room with one thread, threads lose throughput", 12, 900, true, Disagrees},
+	} {
+		e, err := c.Measure(fakeOutputs{"tpcc-fig1": sweep(tt.cpuFew, tt.most, tt.measured)})
+		if err != nil || math.Abs(e.V-tt.most/1000) > 1e-9 {
+			t.Fatalf("%s: %+v, %v", tt.name, e, err)
+		}
+		if v, rule := Judge(c, e); v != tt.want {
+			t.Errorf("%s: %s (%s), want %s", tt.name, v, rule, tt.want)
+		}
+	}
+}
