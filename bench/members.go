@@ -69,6 +69,7 @@ func addHints(members []results.Member, cur, prev hints.Stats) []results.Member 
 		}
 		members[i].HintReplays = hm.Replays - before[hm.Host].Replays
 		members[i].HintKeys = hm.Keys - before[hm.Host].Keys
+		members[i].HintErrors = hm.Errors - before[hm.Host].Errors
 		members[i].HintsOff = !hm.On
 	}
 	return members

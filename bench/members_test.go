@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/decongestant/decongestant/balancer"
+	"github.com/decongestant/decongestant/hints"
 	"github.com/decongestant/decongestant/metrics"
 	"github.com/decongestant/decongestant/monitor"
+	"github.com/decongestant/decongestant/results"
 	"github.com/decongestant/decongestant/router"
 )
 
@@ -68,5 +70,23 @@ func TestMemberPeriods(t *testing.T) {
 	}
 	if got := memberPeriods(cur, prev, monitor.LagSample{}, w, false); got[1].Weight != nil || got[1].LagMS != nil {
 		t.Errorf("driver-selected policy / unknown lag: %+v, want no weight and no lag", got[1])
+	}
+}
+
+// TestAddHintsPerPeriod: a period's replays, keys and failed replays are
+// the differences since the last period, per member; a member only the
+// hints know gets a record of its own.
+func TestAddHintsPerPeriod(t *testing.T) {
+	prev := hints.Stats{Members: []hints.MemberStats{{Host: "a", On: true, Replays: 10, Keys: 40, Errors: 1}}}
+	cur := hints.Stats{Members: []hints.MemberStats{{Host: "a", On: true, Replays: 15, Keys: 60, Errors: 4}, {Host: "b", Replays: 2, Keys: 2, Errors: 7}}}
+	got := addHints([]results.Member{{Host: "a", Role: "secondary"}}, cur, prev)
+	if len(got) != 2 {
+		t.Fatalf("members %+v: want a and b", got)
+	}
+	if a := got[0]; a.HintReplays != 5 || a.HintKeys != 20 || a.HintErrors != 3 || a.HintsOff {
+		t.Errorf("a: %+v; want 5 replays, 20 keys, 3 errors, hints on", a)
+	}
+	if b := got[1]; b.Host != "b" || b.Role != "other" || b.HintReplays != 2 || b.HintErrors != 7 || !b.HintsOff {
+		t.Errorf("b: %+v; want its own record, 2 replays, 7 errors, hints off", b)
 	}
 }

@@ -70,6 +70,12 @@ type Config struct {
 	// find without a limit, or with a larger one, is replayed with this
 	// limit (it warms the first MaxLimit documents it returns).
 	MaxLimit int64
+	// Timeout bounds one replayed find, AggTimeout one replayed
+	// aggregation. An aggregation is replayed as it was sent, so a scan
+	// such as TPC-H Q1 takes as long on its target as on the member that
+	// served it: seconds on capped members, where a find's replay that
+	// takes seconds is a member to spare.
+	Timeout, AggTimeout time.Duration
 	// Overload decides when a member is too strained to take hints.
 	Overload OverloadConfig
 }
@@ -78,7 +84,7 @@ type Config struct {
 // targets, every hint applied.
 func DefaultConfig() Config {
 	return Config{Interval: 90 * time.Millisecond, MaxBatch: 10000, Targets: All, Apply: 1, Coalesce: 256, Workers: 2,
-		MaxLimit: 100, Overload: DefaultOverloadConfig()}
+		MaxLimit: 100, Timeout: 5 * time.Second, AggTimeout: 2 * time.Minute, Overload: DefaultOverloadConfig()}
 }
 
 // Validate checks the settings once.
@@ -100,6 +106,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: workers %d must be at least 1", ErrConfig, c.Workers)
 	case c.MaxLimit < 1:
 		return fmt.Errorf("%w: max limit %d must be at least 1", ErrConfig, c.MaxLimit)
+	case c.Timeout <= 0 || c.AggTimeout <= 0:
+		return fmt.Errorf("%w: replay timeouts %v (finds) and %v (aggregations) must be positive", ErrConfig, c.Timeout, c.AggTimeout)
 	}
 	return c.Overload.Validate()
 }

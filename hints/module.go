@@ -246,7 +246,11 @@ func (m *Module) replayLoop(ctx context.Context, tg *target) {
 			wg.Add(1)
 			go func() {
 				defer func() { <-sem; wg.Done() }()
-				rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				timeout := m.cfg.Timeout
+				if rp.Pipeline != nil {
+					timeout = m.cfg.AggTimeout
+				}
+				rctx, cancel := context.WithTimeout(ctx, timeout)
 				start := time.Now()
 				err := m.rep.Replay(rctx, tg.host, rp)
 				cancel()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/decongestant/decongestant/internal/testutil"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // fakeReplayer records the keys replayed per host.
@@ -197,5 +198,66 @@ func TestShipProbesAMemberWhoseHintsAreOff(t *testing.T) {
 	}
 	if got := rep.got("p"); got != 0 {
 		t.Fatalf("p got %d keys, want none: it served them", got)
+	}
+}
+
+// deadlineReplayer records how long each replay was given, by kind.
+type deadlineReplayer struct {
+	mu        sync.Mutex
+	find, agg time.Duration
+}
+
+func (d *deadlineReplayer) Replay(ctx context.Context, _ string, r Replay) error {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if r.Pipeline != nil {
+		d.agg = time.Until(dl)
+	} else {
+		d.find = time.Until(dl)
+	}
+	return nil
+}
+
+// TestReplayTimeouts: a replayed aggregation gets its own, longer timeout
+// (a scan such as TPC-H Q1 takes as long as the read it replays, seconds
+// on a capped member); a replayed find the short one.
+func TestReplayTimeouts(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Interval = 5 * time.Millisecond
+	rep := &deadlineReplayer{}
+	members := []Member{{Host: "p", Primary: true, LagKnown: true}, {Host: "s", LagKnown: true}}
+	m, err := New(cfg, rep, func() []Member { return members }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Capture("p", findCmd(t, "c", byID(1)))
+	m.Capture("p", mustMarshal(t, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{}}}}},
+		{Key: "cursor", Value: bson.D{}}, {Key: "$db", Value: "db"}}))
+	m.Start()
+	defer m.Close()
+	got := func() (time.Duration, time.Duration) {
+		rep.mu.Lock()
+		defer rep.mu.Unlock()
+		return rep.find, rep.agg
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for f, a := got(); (f == 0 || a == 0) && time.Now().Before(deadline); f, a = got() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	f, a := got()
+	if f <= 0 || f > cfg.Timeout || a <= cfg.Timeout || a > cfg.AggTimeout {
+		t.Fatalf("a find's replay had %v (want at most %v), an aggregation's %v (want over %v, at most %v)", f, cfg.Timeout, a, cfg.Timeout, cfg.AggTimeout)
+	}
+}
+
+func TestReplayTimeoutsMustBePositive(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.AggTimeout = 0
+	if err := cfg.Validate(); err == nil {
+		t.Fatal("an aggregation timeout of 0 accepted")
 	}
 }

@@ -274,6 +274,49 @@ func q1Slowdown(s sel) func(Outputs) (Estimate, error) {
 	}
 }
 
+// hintsReached judges m only when read hints reached the member the reads
+// moved to before the move, in every run with hints: a run whose replays
+// all failed or never came ran with hints in name only (the first full
+// run of fig. 17, 2026-11-28: every Q1 replay timed out at 5 s). Else m is
+// not exercised, saying the replays and failures.
+func hintsReached(m func(Outputs) (Estimate, error)) func(Outputs) (Estimate, error) {
+	return func(o Outputs) (Estimate, error) {
+		e, err := m(o)
+		if err != nil || !e.Measured() {
+			return e, err
+		}
+		r, err := o.Results("rh-tpch")
+		if err != nil {
+			return e, err
+		}
+		on := sel{hints: 2}
+		for i := range r.Runs {
+			run := &r.Runs[i]
+			if !on.match(run) || len(run.Summary.Reconfigurations) == 0 {
+				continue
+			}
+			rc := run.Summary.Reconfigurations[0]
+			var replays, failed int64
+			for _, p := range run.Periods {
+				if p.TS > rc.AtS {
+					break
+				}
+				for _, mb := range p.Members {
+					if mb.Name == rc.ServingMember || (mb.Name == "" && mb.Host == rc.ServingMember) {
+						replays += mb.HintReplays
+						failed += mb.HintErrors
+					}
+				}
+			}
+			if replays == 0 {
+				e.NotExercised = firstOf(e.NotExercised, fmt.Sprintf("no read hint reached the new member (%q) before the move in a run with hints (%d replays failed): it ran with hints in name only", rc.ServingMember, failed))
+				break
+			}
+		}
+		return e, nil
+	}
+}
+
 // warmMissPct is the primary's cache miss rate before the move above
 // which its cache is not warm. The read-hints paper's primary ran Q1
 // "with a warm cache ... with a nearly 0% cache miss rate" (§4.11.2).
@@ -522,8 +565,8 @@ func readHintsFigures() []*Figure {
 			Note: "LINEITEM at scale factor 0.1 (0.05 quick) instead of 10, sized to fit the primary's cache as the paper's warm primary; members capped at 1.2 GiB of memory and a 0.5 GB cache (600 MiB and 0.25 GB quick), 2 clients, the move halfway through; Q1's time before the move is the primary's in the second half of that phase, after it each client's first query on the new member; the claims on Q1's time are judged only when the primary missed under 10 % of its cache reads before the move", Experiment: rhTPCH, Plots: plots("rh-tpch", "read_p80", "member_cache_miss"),
 			Claims: []Claim{
 				{Text: "Q1 time after the move over before, hints off", PaperText: "1.2 s to 6.3 s, 5.25 times slower", Source: Source{321, "a 5.25 times slower query execution time"}, Kind: Approx, Paper: 5.25, Ref: 1, Tol: 0.4, Unit: "×", Measure: warmPrimary(q1Slowdown(off))},
-				{Text: "Q1 time after the move over before, hints on", PaperText: "the same, as the new read node has a warm cache", Source: Source{321, "the query execution time is the same as the new read node has a warm cache"}, Kind: Similar, Ref: 1, Tol: 0.25, Unit: "×", Measure: warmPrimary(q1Slowdown(on))},
-				{Text: "Q1 time after the move, hints on over off", PaperText: "an 80% reduction of execution time", Source: Source{321, "achieving an 80% reduction of execution time"}, Kind: Approx, Paper: 0.2, Ref: 1, Tol: 0.5, Unit: "×", Measure: warmPrimary(ratioOf(q1After(on), q1After(off)))},
+				{Text: "Q1 time after the move over before, hints on", PaperText: "the same, as the new read node has a warm cache", Source: Source{321, "the query execution time is the same as the new read node has a warm cache"}, Kind: Similar, Ref: 1, Tol: 0.25, Unit: "×", Measure: hintsReached(warmPrimary(q1Slowdown(on)))},
+				{Text: "Q1 time after the move, hints on over off", PaperText: "an 80% reduction of execution time", Source: Source{321, "achieving an 80% reduction of execution time"}, Kind: Approx, Paper: 0.2, Ref: 1, Tol: 0.5, Unit: "×", Measure: hintsReached(warmPrimary(ratioOf(q1After(on), q1After(off))))},
 				{Text: "new member's worst cache miss rate, hints off", PaperText: "between 60% and 40%", Source: Source{321, "between 60% and 40%"}, Kind: Approx, Paper: 50, Ref: 0, Tol: 10, Abs: true, Unit: "%", Measure: miss("rh-tpch", off)},
 			}},
 		{Paper: p, ID: "table1", Caption: "fraction of hints applied: miss rate after the move and the replays' CPU", Source: Source{268, "TABLE 1"}, Status: Scaled, Note: note, Experiment: rhApply,

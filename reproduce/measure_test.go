@@ -208,13 +208,15 @@ func TestReadHintsMeasures(t *testing.T) {
 func TestQ1Slowdown(t *testing.T) {
 	miss := func(v float64) *float64 { return &v }
 	on := func(role string, served int64, missPct float64) results.Member {
-		return results.Member{Role: role, Served: served, CacheMissPct: miss(missPct)}
+		name := map[string]string{"primary": "n1", "secondary": "n2"}[role]
+		return results.Member{Name: name, Role: role, Served: served, CacheMissPct: miss(missPct)}
 	}
 	// One query a client every period; the move at 30 s; the two queries
 	// in flight at it end on the primary at 32 s, the new member's first
 	// two at 34 s, its later ones warm again.
+	replays := int64(3) // each period, on n2 in runs with hints
 	run := func(policy string, primaryMiss, before, after float64) results.Run {
-		return results.Run{Policy: policy, Summary: results.Summary{Reconfigurations: []results.Reconfiguration{{AtS: 30}}},
+		return results.Run{Policy: policy, Summary: results.Summary{Reconfigurations: []results.Reconfiguration{{AtS: 30, ServingMember: "n2"}}},
 			Periods: periods(60, func(ts float64) results.Period {
 				p := results.Period{ReadOps: 2, Clients: 2}
 				switch {
@@ -230,6 +232,9 @@ func TestQ1Slowdown(t *testing.T) {
 				default:
 					p.ReadP50MS = before
 					p.Members = []results.Member{on("primary", 0, 0), on("secondary", 2, 1)}
+				}
+				if strings.HasSuffix(policy, "+hints") {
+					p.Members[1].HintReplays, p.Members[1].HintErrors = replays, 1
 				}
 				return p
 			})}
@@ -257,6 +262,21 @@ func TestQ1Slowdown(t *testing.T) {
 		if e, err := c.Measure(cold); err != nil || verdictOf(c, e) != NotExercised || !strings.Contains(e.NotExercised, "33.0 %") {
 			t.Errorf("%s with a cold primary: %+v, %v (%s); want not exercised, naming its 33 %% misses", text, e, err, verdictOf(c, e))
 		}
+	}
+
+	// Hints on in name only: every replay failed, none reached n2 before
+	// the move. The claims on hints are not exercised; hints off's stands.
+	replays = 0
+	o = fakeOutputs{"rh-tpch": {Runs: thrice(run("weights:primary=1", 1, 1000, 5000), run("weights:primary=1+hints", 1, 1000, 1100))}}
+	for _, text := range []string{"Q1 time after the move over before, hints on", "Q1 time after the move, hints on over off"} {
+		c, _ := claimOf(t, "read-hints", "fig17", text)
+		if e, err := c.Measure(o); err != nil || verdictOf(c, e) != NotExercised || !strings.Contains(e.NotExercised, "no read hint reached") {
+			t.Errorf("%s with no replay on n2: %+v, %v (%s); want not exercised", text, e, err, verdictOf(c, e))
+		}
+	}
+	c, _ = claimOf(t, "read-hints", "fig17", "Q1 time after the move over before, hints off")
+	if e, err := c.Measure(o); err != nil || verdictOf(c, e) != Agrees {
+		t.Errorf("hints off with hints on failing: %+v, %v (%s); want agrees", e, err, verdictOf(c, e))
 	}
 }
 

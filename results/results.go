@@ -192,10 +192,12 @@ type Member struct {
 	Weight *float64 `json:"weight"`
 	// HintReplays are the read-hint queries replayed on the member in the
 	// period and HintKeys the captured reads they stood for (hints on
-	// only; never counted in Served). HintsOff is true while the overload
+	// only; never counted in Served); HintErrors the replays that failed
+	// (a timeout included). HintsOff is true while the overload
 	// switch holds the member's hints off.
 	HintReplays int64 `json:"hint_replays,omitempty"`
 	HintKeys    int64 `json:"hint_keys,omitempty"`
+	HintErrors  int64 `json:"hint_errors,omitempty"`
 	HintsOff    bool  `json:"hints_off,omitempty"`
 
 	// The member's own counters over the period, from serverStatus over a
