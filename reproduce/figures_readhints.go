@@ -276,9 +276,9 @@ func q1Slowdown(s sel) func(Outputs) (Estimate, error) {
 
 // hintsReached judges m only when read hints reached the member the reads
 // moved to before the move, in every run with hints: a run whose replays
-// all failed or never came ran with hints in name only (the first full
-// run of fig. 17, 2026-11-28: every Q1 replay timed out at 5 s). Else m is
-// not exercised, saying the replays and failures.
+// all failed or never came ran with hints in name only (fig. 17's first
+// full runs, 2026-11-28: the driver refused every captured pipeline). Else
+// m is not exercised, saying the replays and failures.
 func hintsReached(m func(Outputs) (Estimate, error)) func(Outputs) (Estimate, error) {
 	return func(o Outputs) (Estimate, error) {
 		e, err := m(o)

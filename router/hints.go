@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/decongestant/decongestant/balancer"
 	"github.com/decongestant/decongestant/hints"
@@ -128,7 +129,9 @@ func (h hintReplayer) Replay(ctx context.Context, host string, rp hints.Replay) 
 	}
 	coll := t.client.Database(rp.DB).Collection(rp.Coll)
 	if rp.Pipeline != nil {
-		cur, err := coll.Aggregate(ctx, rp.Pipeline)
+		// The captured pipeline is an array's bytes: as a bson.Raw the
+		// driver would take it for one document and refuse it.
+		cur, err := coll.Aggregate(ctx, bsoncore.Array(rp.Pipeline))
 		if err != nil {
 			return err
 		}

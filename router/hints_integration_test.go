@@ -199,3 +199,53 @@ func TestHintsLeaveNothingAfterClose(t *testing.T) {
 	testutil.Eventually(t, 10*time.Second, func() bool { return runtime.NumGoroutine() <= base+2 }, fmt.Sprintf(
 		"goroutines after Close: %d, before Connect %d", runtime.NumGoroutine(), base))
 }
+
+// TestHintsReplayAggregations runs aggregations on the primary with hints
+// on: both secondaries replay them as sent, none fails (a captured
+// pipeline is an array, which the driver refuses as a bson.Raw).
+func TestHintsReplayAggregations(t *testing.T) {
+	rs := testutil.ReplicaSet(t)
+	client := testutil.Connect(t, rs.URI())
+	seed(t, client, "hintedagg", 50)
+	p, secs := secondaries(t, rs)
+	cfg := hints.DefaultConfig()
+	cfg.Interval = 20 * time.Millisecond
+	r := connect(t, rs.URI(), policy(t, "primary", nil), router.WithHints(cfg))
+	c := r.Database(testDB).Collection("hintedagg")
+	for i := range 5 {
+		pipe := bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: i}}}}}},
+			bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}}}
+		cur, err := c.Aggregate(context.Background(), pipe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []struct {
+			N int `bson:"n"`
+		}
+		if err := cur.All(context.Background(), &out); err != nil || len(out) != 1 || out[0].N != 50-i {
+			t.Fatalf("aggregation %d returned %+v, %v with hints on", i, out, err)
+		}
+	}
+	replays := func(host string) (n, errs int64) {
+		st, _ := r.Hints()
+		for _, m := range st.Members {
+			if m.Host == host {
+				return m.Replays, m.Errors
+			}
+		}
+		return 0, 0
+	}
+	testutil.Eventually(t, 20*time.Second, func() bool {
+		a, ea := replays(secs[0].Host)
+		b, eb := replays(secs[1].Host)
+		return a+ea >= 5 && b+eb >= 5
+	}, "the secondaries were never sent the 5 aggregations")
+	for _, s := range secs {
+		if n, errs := replays(s.Host); n < 5 || errs > 0 {
+			t.Errorf("%s: %d aggregations replayed, %d failed; want 5 and none", s.Name, n, errs)
+		}
+	}
+	if n, _ := replays(p.Host); n > 0 {
+		t.Errorf("the primary served every aggregation but replayed %d", n)
+	}
+}
