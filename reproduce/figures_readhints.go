@@ -345,14 +345,20 @@ func primaryMissBefore(_ *results.Results, r *results.Run) float64 {
 		return math.NaN()
 	}
 	at := r.Summary.Reconfigurations[0].AtS
+	return memberMean(r, at/2, at, "primary", func(m results.Member) *float64 { return m.CacheMissPct })
+}
+
+// memberMean is the mean of f over the members of a role in the periods
+// ending in (from, to]; NaN when none has a value.
+func memberMean(r *results.Run, from, to float64, role string, f func(results.Member) *float64) float64 {
 	sum, n := 0.0, 0
 	for _, p := range r.Periods {
-		if p.TS <= at/2 || p.TS > at {
+		if p.TS <= from || p.TS > to {
 			continue
 		}
 		for _, m := range p.Members {
-			if m.Role == "primary" && m.CacheMissPct != nil {
-				sum += *m.CacheMissPct
+			if v := f(m); m.Role == role && v != nil {
+				sum += *v
 				n++
 			}
 		}
@@ -467,22 +473,7 @@ func secondaryCPU(_ *results.Results, r *results.Run) float64 {
 	if len(r.Summary.Reconfigurations) > 0 {
 		at = r.Summary.Reconfigurations[0].AtS
 	}
-	sum, n := 0.0, 0
-	for _, p := range r.Periods {
-		if p.TS > at {
-			break
-		}
-		for _, m := range p.Members {
-			if m.Role == "secondary" && m.CPUPct != nil {
-				sum += *m.CPUPct
-				n++
-			}
-		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return sum / float64(n)
+	return memberMean(r, math.Inf(-1), at, "secondary", func(m results.Member) *float64 { return m.CPUPct })
 }
 
 func readHintsFigures() []*Figure {
