@@ -15,10 +15,15 @@ import (
 )
 
 // readOnly is options for YCSB-C (reads only) on 500 records, 2 s periods,
-// without the S probe (its writes would reach every member).
+// without the S probe (its writes would reach every member), lag from
+// replSetGetStatus alone: under auto the monitor also writes its heartbeat
+// every lag poll (5 a second here), which the secondaries replicate and the
+// monitor reads back on each of them, so they would request pages for
+// reads they never served.
 func readOnly(t *testing.T, uri string, d time.Duration, policies ...string) bench.Options {
 	t.Helper()
 	o := options(t, uri, policies...)
+	o.Monitor.LagSource = monitor.SourceReplSetGetStatus
 	gen, err := workload.Configure("ycsb", workload.Shared{Seed: 1}, "--workload", "c", "--records", "500")
 	if err != nil {
 		t.Fatal(err)
@@ -53,10 +58,6 @@ func TestMemberStatsFollowTheReads(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	o := readOnly(t, rs.URI(), 10*time.Second, "primary")
 	o.Cluster = rs // a local cluster: the cgroup memory is looked for too
-	// replSetGetStatus alone: under auto the monitor also writes its
-	// heartbeat every lag poll (5 a second here), which the secondaries
-	// replicate and the monitor reads back on each of them
-	o.Monitor.LagSource = monitor.SourceReplSetGetStatus
 	res, err := bench.Execute(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -134,8 +135,8 @@ func TestMemberStatsOff(t *testing.T) {
 // TestReconfigurationAfterStepDown: reads only on the primary, which steps
 // down 6 s into the run. The summary measures the reconfiguration at 6 s,
 // its serving member is the new primary, whose cache was measured, and
-// before the stepdown that member requested next to nothing from its cache
-// beside the primary.
+// before the stepdown that member requested under a tenth of the pages the
+// primary did.
 func TestReconfigurationAfterStepDown(t *testing.T) {
 	rs := testutil.ReplicaSet(t)
 	ctx := context.Background()
@@ -166,31 +167,32 @@ func TestReconfigurationAfterStepDown(t *testing.T) {
 	if r.ServingMember != now.Name || r.ServingMaxCacheMissPct == nil {
 		t.Errorf("serving member %q (max miss %v), want the new primary %s, measured", r.ServingMember, deref(r.ServingMaxCacheMissPct), now.Name)
 	}
-	for _, p := range run.Periods[1:3] { // (2, 6]: before the stepdown
-		var next, old *int64
+	// (2, 6]: before the stepdown, both periods together: one period of a
+	// secondary's own background work (see TestMemberStatsFollowTheReads)
+	// stays under the margin; counters under another member's name (the
+	// new primary's showing the old primary's requests) are near 100 %.
+	var next, old int64
+	for _, p := range run.Periods[1:3] {
+		var n, o *int64
 		for _, m := range p.Members {
 			switch {
 			case m.Name == now.Name:
-				next = m.CachePagesRequested
+				n = m.CachePagesRequested
 			case m.Role == "primary":
-				old = m.CachePagesRequested
+				o = m.CachePagesRequested
 			}
 		}
-		if next == nil || old == nil || *next*20 > *old {
-			t.Errorf("before the stepdown %s requested %v pages as a secondary, the primary %v: want under 5 %% of it",
-				now.Name, deref64(next), deref64(old))
+		if n == nil || o == nil {
+			t.Fatalf("t=%g: no page requests for the new primary %s or the old: %s", p.TS, now.Name, serverLine(p))
 		}
+		next, old = next+*n, old+*o
+	}
+	if next*10 > old {
+		t.Errorf("before the stepdown %s requested %d pages as a secondary, the primary %d: want under 10 %% of it", now.Name, next, old)
 	}
 }
 
 func deref(p *float64) any {
-	if p == nil {
-		return "null"
-	}
-	return *p
-}
-
-func deref64(p *int64) any {
 	if p == nil {
 		return "null"
 	}
