@@ -37,7 +37,8 @@ type Saturation struct {
 }
 
 // SaturationShare is the rule's threshold: the saturation point is the
-// fewest clients whose throughput reaches this share of the probe's best.
+// fewest clients whose fitted throughput reaches this share of the fit's
+// best (NewScaling).
 const SaturationShare = 0.9
 
 // Scaling is the mapping one run used, recorded in the index.
@@ -56,10 +57,12 @@ type Scaling struct {
 	Mapping string `json:"mapping,omitempty"`
 }
 
-// ProbePoint is the probe's mean throughput at one client count.
+// ProbePoint is the probe's mean throughput at one client count, and the
+// non-decreasing fit's value there, which the rule reads.
 type ProbePoint struct {
 	Clients int     `json:"clients"`
 	Tput    float64 `json:"ops_per_s"`
+	Fit     float64 `json:"fit_ops_per_s"`
 }
 
 // Scale maps one of the paper's client counts to this set: in proportion
@@ -82,9 +85,14 @@ func (s *Scaling) String() string {
 }
 
 // NewScaling finds this set's saturation point in the probe's results: the
-// fewest clients whose mean throughput (reads and writes) reaches
-// SaturationShare of the best count's. Every run of the probe must be of
-// `primary`, and it must have swept at least three counts.
+// fewest clients whose throughput (reads and writes, the mean of a count's
+// runs) reaches SaturationShare of the best on the probe's non-decreasing
+// fit. The fit (the closest non-decreasing curve in least squares) pools a
+// fall after a peak with the peak, so the plateau's level is the mean of
+// its points rather than its one luckiest: on a flat, noisy top one high
+// point no longer sets a bar the knee misses by a per cent. Every run of
+// the probe must be of `primary`, and it must have swept at least three
+// counts.
 func NewScaling(sat *Saturation, probe *results.Results) (*Scaling, error) {
 	by := map[int][]float64{}
 	for _, r := range probe.Runs {
@@ -97,22 +105,54 @@ func NewScaling(sat *Saturation, probe *results.Results) (*Scaling, error) {
 		return nil, fmt.Errorf("saturation probe: %d client counts, want at least 3", len(by))
 	}
 	s := &Scaling{Paper: sat.Paper, PaperSource: fmt.Sprintf("line %d: %q", sat.Source.Line, sat.Source.Quote)}
-	best := 0.0
+	var tput []float64
 	for _, c := range slices.Sorted(maps.Keys(by)) {
-		p := ProbePoint{Clients: c, Tput: stat.Mean(by[c], nil)}
-		s.Probe = append(s.Probe, p)
-		best = max(best, p.Tput)
+		s.Probe = append(s.Probe, ProbePoint{Clients: c, Tput: stat.Mean(by[c], nil)})
+		tput = append(tput, s.Probe[len(s.Probe)-1].Tput)
 	}
+	fit := nonDecreasing(tput)
+	best := fit[len(fit)-1]
 	if best <= 0 {
 		return nil, fmt.Errorf("saturation probe: no throughput at any client count")
 	}
+	for i := range s.Probe {
+		s.Probe[i].Fit = fit[i]
+	}
 	for i, p := range s.Probe {
-		if p.Tput >= SaturationShare*best {
+		if p.Fit >= SaturationShare*best {
 			s.Ours, s.Reached = p.Clients, i < len(s.Probe)-1
 			break
 		}
 	}
 	return s, nil
+}
+
+// nonDecreasing is the least-squares non-decreasing fit of y (pool
+// adjacent violators): each run of points that falls is replaced by its
+// mean, merged backwards until the fit no longer falls.
+func nonDecreasing(y []float64) []float64 {
+	type block struct {
+		sum float64
+		n   int
+	}
+	var bs []block
+	for _, v := range y {
+		bs = append(bs, block{v, 1})
+		for len(bs) > 1 {
+			a, b := bs[len(bs)-2], bs[len(bs)-1]
+			if a.sum/float64(a.n) <= b.sum/float64(b.n) {
+				break
+			}
+			bs = append(bs[:len(bs)-2], block{a.sum + b.sum, a.n + b.n})
+		}
+	}
+	fit := make([]float64, 0, len(y))
+	for _, b := range bs {
+		for range b.n {
+			fit = append(fit, b.sum/float64(b.n))
+		}
+	}
+	return fit
 }
 
 // clientsPh matches the client-count placeholder: {clients:20,100,180}.

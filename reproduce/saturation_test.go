@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -34,6 +35,15 @@ func TestNewScaling(t *testing.T) {
 		{"saturated at one", []int{1, 2, 4}, []float64{1000, 1010, 1000}, 1, true},
 		// still rising at the most clients: a lower bound, said so
 		{"not reached", []int{1, 2, 4, 8}, []float64{100, 200, 400, 800}, 8, false},
+		// a flat, noisy top (this set's probe of 2026-11-28, at its cap from
+		// one client): the best single point, 3 296 at 24, set a bar 4 clients
+		// missed by 0.6 % and put the point at 16; on the fit the top is the
+		// mean of 3 025, 3 296, 3 044 and 2 806, and 4 clients reach it
+		{"noisy top", []int{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48},
+			[]float64{2155.5, 2204.4, 2499.7, 2945.2, 2575.6, 2849.8, 2615.1, 3024.9, 3296.4, 3044.2, 2805.5}, 4, true},
+		// a peak, then falling (the probe of 2026-11-27's fig. 3 run)
+		{"peak then fall", []int{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48},
+			[]float64{952, 999, 1145, 1186, 1128, 1103, 1048, 1040, 1027, 1014, 966}, 2, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, err := NewScaling(sat, probeOf(tc.counts, tc.tput))
@@ -61,6 +71,28 @@ func TestNewScaling(t *testing.T) {
 	} {
 		if _, err := NewScaling(sat, bad); err == nil {
 			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestNonDecreasing(t *testing.T) {
+	for _, tc := range []struct{ y, want []float64 }{
+		{[]float64{1, 2, 3}, []float64{1, 2, 3}},
+		{[]float64{3, 1}, []float64{2, 2}},
+		// the fall pools with the peak, then the pool with the point before
+		{[]float64{1, 5, 2, 3, 0}, []float64{1, 2.5, 2.5, 2.5, 2.5}},
+		{[]float64{2, 2, 1, 4}, []float64{5.0 / 3, 5.0 / 3, 5.0 / 3, 4}},
+		{nil, []float64{}},
+	} {
+		got := nonDecreasing(tc.y)
+		if len(got) != len(tc.want) {
+			t.Fatalf("nonDecreasing(%v) = %v, want %v", tc.y, got, tc.want)
+		}
+		for i := range got {
+			if math.Abs(got[i]-tc.want[i]) > 1e-9 {
+				t.Errorf("nonDecreasing(%v) = %v, want %v", tc.y, got, tc.want)
+				break
+			}
 		}
 	}
 }
