@@ -166,7 +166,9 @@ func cacheSizes(quick bool) [][2]string {
 }
 
 var rhCache = &Experiment{Name: "read-hints-fig10", // each step starts its own set
-	Quick: 5 * time.Minute, Full: 150 * time.Minute,
+	// the full run of 2026-11-28 took 50.8 min, 16-18 min a cache size
+	// (loading 2 M records, three runs of 240 s after a cold restart)
+	Quick: 5 * time.Minute, Full: 55 * time.Minute,
 	Steps: func(q bool) []Step {
 		var steps []Step
 		for i, c := range cacheSizes(q) {
