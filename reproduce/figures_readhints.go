@@ -67,15 +67,20 @@ func hintsSet(quick bool) *Cluster {
 // migrateAt is the time of the move; runs last twice that.
 func migrateAt(quick bool) int { return scale(quick, 40, 120) }
 
-// hintsRun is a YCSB run with a migration to n2, hints off and on.
+// hintsRun is a YCSB run with a migration to n2, hints off and on; extra
+// are --name value pairs that set the figure's own values (fig. 10's
+// records, fig. 15's hints off).
 func hintsRun(quick bool, out string, extra ...string) Step {
 	t := migrateAt(quick)
-	return Step{Args: join([]string{"bench", "ycsb"},
+	args := join([]string{"bench", "ycsb"},
 		flags("uri", PhURI, "cluster-dir", PhDir, "records", scale(quick, "100000", "1500000"),
 			"readkeys", scale(quick, "80000", "500000"), "clients", "16", "period", "2s", "warmup", "0s",
 			"duration", secs(2*t), "repeat", scale(quick, "1", "3"), "policies", "weights:primary=1", "phases", secs(t)+":reads=n2", "hints", "off,on"),
-		[]string{"--cold-start"}, extra, flags("out", PhOut+"/"+out+".json")),
-		Output: out, Report: true}
+		[]string{"--cold-start"})
+	for i := 0; i+1 < len(extra); i += 2 {
+		args = withFlags(args, strings.TrimPrefix(extra[i], "--"), extra[i+1])
+	}
+	return Step{Args: append(args, flags("out", PhOut+"/"+out+".json")...), Output: out, Report: true}
 }
 
 // hintsFull is a full hintsRun of two policies (six runs of 240 s after

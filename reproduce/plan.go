@@ -2,6 +2,8 @@ package reproduce
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -121,6 +123,22 @@ func flags(kv ...string) []string {
 	return out
 }
 
+// withFlags is args with each --name value pair of kv set: in place where
+// args already give the flag, appended where they do not, so that a step's
+// command line names every flag once, with the value that runs.
+func withFlags(args []string, kv ...string) []string {
+	out := slices.Clone(args)
+	for i := 0; i+1 < len(kv); i += 2 {
+		name := "--" + kv[i]
+		if j := slices.Index(out, name); j >= 0 && j+1 < len(out) && !strings.HasPrefix(out[j+1], "--") {
+			out[j+1] = kv[i+1]
+			continue
+		}
+		out = append(out, name, kv[i+1])
+	}
+	return out
+}
+
 // join concatenates argument lists.
 func join(parts ...[]string) []string {
 	var out []string
@@ -151,9 +169,43 @@ func (e *Experiment) RanThisShape(ran []string, quick bool) bool {
 		return false
 	}
 	for i, c := range steps {
-		if c != want[i].Command() {
+		if !SameCommand(c, want[i].Command()) {
 			return false
 		}
 	}
 	return true
+}
+
+// SameCommand reports whether two command lines as written run the same:
+// the same words before the first flag and the same value of every flag,
+// the last given winning as on any command line, in any order. A line
+// that named a flag twice (older code appended a figure's own values to
+// the shared ones) is the same as the line that names it once.
+func SameCommand(a, b string) bool {
+	wa, fa := commandFlags(a)
+	wb, fb := commandFlags(b)
+	return slices.Equal(wa, wb) && maps.Equal(fa, fb)
+}
+
+// commandFlags splits a command line as written into its words before the
+// first flag and its flags' values ("" for a flag followed by another).
+func commandFlags(line string) ([]string, map[string]string) {
+	var words []string
+	flags := map[string]string{}
+	f := strings.Fields(line)
+	for i := 0; i < len(f); i++ {
+		if !strings.HasPrefix(f[i], "--") {
+			if len(flags) == 0 {
+				words = append(words, f[i])
+			}
+			continue
+		}
+		name, value, ok := strings.Cut(f[i], "=")
+		if !ok && i+1 < len(f) && !strings.HasPrefix(f[i+1], "--") {
+			value = f[i+1]
+			i++
+		}
+		flags[name] = value
+	}
+	return words, flags
 }

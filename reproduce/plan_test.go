@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -62,5 +63,48 @@ func TestCheckedOnce(t *testing.T) {
 	got[0].Args[2] = "changed"
 	if orig.Args[:3][2] != "" {
 		t.Errorf("checkedOnce wrote into its argument's array: %q", orig.Args[:3])
+	}
+}
+
+// TestSameCommand: two command lines as written are the same shape when
+// they run the same: a flag named twice counts once, with its last value
+// (the read-hints figures' lines before withFlags), flags in any order;
+// another value, another flag or another command is not.
+func TestSameCommand(t *testing.T) {
+	now := rhCache.Steps(false)[0].Command()
+	old := "decongestant bench ycsb --uri {uri} --cluster-dir {dir} --records 1500000 --readkeys 500000 --clients 16 --period 2s --warmup 0s --duration 240s --repeat 3 --policies weights:primary=1 --phases 120s:reads=n2 --hints off,on --cold-start --workload c --distribution uniform --hints off --records 2000000 --readkeys 0 --out {out}/rh-cache-1.json"
+	for _, tt := range []struct {
+		name string
+		a, b string
+		want bool
+	}{
+		{"fig. 10's line of 2026-11-28, its flags named twice", old, now, true},
+		{"another order", "decongestant bench ycsb --clients 16 --cold-start --hints off", "decongestant bench ycsb --hints off --cold-start --clients 16", true},
+		{"another value", now, strings.Replace(now, "--records 2000000", "--records 1500000", 1), false},
+		{"the earlier value winning", strings.Replace(old, "--hints off --records", "--records", 1), now, false},
+		{"a switch more", now, now + " --skip-load", false},
+		{"another command", "decongestant bench ycsb --clients 16", "decongestant bench tpcc --clients 16", false},
+	} {
+		if got := SameCommand(tt.a, tt.b); got != tt.want {
+			t.Errorf("%s: SameCommand %v, want %v\n%s\n%s", tt.name, got, tt.want, tt.a, tt.b)
+		}
+	}
+}
+
+// TestWithFlags: a flag the arguments give takes the new value in place, a
+// new one is appended, a switch before a flag is left alone, and the
+// arguments given are not written into.
+func TestWithFlags(t *testing.T) {
+	args := []string{"bench", "ycsb", "--hints", "off,on", "--cold-start", "--records", "100"}
+	got := withFlags(args, "hints", "off", "cold-start", "x", "workload", "c")
+	want := []string{"bench", "ycsb", "--hints", "off", "--cold-start", "--records", "100", "--cold-start", "x", "--workload", "c"}
+	if !slices.Equal(got, want) {
+		t.Errorf("withFlags: %q, want %q", got, want)
+	}
+	if args[3] != "off,on" {
+		t.Errorf("withFlags wrote into its argument: %q", args)
+	}
+	if strings.Count(strings.Join(rhCache.Steps(false)[0].Args, " "), "--records") != 1 {
+		t.Errorf("fig. 10's step names --records more than once: %s", rhCache.Steps(false)[0].Command())
 	}
 }

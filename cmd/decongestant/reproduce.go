@@ -136,9 +136,14 @@ func reproduceRun(ctx context.Context, figs []*reproduce.Figure, rf reproduceFla
 				fmt.Fprintf(stdout, "# the saturation probe: {clients:N} below is N of the paper's clients scaled by this set's point over the paper's (%d)\n%s\n",
 					e.Saturate.Paper, e.Saturate.Probe(rf.quick).Command())
 			}
+			up := e.Cluster != nil
 			for _, s := range e.Steps(rf.quick) {
 				if s.Cluster != nil {
-					fmt.Fprintf(stdout, "decongestant cluster down --dir {dir}\ndecongestant cluster up --dir {dir} %s\n", strings.Join(s.Cluster.Args, " "))
+					if up { // a set is up: this step replaces it
+						fmt.Fprintln(stdout, "decongestant cluster down --dir {dir}")
+					}
+					up = true
+					fmt.Fprintf(stdout, "decongestant cluster up --dir {dir} %s\n", strings.Join(s.Cluster.Args, " "))
 				}
 				fmt.Fprintln(stdout, s.Command())
 			}

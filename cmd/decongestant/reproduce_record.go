@@ -57,7 +57,7 @@ func (r runRecord) kept(s reproduce.Step, dir string) (stepRecord, bool) {
 	if s.Cluster == nil || s.Output == "" {
 		return stepRecord{}, false
 	}
-	i := slices.IndexFunc(r.Steps, func(k stepRecord) bool { return k.Command == s.Command() })
+	i := slices.IndexFunc(r.Steps, func(k stepRecord) bool { return reproduce.SameCommand(k.Command, s.Command()) })
 	if i < 0 {
 		return stepRecord{}, false
 	}
