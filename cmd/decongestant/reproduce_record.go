@@ -51,8 +51,8 @@ func finished(dir string, quick bool) bool {
 // kept is the record of s from an earlier, unfinished sitting of the
 // experiment in dir, when --resume may keep it instead of running it
 // again: s starts a set of its own (so it needs nothing the steps before
-// it left in theirs), it ran to its end in this shape (the same command
-// as written), and its output is still in dir.
+// it left in theirs), it ran to its end in this shape (a command that
+// runs the same: reproduce.SameCommand), and its output is still in dir.
 func (r runRecord) kept(s reproduce.Step, dir string) (stepRecord, bool) {
 	if s.Cluster == nil || s.Output == "" {
 		return stepRecord{}, false
