@@ -77,10 +77,7 @@ func hintsRun(quick bool, out string, extra ...string) Step {
 			"readkeys", scale(quick, "80000", "500000"), "clients", "16", "period", "2s", "warmup", "0s",
 			"duration", secs(2*t), "repeat", scale(quick, "1", "3"), "policies", "weights:primary=1", "phases", secs(t)+":reads=n2", "hints", "off,on"),
 		[]string{"--cold-start"})
-	for i := 0; i+1 < len(extra); i += 2 {
-		args = withFlags(args, strings.TrimPrefix(extra[i], "--"), extra[i+1])
-	}
-	return Step{Args: append(args, flags("out", PhOut+"/"+out+".json")...), Output: out, Report: true}
+	return Step{Args: join(withFlags(args, extra), flags("out", PhOut+"/"+out+".json")), Output: out, Report: true}
 }
 
 // hintsFull is a full hintsRun of two policies (six runs of 240 s after

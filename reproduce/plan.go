@@ -123,18 +123,18 @@ func flags(kv ...string) []string {
 	return out
 }
 
-// withFlags is args with each --name value pair of kv set: in place where
-// args already give the flag, appended where they do not, so that a step's
-// command line names every flag once, with the value that runs.
-func withFlags(args []string, kv ...string) []string {
+// withFlags is args with each "--name", value pair of set (as flags makes
+// them) set: in place where args already give the flag, appended where
+// they do not, so that a step's command line names every flag once, with
+// the value that runs.
+func withFlags(args, set []string) []string {
 	out := slices.Clone(args)
-	for i := 0; i+1 < len(kv); i += 2 {
-		name := "--" + kv[i]
-		if j := slices.Index(out, name); j >= 0 && j+1 < len(out) && !strings.HasPrefix(out[j+1], "--") {
-			out[j+1] = kv[i+1]
+	for i := 0; i+1 < len(set); i += 2 {
+		if j := slices.Index(out, set[i]); j >= 0 && j+1 < len(out) && !strings.HasPrefix(out[j+1], "--") {
+			out[j+1] = set[i+1]
 			continue
 		}
-		out = append(out, name, kv[i+1])
+		out = append(out, set[i], set[i+1])
 	}
 	return out
 }

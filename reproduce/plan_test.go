@@ -96,7 +96,7 @@ func TestSameCommand(t *testing.T) {
 // arguments given are not written into.
 func TestWithFlags(t *testing.T) {
 	args := []string{"bench", "ycsb", "--hints", "off,on", "--cold-start", "--records", "100"}
-	got := withFlags(args, "hints", "off", "cold-start", "x", "workload", "c")
+	got := withFlags(args, flags("hints", "off", "cold-start", "x", "workload", "c"))
 	want := []string{"bench", "ycsb", "--hints", "off", "--cold-start", "--records", "100", "--cold-start", "x", "--workload", "c"}
 	if !slices.Equal(got, want) {
 		t.Errorf("withFlags: %q, want %q", got, want)
