@@ -89,6 +89,7 @@ func summarize(its []results.MatrixIteration) results.MatrixSummary {
 		StaleMsP50:        over(func(it results.MatrixIteration) float64 { return it.StaleMs.P50 }),
 		Unacknowledged:    over(func(it results.MatrixIteration) float64 { return float64(it.Unacknowledged) }),
 		UnacknowledgedPct: over(unackPct),
+		NotLastAckedPct:   over(func(it results.MatrixIteration) float64 { return it.StalePct + unackPct(it) }),
 		Reads:             over(func(it results.MatrixIteration) float64 { return float64(it.Reads) }),
 		Writes:            over(func(it results.MatrixIteration) float64 { return float64(it.Writes) }),
 	}

@@ -247,6 +247,7 @@ func TestSummarize(t *testing.T) {
 		{"stale ms P50", s.StaleMsP50, 6, 5, 7},
 		{"unacknowledged", s.Unacknowledged, 2, 0, 4},
 		{"unacknowledged %", s.UnacknowledgedPct, 2, 0, 4},
+		{"not the last acknowledged %", s.NotLastAckedPct, 17, 14, 20},
 		{"reads", s.Reads, 75, 50, 100},
 		{"writes", s.Writes, 10, 10, 10},
 	}

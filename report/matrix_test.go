@@ -92,7 +92,8 @@ var sampleFindings = []ThesisFinding{
 	{Text: "§5.1 baseline concurrency: rc linearizable instead of majority raises read latency", Thesis: "+32 ms",
 		Ours: "30.2 ± 3.18 (n=3) ms", Verdict: "agrees", Rule: "95 % CI [27.1, 33.4] of n=3 against 16.0 to 64.0 (within 2.00× of 32.0): inside", Class: "agree"},
 	{Text: "§5.1 baseline concurrency: rc majority has more stale reads than linearizable", Thesis: "1.67 points",
-		Ours: "20.0 ± 1.00 (n=3) pp", Verdict: "same direction", Rule: "95 % CI [19.0, 21.0] of n=3 against 0.835 to 3.34 (within 2.00× of 1.67): outside, on the paper's side of 0", Class: "partial"},
+		Ours: "20.0 ± 1.00 (n=3) pp", Verdict: "same direction", Rule: "95 % CI [19.0, 21.0] of n=3 against 0.835 to 3.34 (within 2.00× of 1.67): outside, on the paper's side of 0", Class: "partial",
+		Note: "the thesis' reading (also counting the reads that returned a write before its acknowledgement): 21.5 ± 1.20 (n=3) pp"},
 }
 
 func writeMatrixPage(t *testing.T, m *results.Matrix) string {

@@ -18,6 +18,7 @@ type ThesisFinding struct {
 	Ours    string // our measure with its interval, n and unit
 	Verdict string // agrees, same direction, disagrees, inconclusive, not exercised, not measured
 	Rule    string // how the verdict follows from ours
+	Note    string // beside ours, never judged: the same measure read as the thesis does, where its definition differs
 	Class   string // the verdict's colour: agree, partial, disagree, open or none
 }
 
@@ -32,6 +33,11 @@ func thesisCaveats(m *results.Matrix) []string {
 	}
 	out = append(out, "The thesis ran three machines on a network; here all three members share one machine, "+
 		"so latencies compare in direction and rough size only.")
+	out = append(out, "A read here is stale when it returned a version older than the last one acknowledged before it was "+
+		"sent, which on the primary only rc majority after a w 1 write can do. The thesis counts a read that is \"not the "+
+		"latest version\" and finds stale reads under rc local and with w majority, which this definition cannot; a count "+
+		"of every version but the last acknowledged one (stale plus unacknowledged reads) finds them, and each stale-read "+
+		"finding notes that count beside ours.")
 	return out
 }
 

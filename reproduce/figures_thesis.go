@@ -116,8 +116,12 @@ func ThesisFindings(m *results.Matrix) []report.ThesisFinding {
 		if r.Unit != "" && ours != "-" {
 			ours += " " + r.Unit
 		}
+		var note string
+		if r.Estimate != nil {
+			note = r.Estimate.Note
+		}
 		out = append(out, report.ThesisFinding{Text: r.Claim, Thesis: r.Paper, Ours: ours, Verdict: r.Verdict,
-			Rule: r.Rule, Class: verdictClass(r.Verdict)})
+			Rule: r.Rule, Note: note, Class: verdictClass(r.Verdict)})
 	}
 	return out
 }

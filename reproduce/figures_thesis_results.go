@@ -75,7 +75,7 @@ func thesisResultFigures(p *Paper) []*Figure {
 		return higher(fmt.Sprintf("%s, w %s rc %s: more stale reads with larger documents (smallest to largest here)", scope, w, rc), src, "pp",
 			sizeEffect(cells(setups, w, rc), stalePct, false))
 	}
-	moreThanOp := func(scope string, w, rc string, metric func(results.MatrixSummary) results.Spread, what, unit string, src Source) Claim {
+	moreThanOp := func(scope string, w, rc string, metric metric, what, unit string, src Source) Claim {
 		return higher(fmt.Sprintf("%s: %s than with 1 writer and 1 reader (operation)", scope, what), src, unit,
 			pairOf(cells(multi, w, rc), toSetup("operation"), metric))
 	}

@@ -151,8 +151,13 @@ type MatrixSummary struct {
 	StaleMsP50        Spread `json:"stale_ms_p50"`
 	Unacknowledged    Spread `json:"unacknowledged"`
 	UnacknowledgedPct Spread `json:"unacknowledged_pct"`
-	Reads             Spread `json:"reads"`
-	Writes            Spread `json:"writes"`
+	// NotLastAckedPct is the share of reads whose version was not the last
+	// acknowledged one when they were sent: the stale reads plus the
+	// unacknowledged ones, the consistency thesis' "stale read" as its
+	// figures can be read (DESIGN.md).
+	NotLastAckedPct Spread `json:"not_last_acked_pct"`
+	Reads           Spread `json:"reads"`
+	Writes          Spread `json:"writes"`
 }
 
 // Find returns the cell of (setup, size, w, rc, read), or nil.
