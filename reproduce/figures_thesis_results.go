@@ -27,11 +27,14 @@ func higher(text string, src Source, unit string, m func(Outputs) (Estimate, err
 	return Claim{Text: text, PaperText: "higher", Source: src, Kind: Above, Ref: 0, Unit: unit, Measure: m}
 }
 
+// withCause is c with the cause of its disagreement.
+func withCause(c Claim, cause string) Claim { c.Cause = cause; return c }
+
 // minorSize is a claim that the document size barely changes read latency.
 func minorSize(scope string, sel func(results.MatrixCell) bool, src Source) Claim {
 	return Claim{Text: scope + ": read latency barely changes with the document size (smallest to largest here)",
 		PaperText: "minor", Source: src, Kind: Similar, Ref: 0, Tol: 10, Abs: true, Unit: "%",
-		Measure: sizeEffect(sel, readMean, true)}
+		Measure: sizeEffect(sel, readMean, true), Cause: sizeReadCause}
 }
 
 func thesisResultFigures(p *Paper) []*Figure {
@@ -69,11 +72,19 @@ func thesisResultFigures(p *Paper) []*Figure {
 		return higher(scope+": w majority writes are slower than w 1", src, "ms", pairOf(cells(setups, "majority", ""), toW("1"), writeMean))
 	}
 	stricterRC := func(scope string, setups []string, rc, than string, src Source) Claim {
-		return higher(fmt.Sprintf("%s: rc %s reads are slower than rc %s", scope, rc, than), src, "ms", pairOf(cells(setups, "", rc), toRC(than), readMean))
+		c := higher(fmt.Sprintf("%s: rc %s reads are slower than rc %s", scope, rc, than), src, "ms", pairOf(cells(setups, "", rc), toRC(than), readMean))
+		if rc == "majority" {
+			c.Cause = majorityReadCause
+		}
+		return c
 	}
 	sizeS := func(scope string, setups []string, w, rc string, src Source) Claim {
-		return higher(fmt.Sprintf("%s, w %s rc %s: more stale reads with larger documents (smallest to largest here)", scope, w, rc), src, "pp",
+		c := higher(fmt.Sprintf("%s, w %s rc %s: more stale reads with larger documents (smallest to largest here)", scope, w, rc), src, "pp",
 			sizeEffect(cells(setups, w, rc), stalePct, false))
+		if w != "1" || rc != "majority" { // only w 1 rc majority can be stale on the primary
+			c.Cause = staleDefinitionCause
+		}
+		return c
 	}
 	moreThanOp := func(scope string, w, rc string, metric metric, what, unit string, src Source) Claim {
 		return higher(fmt.Sprintf("%s: %s than with 1 writer and 1 reader (operation)", scope, what), src, unit,
@@ -116,7 +127,8 @@ func thesisResultFigures(p *Paper) []*Figure {
 		fig("fig4.15", 438, "Figure 4.15: Comparison of Percentage Stale Reads for writeConcern: local", "session level, w 1: stale reads by size",
 			sizeS("session level", sess, "1", "local", sLocal)),
 		fig("fig4.16", 441, "Figure 4.16: Comparison of Percentage Stale Reads for writeConcern: majority", "session level, w majority: stale reads by size",
-			higher("session level, w majority: rc local reads are staler than rc linearizable", sLeast, "pp", pairOf(cells(sess, "majority", "local"), toRC("linearizable"), stalePct)),
+			withCause(higher("session level, w majority: rc local reads are staler than rc linearizable", sLeast, "pp",
+				pairOf(cells(sess, "majority", "local"), toRC("linearizable"), stalePct)), staleDefinitionCause),
 			sizeS("session level", sess, "majority", "local", sSizeS)),
 		fig("fig4.17", 450, "Figure 4.17: Comparison of Avg. Write Latency for writeConcern: local", "2 writers + 10 readers, w 1: write latency by size",
 			sizeW("2 writers + 10 readers", multi, "1", mSizeW), moreThanOp("2 writers + 10 readers, w 1", "1", "", writeMean, "writes are slower", "ms", mMoreW)),
@@ -133,7 +145,7 @@ func thesisResultFigures(p *Paper) []*Figure {
 			moreThanOp("2 writers + 10 readers, w 1", "1", "", stalePct, "more stale reads", "pp", mMoreS),
 			sizeS("2 writers + 10 readers", multi, "1", "majority", mSizeS), sizeS("2 writers + 10 readers", multi, "1", "linearizable", mLinS)),
 		fig("fig4.23", 474, "Figure 4.23: Comparison of Percentage Stale Reads for writeConcern: majority", "2 writers + 10 readers, w majority: stale reads by size",
-			moreThanOp("2 writers + 10 readers, w majority", "majority", "", stalePct, "more stale reads", "pp", mMoreS),
+			withCause(moreThanOp("2 writers + 10 readers, w majority", "majority", "", stalePct, "more stale reads", "pp", mMoreS), staleDefinitionCause),
 			sizeS("2 writers + 10 readers", multi, "majority", "local", mSizeS)),
 	}
 }
