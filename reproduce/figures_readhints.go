@@ -489,9 +489,6 @@ func readHintsFigures() []*Figure {
 	rise := func(name string, s sel) func(Outputs) (Estimate, error) {
 		return func(o Outputs) (Estimate, error) { return perRun(o, name, s, missRise) }
 	}
-	recovery := func(i int) func(Outputs) (Estimate, error) {
-		return reconfig(fmt.Sprintf("rh-cache-%d", i), off, func(rc results.Reconfiguration) float64 { return orNaN(rc.RecoveryS) })
-	}
 	const hdd = "every member's disk throttled like a 7200 rpm HDD (150 IOPS and 150 MB/s, reads and writes each, by cgroup; on cgroup v1 background writeback is not throttled, reads are); "
 	const note = "1.5 M records (100 000 quick) on members capped at 0.35 CPU and 1.2 GiB (600 MiB quick) instead of 50 M on 8-core servers with 10 GB caches; the move at 120 s of 240 s (40 s of 80 s quick); three runs with hints off and three on (one each quick)"
 	return []*Figure{
@@ -540,7 +537,7 @@ func readHintsFigures() []*Figure {
 								break
 							}
 						}
-						return diffOf(recovery(n), recovery(1))(o)
+						return recoveryDiff("rh-cache-1", fmt.Sprintf("rh-cache-%d", n))(o)
 					}},
 			}},
 		{Paper: p, ID: "fig11", Caption: "throughput across a migration, read-only, zipfian", Source: Source{223, "Fig. 11. Throughput under read-only workload, Zipf"}, Status: Scaled, Note: note, Experiment: rhZipf, Plots: plots("rh-zipf", "read_tput"),

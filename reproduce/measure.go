@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	reconfigs "github.com/decongestant/decongestant/reconfig"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -239,6 +241,91 @@ func reconfig(name string, s sel, f func(results.Reconfiguration) float64) func(
 			return f(r.Summary.Reconfigurations[0])
 		})
 	}
+}
+
+// placeboOffsets are how long before a run's move recoveryPlacebo
+// pretends one happened: each with reconfig.PreS before it to compare with
+// and 60 s or more to recover in before the real move.
+var placeboOffsets = []float64{80, 70, 60}
+
+// recoveryPlacebo is the recovery time (reconfig.Measure's) a run shows
+// where nothing moved: its mean over placeboOffsets before the run's first
+// reconfiguration, on the periods before that move only. A pretended move
+// the run never recovers from before the real one counts the whole time
+// to it. NaN when the run has no move or too little before it.
+func recoveryPlacebo(r *results.Run) float64 {
+	rcs := r.Summary.Reconfigurations
+	if len(rcs) == 0 {
+		return math.NaN()
+	}
+	at := rcs[0].AtS
+	n := 0
+	for n < len(r.Periods) && r.Periods[n].TS <= at {
+		n++
+	}
+	var vs []float64
+	for _, off := range placeboOffsets {
+		t := at - off
+		if t < reconfigs.PreS {
+			continue
+		}
+		m, ok := reconfigs.Measure(r.Periods[:n], reconfigs.Time{AtS: t})
+		switch {
+		case !ok:
+		case m.RecoveryS != nil:
+			vs = append(vs, *m.RecoveryS)
+		default:
+			vs = append(vs, off)
+		}
+	}
+	if len(vs) == 0 {
+		return math.NaN()
+	}
+	return stat.Mean(vs, nil)
+}
+
+// recoveryDiff is the recovery time after the move (hints off) of the
+// runs in output last minus those in first, with the placebo's noise
+// floor as its interval's half-width when that is wider: the recovery time
+// the same runs show where nothing moved (recoveryPlacebo), as drop does.
+func recoveryDiff(first, last string) func(Outputs) (Estimate, error) {
+	off := sel{hints: 1}
+	recovery := func(name string) func(Outputs) (Estimate, error) {
+		return reconfig(name, off, func(rc results.Reconfiguration) float64 { return orNaN(rc.RecoveryS) })
+	}
+	return func(o Outputs) (Estimate, error) {
+		e, err := diffOf(recovery(last), recovery(first))(o)
+		if err != nil || !e.Measured() {
+			return e, err
+		}
+		var placebos []float64
+		for _, name := range []string{first, last} {
+			if _, err := perRun(o, name, off, func(_ *results.Results, r *results.Run) float64 {
+				v := recoveryPlacebo(r)
+				placebos = append(placebos, v)
+				return v
+			}); err != nil {
+				return Estimate{}, err
+			}
+		}
+		if p := estimate(placebos); p.Measured() {
+			finite := slices.DeleteFunc(placebos, math.IsNaN)
+			e.Spread = max(e.Spread, p.V)
+			e.Note = fmt.Sprintf("placebo: the same recovery time taken %s s before the move, where nothing moved, is "+
+				"%s s (mean of %d runs, %s to %s s a run); the interval is at least that wide", placeboWhen(), fmtNum(p.V), p.N,
+				fmtNum(slices.Min(finite)), fmtNum(slices.Max(finite)))
+		}
+		return e, nil
+	}
+}
+
+// placeboWhen names placeboOffsets ("80, 70 and 60").
+func placeboWhen() string {
+	var parts []string
+	for _, o := range placeboOffsets {
+		parts = append(parts, strconv.FormatFloat(o, 'f', -1, 64))
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // dropWindow is the longest window, before and after a reconfiguration,
