@@ -86,9 +86,9 @@ func thesisResultFigures(p *Paper) []*Figure {
 		}
 		return c
 	}
-	moreThanOp := func(scope string, w, rc string, metric metric, what, unit string, src Source) Claim {
+	moreThanOp := func(scope string, w, rc string, mt metric, what, unit string, src Source) Claim {
 		return higher(fmt.Sprintf("%s: %s than with 1 writer and 1 reader (operation)", scope, what), src, unit,
-			pairOf(cells(multi, w, rc), toSetup("operation"), metric))
+			pairOf(cells(multi, w, rc), toSetup("operation"), mt))
 	}
 	fig := func(id string, line int, quote, caption string, claims ...Claim) *Figure {
 		return &Figure{Paper: p, ID: id, Caption: caption, Source: Source{line, quote}, Status: Scaled,

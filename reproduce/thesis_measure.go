@@ -168,15 +168,15 @@ func stderr(s results.Spread) float64 {
 }
 
 // rcDiff compares rc a with rc b in the given setups.
-func rcDiff(setups []string, a, b string, metric metric) func(Outputs) (Estimate, error) {
+func rcDiff(setups []string, a, b string, mt metric) func(Outputs) (Estimate, error) {
 	return matrixMeasure(pairDiff(func(c results.MatrixCell) bool { return c.RC == a && slices.Contains(setups, c.Setup) },
-		func(k cellKey) cellKey { k.rc = b; return k }, metric, false))
+		func(k cellKey) cellKey { k.rc = b; return k }, mt, false))
 }
 
 // sizeDiff compares the largest size with the smallest, in %, in every
 // setup.
-func sizeDiff(metric metric) func(Outputs) (Estimate, error) {
-	return sizeEffect(anyCell, metric, true)
+func sizeDiff(mt metric) func(Outputs) (Estimate, error) {
+	return sizeEffect(anyCell, mt, true)
 }
 
 // sizeStaleDiff compares the stale share at the largest size with the
@@ -187,14 +187,14 @@ func sizeStaleDiff(w, rc string) func(Outputs) (Estimate, error) {
 
 // sizeEffect compares the cells sel accepts at the largest size with the
 // same cells at the smallest, in % (relative) or absolute.
-func sizeEffect(sel func(results.MatrixCell) bool, metric metric, relative bool) func(Outputs) (Estimate, error) {
+func sizeEffect(sel func(results.MatrixCell) bool, mt metric, relative bool) func(Outputs) (Estimate, error) {
 	return matrixMeasure(func(m *results.Matrix) Estimate {
 		lo, hi, ok := sizeRange(m)
 		if !ok {
 			return Estimate{V: math.NaN()}
 		}
 		return pairDiff(func(c results.MatrixCell) bool { return c.DocSize == hi && sel(c) },
-			func(k cellKey) cellKey { k.size = lo; return k }, metric, relative)(m)
+			func(k cellKey) cellKey { k.size = lo; return k }, mt, relative)(m)
 	})
 }
 
@@ -216,14 +216,14 @@ func sizeRange(m *results.Matrix) (lo, hi int, ok bool) {
 }
 
 // pairOf compares the cells sel accepts with their partners, absolute.
-func pairOf(sel func(results.MatrixCell) bool, partner func(cellKey) cellKey, metric metric) func(Outputs) (Estimate, error) {
-	return matrixMeasure(pairDiff(sel, partner, metric, false))
+func pairOf(sel func(results.MatrixCell) bool, partner func(cellKey) cellKey, mt metric) func(Outputs) (Estimate, error) {
+	return matrixMeasure(pairDiff(sel, partner, mt, false))
 }
 
 // setupDiff compares setup a with setup b, in % (relative) or absolute.
-func setupDiff(a, b string, metric metric, relative bool) func(Outputs) (Estimate, error) {
+func setupDiff(a, b string, mt metric, relative bool) func(Outputs) (Estimate, error) {
 	return matrixMeasure(pairDiff(func(c results.MatrixCell) bool { return c.Setup == a },
-		func(k cellKey) cellKey { k.setup = b; return k }, metric, relative))
+		func(k cellKey) cellKey { k.setup = b; return k }, mt, relative))
 }
 
 // worst is the highest metric mean among the measured cells on the
