@@ -39,17 +39,18 @@ const thesisRun = "the thesis matrix's journal, reproduce-consistency-matrix-jou
 // majorityCommitCause: the numbers that count the wait for a majority
 // commit are an order of magnitude smaller on one machine.
 const majorityCommitCause = "a difference of environment, the time a write takes to become majority-committed (" + thesisRun +
-	"): about 1.3 ms here (the median age of a stale read under w 1 and rc majority, 1.2-1.5 ms at 1 KB; a " +
-	"linearizable read, which waits for one no-op write to be majority-committed, costs 1.4 ms more than a majority " +
-	"read), about 32 ms on the thesis' testbed (its linearizable read's cost; its 1.67-point stale difference, from " +
-	"the w 1 pairs alone, is a window of about 33 ms at one write a second). Every number that counts that wait is " +
-	"some 25 times smaller here; members on machines of their own, with a network and a disk flush behind each " +
-	"commit, would remove it"
+	"): about 1.5-2.5 ms here (a linearizable read, which waits for one no-op write to be majority-committed, costs " +
+	"1.4 ms more than a majority read; a w majority write 2.6 ms more than a w 1 one; a read under w 1 and rc " +
+	"majority is stale for about 2 ms after each write, 0.17-0.23 % of reads at one write a second), about 32 ms on " +
+	"the thesis' testbed (its linearizable read's cost; its 1.67-point stale difference, from the w 1 pairs alone, " +
+	"is a window of about 33 ms at one write a second). Every number that counts that wait is some 15-25 times " +
+	"smaller here; members on machines of their own, with a network and a disk flush behind each commit, would " +
+	"remove it"
 
 // linearizableWriteCause: a write beside linearizable reads.
 const linearizableWriteCause = "a difference of environment, as for the reads (" + thesisRun + "): a linearizable " +
 	"read writes a no-op to the oplog and waits for its majority commit, so the writer's writes share the oplog and " +
-	"its replication with those no-ops, each about 1.3 ms from majority commit here against about 32 ms on the " +
+	"its replication with those no-ops, each about 1.5-2.5 ms from majority commit here against about 32 ms on the " +
 	"thesis' testbed; the run does not time the no-ops, so how much of the thesis' rise they make is not separated"
 
 // sizeWriteCause: a 1 MB write adds a cost to a much smaller base here.
