@@ -190,6 +190,12 @@ func serverPeriod(host string, prev *monitor.ServerStats, cur monitor.ServerStat
 			m.CacheMissPct = ptr(metrics.Round3(100 * float64(read) / float64(req)))
 		}
 	}
+	if prev.HasWritten && cur.HasWritten {
+		m.CacheWrittenMB = ptr(metrics.Round3(float64(cur.BytesWritten-prev.BytesWritten) / (1 << 20)))
+	}
+	if prev.HasCheckpoint && cur.HasCheckpoint {
+		m.CheckpointMS = ptr(float64(cur.CheckpointMS - prev.CheckpointMS))
+	}
 	if elapsed := cur.UptimeMS - prev.UptimeMS; prev.HasCPU && cur.HasCPU && elapsed > 0 {
 		m.CPUPct = ptr(metrics.Round3(100 * metrics.MS(cur.CPU-prev.CPU) / float64(elapsed)))
 	}
@@ -201,7 +207,9 @@ func serverPeriod(host string, prev *monitor.ServerStats, cur monitor.ServerStat
 func restarted(prev, cur monitor.ServerStats) bool {
 	back := cur.UptimeMS < prev.UptimeMS || cur.HasCPU && prev.HasCPU && cur.CPU < prev.CPU ||
 		cur.HasCache && prev.HasCache && (cur.PagesRequested < prev.PagesRequested ||
-			cur.PagesRead < prev.PagesRead || cur.BytesRead < prev.BytesRead)
+			cur.PagesRead < prev.PagesRead || cur.BytesRead < prev.BytesRead) ||
+		cur.HasWritten && prev.HasWritten && cur.BytesWritten < prev.BytesWritten ||
+		cur.HasCheckpoint && prev.HasCheckpoint && cur.CheckpointMS < prev.CheckpointMS
 	return cur.PID != prev.PID || back
 }
 
@@ -217,6 +225,7 @@ func withServer(members, server []results.Member) []results.Member {
 		}
 		m := &members[i]
 		m.CachePagesRequested, m.CachePagesRead, m.CacheMissPct, m.CacheReadMB = s.CachePagesRequested, s.CachePagesRead, s.CacheMissPct, s.CacheReadMB
+		m.CacheWrittenMB, m.CheckpointMS = s.CacheWrittenMB, s.CheckpointMS
 		m.CPUPct, m.RSSMB, m.MemCgroupMB = s.CPUPct, s.RSSMB, s.MemCgroupMB
 		if m.Name == "" {
 			m.Name = s.Name

@@ -30,17 +30,20 @@ func show(m results.Member) string {
 		}
 		return "null"
 	}
-	return fmt.Sprintf("requested %s read %s miss %s mb %s cpu %s rss %s", f(m.CachePagesRequested), f(m.CachePagesRead),
-		f(m.CacheMissPct), f(m.CacheReadMB), f(m.CPUPct), f(m.RSSMB))
+	return fmt.Sprintf("requested %s read %s miss %s mb %s written %s ckpt %s cpu %s rss %s", f(m.CachePagesRequested), f(m.CachePagesRead),
+		f(m.CacheMissPct), f(m.CacheReadMB), f(m.CacheWrittenMB), f(m.CheckpointMS), f(m.CPUPct), f(m.RSSMB))
 }
 
 func TestServerPeriod(t *testing.T) {
 	// 2 s by the server's clock, 0.5 s of CPU, 2000 pages requested of
-	// which 500 read in (3 MiB).
+	// which 500 read in (3 MiB), 1.5 MiB written out, a checkpoint of 300 ms
+	// completed.
 	prev := monitor.ServerStats{PID: 7, UptimeMS: 10_000, PagesRequested: 1000, PagesRead: 100, BytesRead: 1 << 20,
-		HasCache: true, CPU: 4 * time.Second, HasCPU: true, ResidentMB: 90, HasResident: true, Role: balancer.Primary, Name: "n1"}
+		HasCache: true, BytesWritten: 1 << 20, CheckpointMS: 700, HasWritten: true, HasCheckpoint: true,
+		CPU: 4 * time.Second, HasCPU: true, ResidentMB: 90, HasResident: true, Role: balancer.Primary, Name: "n1"}
 	cur := prev
 	cur.UptimeMS, cur.PagesRequested, cur.PagesRead, cur.BytesRead, cur.CPU, cur.ResidentMB = 12_000, 3000, 600, 4<<20, 4500*time.Millisecond, 120
+	cur.BytesWritten, cur.CheckpointMS = 5<<19, 1000
 	with := func(f func(*monitor.ServerStats)) monitor.ServerStats {
 		s := cur
 		f(&s)
@@ -52,20 +55,26 @@ func TestServerPeriod(t *testing.T) {
 		cur  monitor.ServerStats
 		want string
 	}{
-		{"a period", &prev, cur, "requested 2000 read 500 miss 25 mb 3 cpu 25 rss 120"},
-		{"the first poll: no start", nil, cur, "requested null read null miss null mb null cpu null rss 120"},
+		{"a period", &prev, cur, "requested 2000 read 500 miss 25 mb 3 written 1.5 ckpt 300 cpu 25 rss 120"},
+		{"the first poll: no start", nil, cur, "requested null read null miss null mb null written null ckpt null cpu null rss 120"},
 		{"nothing requested: no miss rate", &prev, with(func(s *monitor.ServerStats) { s.PagesRequested, s.PagesRead, s.BytesRead = 1000, 100, 1<<20 }),
-			"requested 0 read 0 miss null mb 0 cpu 25 rss 120"},
+			"requested 0 read 0 miss null mb 0 written 1.5 ckpt 300 cpu 25 rss 120"},
 		{"restarted: another pid", &prev, with(func(s *monitor.ServerStats) { s.PID = 8 }),
-			"requested null read null miss null mb null cpu null rss 120"},
+			"requested null read null miss null mb null written null ckpt null cpu null rss 120"},
 		{"restarted: uptime back", &prev, with(func(s *monitor.ServerStats) { s.UptimeMS = 900 }),
-			"requested null read null miss null mb null cpu null rss 120"},
+			"requested null read null miss null mb null written null ckpt null cpu null rss 120"},
 		{"restarted: a counter back", &prev, with(func(s *monitor.ServerStats) { s.PagesRead = 50 }),
-			"requested null read null miss null mb null cpu null rss 120"},
+			"requested null read null miss null mb null written null ckpt null cpu null rss 120"},
 		{"restarted: CPU back", &prev, with(func(s *monitor.ServerStats) { s.CPU = time.Second }),
-			"requested null read null miss null mb null cpu null rss 120"},
-		{"no CPU on this platform, no cache, no RSS", &prev, with(func(s *monitor.ServerStats) { s.HasCPU, s.HasCache, s.HasResident = false, false, false }),
-			"requested null read null miss null mb null cpu null rss null"},
+			"requested null read null miss null mb null written null ckpt null cpu null rss 120"},
+		{"restarted: bytes written back", &prev, with(func(s *monitor.ServerStats) { s.BytesWritten = 0 }),
+			"requested null read null miss null mb null written null ckpt null cpu null rss 120"},
+		{"restarted: checkpoint time back", &prev, with(func(s *monitor.ServerStats) { s.CheckpointMS = 0 }),
+			"requested null read null miss null mb null written null ckpt null cpu null rss 120"},
+		{"no CPU on this platform, no cache, no RSS", &prev, with(func(s *monitor.ServerStats) {
+			s.HasCPU, s.HasCache, s.HasResident, s.HasWritten, s.HasCheckpoint = false, false, false, false, false
+		}),
+			"requested null read null miss null mb null written null ckpt null cpu null rss null"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +96,8 @@ func TestWithServer(t *testing.T) {
 	routed := []results.Member{{Host: "h1:1", Name: "n1", Role: "primary", Served: 10}, {Host: "h2:2", Role: "secondary"}}
 	s1, s2, s3 := cpu(50), cpu(3), cpu(1)
 	s1.Host, s1.Name, s1.Role = "h1:1", "n1", "secondary" // serverStatus answered after a stepdown: the routed role stands
+	written, ckpt := 1.5, 300.0
+	s1.CacheWrittenMB, s1.CheckpointMS = &written, &ckpt
 	s2.Host, s2.Name, s2.Role = "h2:2", "n2", "secondary"
 	s3.Host, s3.Name, s3.Role = "h3:3", "n3", "other"
 	got := withServer(routed, []results.Member{s1, s2, s3})
@@ -102,6 +113,9 @@ func TestWithServer(t *testing.T) {
 		if m.Host != want.host || m.Name != want.name || m.Role != want.role || m.Served != want.served || m.CPUPct == nil || *m.CPUPct != want.cpu {
 			t.Errorf("member %d: %+v, want %+v", i, m, want)
 		}
+	}
+	if m := got[0]; m.CacheWrittenMB == nil || *m.CacheWrittenMB != 1.5 || m.CheckpointMS == nil || *m.CheckpointMS != 300 {
+		t.Errorf("n1's written MB and checkpoint time not joined: %v %v", m.CacheWrittenMB, m.CheckpointMS)
 	}
 	if got := withServer([]results.Member{{Host: "h1:1"}}, nil); len(got) != 1 || got[0].CPUPct != nil {
 		t.Errorf("no server records: %+v", got)

@@ -41,6 +41,13 @@ type ServerStats struct {
 	// into cache"; HasCache is false without them (another storage engine).
 	PagesRequested, PagesRead, BytesRead int64
 	HasCache                             bool
+	// BytesWritten is wiredTiger.cache's "bytes written from cache" (dirty
+	// pages written out by eviction and checkpoints), CheckpointMS
+	// wiredTiger.transaction's "transaction checkpoint total time (msecs)"
+	// (the checkpoints that completed); HasWritten and HasCheckpoint are
+	// false without them.
+	BytesWritten, CheckpointMS int64
+	HasWritten, HasCheckpoint  bool
 	// CPU is the process's CPU time, extra_info's user_time_us +
 	// system_time_us; HasCPU is false on platforms that do not report them.
 	CPU    time.Duration
@@ -106,6 +113,8 @@ func serverStatsFrom(raw bson.Raw) (ServerStats, error) {
 	s.PagesRead, ok[1] = num("wiredTiger", "cache", "pages read into cache")
 	s.BytesRead, ok[2] = num("wiredTiger", "cache", "bytes read into cache")
 	s.HasCache = ok[0] && ok[1] && ok[2]
+	s.BytesWritten, s.HasWritten = num("wiredTiger", "cache", "bytes written from cache")
+	s.CheckpointMS, s.HasCheckpoint = num("wiredTiger", "transaction", "transaction checkpoint total time (msecs)")
 	user, okUser := num("extra_info", "user_time_us")
 	sys, okSys := num("extra_info", "system_time_us")
 	s.HasCPU = okUser && okSys

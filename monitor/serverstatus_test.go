@@ -11,7 +11,8 @@ import (
 
 func TestServerStatsFrom(t *testing.T) {
 	cache := bson.D{{Key: "pages requested from the cache", Value: int64(5000)},
-		{Key: "pages read into cache", Value: int32(40)}, {Key: "bytes read into cache", Value: float64(1 << 20)}}
+		{Key: "pages read into cache", Value: int32(40)}, {Key: "bytes read into cache", Value: float64(1 << 20)},
+		{Key: "bytes written from cache", Value: int64(3 << 20)}}
 	extra := bson.D{{Key: "note", Value: "fields vary by platform"},
 		{Key: "user_time_us", Value: int64(1_500_000)}, {Key: "system_time_us", Value: int64(250_000)}}
 	tests := []struct {
@@ -24,8 +25,10 @@ func TestServerStatsFrom(t *testing.T) {
 			{Key: "extra_info", Value: extra}, {Key: "mem", Value: bson.D{{Key: "resident", Value: int32(105)}}},
 			{Key: "repl", Value: bson.D{{Key: "isWritablePrimary", Value: true}, {Key: "secondary", Value: false},
 				{Key: "tags", Value: bson.D{{Key: "node", Value: "n1"}}}}},
-			{Key: "wiredTiger", Value: bson.D{{Key: "cache", Value: cache}}}},
+			{Key: "wiredTiger", Value: bson.D{{Key: "cache", Value: cache},
+				{Key: "transaction", Value: bson.D{{Key: "transaction checkpoint total time (msecs)", Value: int32(250)}}}}}},
 			want: ServerStats{PID: 42, UptimeMS: 9000, PagesRequested: 5000, PagesRead: 40, BytesRead: 1 << 20, HasCache: true,
+				BytesWritten: 3 << 20, HasWritten: true, CheckpointMS: 250, HasCheckpoint: true,
 				CPU: 1750 * time.Millisecond, HasCPU: true, ResidentMB: 105, HasResident: true, Role: balancer.Primary, Name: "n1"}},
 		{name: "old server's ismaster, int32 pid", reply: bson.D{{Key: "pid", Value: int32(7)}, {Key: "uptimeMillis", Value: int64(1)},
 			{Key: "repl", Value: bson.D{{Key: "ismaster", Value: true}}}},
@@ -34,7 +37,8 @@ func TestServerStatsFrom(t *testing.T) {
 			{Key: "extra_info", Value: bson.D{{Key: "note", Value: "fields vary by platform"}}},
 			{Key: "repl", Value: bson.D{{Key: "isWritablePrimary", Value: false}, {Key: "secondary", Value: true}}},
 			{Key: "wiredTiger", Value: bson.D{{Key: "cache", Value: cache}}}},
-			want: ServerStats{PID: 1, UptimeMS: 2, PagesRequested: 5000, PagesRead: 40, BytesRead: 1 << 20, HasCache: true, Role: balancer.Secondary}},
+			want: ServerStats{PID: 1, UptimeMS: 2, PagesRequested: 5000, PagesRead: 40, BytesRead: 1 << 20, HasCache: true,
+				BytesWritten: 3 << 20, HasWritten: true, Role: balancer.Secondary}},
 		{name: "recovering, half a cache section", reply: bson.D{{Key: "pid", Value: int64(1)}, {Key: "uptimeMillis", Value: int64(2)},
 			{Key: "repl", Value: bson.D{{Key: "isWritablePrimary", Value: false}, {Key: "secondary", Value: false}}},
 			{Key: "wiredTiger", Value: bson.D{{Key: "cache", Value: cache[:1]}}}},

@@ -247,9 +247,11 @@ type memberRun struct {
 	keys []string
 	rows []memberRow // parallel to keys
 	// weights says whether the policy gave members weights, server
-	// whether some member has server counters (bench --member-stats).
-	weights, server bool
-	measured        int // periods after the warm-up
+	// whether some member has server counters (bench --member-stats),
+	// written whether some member has the bytes it wrote out of its cache
+	// (runs recorded before that was measured do not).
+	weights, server, written bool
+	measured                 int // periods after the warm-up
 }
 
 // memberRuns are the runs of x that record their members, ordered as the
@@ -286,6 +288,7 @@ func newMemberRun(run *results.Run, name string, warmupS float64) memberRun {
 		for _, m := range p.Members {
 			mr.weights = mr.weights || m.Weight != nil
 			mr.server = mr.server || hasServer(m)
+			mr.written = mr.written || m.CacheWrittenMB != nil
 		}
 	}
 	return mr

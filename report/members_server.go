@@ -7,6 +7,7 @@ package report
 
 import (
 	"math"
+	"slices"
 
 	"github.com/decongestant/decongestant/report/chart"
 	"github.com/decongestant/decongestant/results"
@@ -29,8 +30,10 @@ type serverSums struct {
 	// have it.
 	pagesRead, pagesRequested int64
 	mb, mbS                   float64
-	cpu                       mean
-	rssMax                    float64 // NaN when never known
+	// written and writtenS: the same for the MiB written out of the cache.
+	written, writtenS float64
+	cpu               mean
+	rssMax            float64 // NaN when never known
 }
 
 // add adds member m's counters of a period of length seconds.
@@ -42,6 +45,10 @@ func (s *serverSums) add(m results.Member, length float64) {
 	if m.CacheReadMB != nil {
 		s.mb += *m.CacheReadMB
 		s.mbS += length
+	}
+	if m.CacheWrittenMB != nil {
+		s.written += *m.CacheWrittenMB
+		s.writtenS += length
 	}
 	if m.CPUPct != nil {
 		s.cpu.add(*m.CPUPct)
@@ -68,6 +75,18 @@ func (s serverSums) readMBps() float64 {
 	return s.mb / s.mbS
 }
 
+// writtenMBps is the MiB written out of the cache per second; NaN when
+// unknown.
+func (s serverSums) writtenMBps() float64 {
+	if s.writtenS <= 0 {
+		return math.NaN()
+	}
+	return s.written / s.writtenS
+}
+
+// writtenColumn follows the cache read rate for runs that measured it.
+var writtenColumn = memberColumn{header: "cache written MB/s", get: func(r memberRow) string { return fmtNum(r.server.writtenMBps()) }}
+
 // serverColumns follow memberColumns in the tables of runs whose members
 // have server counters.
 var serverColumns = []memberColumn{
@@ -83,7 +102,11 @@ func (mr memberRun) columns() []memberColumn {
 	if !mr.server {
 		return memberColumns
 	}
-	return append(append([]memberColumn(nil), memberColumns...), serverColumns...)
+	cols := append(append([]memberColumn(nil), memberColumns...), serverColumns...)
+	if mr.written {
+		cols = slices.Insert(cols, len(memberColumns)+2, writtenColumn) // after the cache read rate
+	}
+	return cols
 }
 
 // serverPlot is one plot of the members' server counters: a line per

@@ -67,7 +67,7 @@ func serverPeriod(policy string, ts float64) results.Period {
 		read := int64(float64(requested) * missPct / 100)
 		m := results.Member{Host: "10.0.0." + name[1:] + ":27017", Name: name, Role: role, Served: served,
 			CachePagesRequested: ptr64(requested), CachePagesRead: ptr64(read), CacheReadMB: ptr(float64(read) * 0.03),
-			CPUPct: ptr(cpu), RSSMB: ptr(300 + ts)}
+			CacheWrittenMB: ptr(cpu / 100), CPUPct: ptr(cpu), RSSMB: ptr(300 + ts)}
 		if requested > 0 {
 			m.CacheMissPct = ptr(missPct)
 		}
@@ -253,8 +253,12 @@ func TestServerRows(t *testing.T) {
 	if n2.server.rssMax != 340 {
 		t.Errorf("n2 max RSS %v, want 340", n2.server.rssMax)
 	}
-	if got := mr.columns(); len(got) != len(memberColumns)+len(serverColumns) {
-		t.Errorf("%d columns with member stats", len(got))
+	// n2 wrote CPU/100 MiB a period: (8 x 0.02 + 10 x 0.7) MiB over 36 s
+	if got := n2.server.writtenMBps(); !near(got, (8*0.02+10*0.7)/36) {
+		t.Errorf("n2 written %v MB/s, want %v", got, (8*0.02+10*0.7)/36)
+	}
+	if got := mr.columns(); len(got) != len(memberColumns)+len(serverColumns)+1 {
+		t.Errorf("%d columns with member stats and the written bytes", len(got))
 	}
 }
 
@@ -307,5 +311,34 @@ func TestMemoryPlotOnlyWhenMeasured(t *testing.T) {
 	}
 	if !strings.Contains(plots["member_memory"][0], "<path class=\""+classServer+"\"") {
 		t.Error("the memory plot has no member line")
+	}
+}
+
+// TestWrittenColumnOnlyWhenMeasured: the cache written rate is a column of
+// runs that measured it, after the read rate; runs recorded before it was
+// measured keep their columns.
+func TestWrittenColumnOnlyWhenMeasured(t *testing.T) {
+	headers := func(mr memberRun) []string {
+		var out []string
+		for _, c := range mr.columns() {
+			out = append(out, c.header)
+		}
+		return out
+	}
+	r := serverResults()
+	with := headers(memberRuns(Input{Name: "server.json", Results: r})[0])
+	for i := range r.Runs {
+		for j := range r.Runs[i].Periods {
+			for k := range r.Runs[i].Periods[j].Members {
+				r.Runs[i].Periods[j].Members[k].CacheWrittenMB = nil
+			}
+		}
+	}
+	without := headers(memberRuns(Input{Name: "server.json", Results: r})[0])
+	if i := slices.Index(with, "cache written MB/s"); i < 1 || with[i-1] != "cache read MB/s" {
+		t.Errorf("columns with the written bytes measured: %v", with)
+	}
+	if slices.Contains(without, "cache written MB/s") || len(without) != len(with)-1 {
+		t.Errorf("columns without them: %v", without)
 	}
 }

@@ -216,6 +216,13 @@ type Member struct {
 	CachePagesRead      *int64   `json:"cache_pages_read"`
 	CacheMissPct        *float64 `json:"cache_miss_pct"`
 	CacheReadMB         *float64 `json:"cache_read_mb"`
+	// CacheWrittenMB is the difference of "bytes written from cache" in
+	// MiB (dirty pages written out by eviction and checkpoints), and
+	// CheckpointMS that of "transaction checkpoint total time (msecs)":
+	// the time of the checkpoints that completed in the period. What a
+	// member spends on writing out, beside what it serves.
+	CacheWrittenMB *float64 `json:"cache_written_mb,omitempty"`
+	CheckpointMS   *float64 `json:"checkpoint_ms,omitempty"`
 	// CPUPct is the member process's CPU time (user + system) over the
 	// period's length by the server's clock, x 100: % of one core.
 	CPUPct *float64 `json:"cpu_pct"`

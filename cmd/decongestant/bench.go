@@ -101,7 +101,7 @@ func (b *benchFlags) registerCommon(fs *flag.FlagSet, def benchDefaults) {
 		probeWrites = sprobe.DefaultWriteInterval
 	}
 	fs.DurationVar(&b.probeWrites, "sprobe-write-interval", probeWrites, "pause between the S probe writer's writes, at most --sprobe-interval: each is a write on the primary and on every secondary (200 a second took a third of a member capped at 0.35 CPU; the probe's staleness is exact to about one interval)")
-	fs.BoolVar(&b.memberStats, "member-stats", true, "record every member's WiredTiger cache misses, MB read into cache, CPU and RSS per period (serverStatus on each member at every period end, over a direct connection)")
+	fs.BoolVar(&b.memberStats, "member-stats", true, "record every member's WiredTiger cache misses, MB read into and written out of its cache, checkpoint time, CPU and RSS per period (serverStatus on each member at every period end, over a direct connection)")
 	fs.BoolVar(&b.runtimeStats, "runtime-stats", true, "print this process's heap and goroutines in every period's progress line (the results record them either way; reading them costs a few microseconds a period)")
 	fs.StringVar(&b.reconfigAt, "reconfig-at", "", "comma-separated times into each run (e.g. 60s) of reconfigurations that are not fault actions of --phases, measured in the summary as theirs are (throughput dip, recovery)")
 	fs.StringVar(&b.phases, "phases", "", phasesHelp)
