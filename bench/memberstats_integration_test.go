@@ -78,7 +78,8 @@ func TestMemberStatsFollowTheReads(t *testing.T) {
 		}
 		var pri, sec int64
 		for _, m := range p.Members {
-			if m.RSSMB == nil || *m.RSSMB <= 0 || m.CachePagesRequested == nil || m.CPUPct == nil {
+			if m.RSSMB == nil || *m.RSSMB <= 0 || m.CachePagesRequested == nil || m.CPUPct == nil ||
+				m.CacheWrittenMB == nil || *m.CacheWrittenMB < 0 || m.CheckpointMS == nil || *m.CheckpointMS < 0 {
 				t.Fatalf("period %d: %s has no server counters: %s", k, m.Name, serverLine(p))
 			}
 			switch m.Role {
