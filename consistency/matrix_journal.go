@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/decongestant/decongestant/metrics"
 	"github.com/decongestant/decongestant/results"
 )
 
@@ -199,8 +200,11 @@ func (j *journal) record(i int, c *results.MatrixCell, it *results.MatrixIterati
 	return j.append(l)
 }
 
-// replay puts the earlier runs' iterations into m's cells.
+// replay puts the earlier runs' iterations into m's cells, and their
+// measured time into m.ResumedS.
 func (j *journal) replay(m *results.Matrix) error {
+	var took float64
+	defer func() { m.ResumedS = metrics.Round3(took) }()
 	for _, l := range j.lines {
 		c := m.Find(l.Setup, l.DocSize, l.W, l.RC, l.Read)
 		if c == nil {
@@ -208,6 +212,7 @@ func (j *journal) replay(m *results.Matrix) error {
 		}
 		if l.Result != nil {
 			c.Iterations = append(c.Iterations, *l.Result)
+			took += l.Result.DurationS
 		} else {
 			c.Failed = append(c.Failed, l.Failed)
 		}

@@ -36,7 +36,7 @@ func TestJournalResume(t *testing.T) {
 	}
 	m := &results.Matrix{Cells: o.Plan()}
 	c := m.Find("operation", KiB, "1", "local", "primary")
-	if err := j.record(0, c, &results.MatrixIteration{Writes: 20, Reads: 7}, nil); err != nil {
+	if err := j.record(0, c, &results.MatrixIteration{DurationS: 100.5, Writes: 20, Reads: 7}, nil); err != nil {
 		t.Fatal(err)
 	}
 	c2 := m.Find("operation", 50*KiB, "1", "local", "primary")
@@ -79,6 +79,9 @@ func TestJournalResume(t *testing.T) {
 	c, c2 = m.Find("operation", KiB, "1", "local", "primary"), m.Find("operation", 50*KiB, "1", "local", "primary")
 	if len(c.Iterations) != 1 || c.Iterations[0].Reads != 7 || len(c2.Failed) != 1 || c2.Failed[0] != "connection refused" {
 		t.Errorf("replayed %+v and %+v", c, c2)
+	}
+	if m.ResumedS != 100.5 { // the failed iteration measured nothing
+		t.Errorf("resumed iterations measured over %v s, want 100.5", m.ResumedS)
 	}
 	// what comes next is appended after the kept lines, not after the cut one
 	if err := j.record(1, c, &results.MatrixIteration{Writes: 20}, nil); err != nil {

@@ -32,6 +32,10 @@ type Matrix struct {
 	// earlier, interrupted runs (StartedAt is then the first run's start
 	// and WallS this run's alone).
 	Resumed int `json:"resumed_iterations,omitempty"`
+	// ResumedS is the time those iterations were measured over (their
+	// duration_s summed): what the earlier runs spent measuring, so that a
+	// matrix gathered over several sittings can say what it took.
+	ResumedS float64 `json:"resumed_s,omitempty"`
 }
 
 // MatrixConfig records the invocation's settings. The URI is redacted.

@@ -363,6 +363,9 @@ func runExperiment(ctx context.Context, e *reproduce.Experiment, rf reproduceFla
 		if err := run(ctx, args, stderr, stderr); err != nil {
 			return fmt.Errorf("%s (%s): %w", label, strings.Join(s.Args[:2], " "), err)
 		}
+		if rf.resume { // a journal gathered over sittings: their measuring counts too
+			rec.TookS += measuredBefore(dir, s)
+		}
 		if s.Report && s.Output != "" {
 			in := filepath.Join(dir, s.Output+".json")
 			if err := writeReports([]string{in}, filepath.Join(dir, s.Output+".html"), "", io.Discard, io.Discard); err != nil {
@@ -495,6 +498,20 @@ func (s *localSet) down(stderr io.Writer) error {
 		return fmt.Errorf("tear down the local set in %s: %w (decongestant cluster down --dir %s)", s.dir, err, s.dir)
 	}
 	return os.RemoveAll(s.tmp)
+}
+
+// measuredBefore is what the earlier sittings of a resumable step spent
+// measuring (its matrix's resumed iterations' time), 0 for any other step
+// or without its output.
+func measuredBefore(dir string, s reproduce.Step) float64 {
+	if !s.Resumable || s.Output == "" {
+		return 0
+	}
+	m, err := dirOutputs(dir).Matrix(s.Output)
+	if err != nil {
+		return 0
+	}
+	return m.ResumedS
 }
 
 // dirOutputs reads an experiment's outputs from its directory.

@@ -362,3 +362,31 @@ func TestJudgeOnlyWithoutAnIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasuredBefore: a resumed matrix's figure counts the time its earlier
+// sittings measured (the journal's iterations), so a matrix gathered over
+// several sittings does not claim to have taken only the last one.
+func TestMeasuredBefore(t *testing.T) {
+	f, err := reproduce.Find("consistency", "matrix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Experiment.Steps(false)[0]
+	dir := t.TempDir()
+	if got := measuredBefore(dir, s); got != 0 {
+		t.Errorf("no matrix yet: %v s", got)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(s.Output)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, s.Output+".json"), []byte(`{"config":{"setups":[{"name":"operation"}]},"cells":[],"resumed_iterations":180,"resumed_s":18200.5}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := measuredBefore(dir, s); got != 18200.5 {
+		t.Errorf("a matrix resumed from 180 iterations: %v s, want 18200.5", got)
+	}
+	s.Resumable = false
+	if got := measuredBefore(dir, s); got != 0 {
+		t.Errorf("a step without a journal: %v s", got)
+	}
+}
