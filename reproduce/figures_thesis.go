@@ -40,8 +40,8 @@ const thesisRun = "the thesis matrix's journal, reproduce-consistency-matrix-jou
 // commit are an order of magnitude smaller on one machine.
 const majorityCommitCause = "a difference of environment, the time a write takes to become majority-committed (" + thesisRun +
 	"): about 1.5-2.5 ms here (a linearizable read, which waits for one no-op write to be majority-committed, costs " +
-	"1.4 ms more than a majority read; a w majority write 2.6 ms more than a w 1 one; a read under w 1 and rc " +
-	"majority is stale for about 2 ms after each write, 0.17-0.23 % of reads at one write a second), about 32 ms on " +
+	"1.5 ms more than a majority read; a w majority write 2.7 ms more than a w 1 one at 1 KB; a read under w 1 and " +
+	"rc majority is stale for about 2 ms after each write, 0.17-0.22 % of reads at one write a second), about 32 ms on " +
 	"the thesis' testbed (its linearizable read's cost; its 1.67-point stale difference, from the w 1 pairs alone, " +
 	"is a window of about 33 ms at one write a second). Every number that counts that wait is some 15-25 times " +
 	"smaller here; members on machines of their own, with a network and a disk flush behind each commit, would " +
@@ -55,35 +55,35 @@ const linearizableWriteCause = "a difference of environment, as for the reads ("
 
 // sizeWriteCause: a 1 MB write adds a cost to a much smaller base here.
 const sizeWriteCause = "a difference of environment, the base a 1 MB write adds to (" + thesisRun + "): at the operation " +
-	"level 1 MB adds about 6.4 ms to a w 1 write (0.97 to 7.4 ms) and 11.5 ms to a w majority one (3.6 to 15 ms), " +
+	"level 1 MB adds about 6.6 ms to a w 1 write (0.97 to 7.6 ms) and 10.9 ms to a w majority one (3.7 to 14.6 ms), " +
 	"over bases with no network round trip; the thesis' majority commit alone took about 32 ms, so the same added " +
 	"cost is a far smaller share of its writes"
 
 // sizeReadCause: a 1 MB document adds a constant to every read.
 const sizeReadCause = "a difference of environment, the base a 1 MB document adds to (" + thesisRun + "): it adds " +
-	"0.2-0.4 ms to a read that fetches only the version and value (operation level: rc local 0.23 to 0.44 ms, rc " +
-	"linearizable 1.71 to 2.08 ms), a constant that is +80-130 % of a 0.2 ms local read and +17 % of a 1.7 ms " +
+	"0.15-0.35 ms to a read that fetches only the version and value (operation level: rc local 0.23 to 0.47 ms, rc " +
+	"linearizable 1.72 to 2.06 ms), a constant that is +70-105 % of a 0.2 ms local read and +8-20 % of a 1.7 ms " +
 	"linearizable one; against reads of 4 ms or more it would be within the ±10 % the claim allows. The thesis gives " +
 	"no read latency to check its base against"
 
 // majorityReadCause: rc majority costs nothing more on the primary.
 const majorityReadCause = "not a cost MongoDB 6.0 has on the primary (" + thesisRun + "): a majority read there reads " +
 	"the majority-committed snapshot without waiting for anything, and took the same time as a local read here " +
-	"(-0.01 to -0.03 ms in the single-client setups); the thesis gives no number for the rise its figures show"
+	"(-0.02 to 0.00 ms in the single-client setups); the thesis gives no number for the rise its figures show"
 
 // staleDefinitionCause: a read that ours cannot call stale.
 const staleDefinitionCause = "a difference of definition (" + thesisRun + "; DESIGN.md, the consistency thesis): on the " +
 	"primary a read under rc local or linearizable, or after a w majority write, sees every write acknowledged before " +
-	"it was sent, and 0 of 15.3 M such reads were older here. The thesis' stale reads there are reads of another " +
+	"it was sent, and 0 of 28.0 M such reads were older here. The thesis' stale reads there are reads of another " +
 	"version than the last acknowledged one, which here are the reads that returned a write before its acknowledgement " +
-	"(noted beside ours: 41 071 of those reads, more with larger documents, as the thesis' stale reads). What would " +
+	"(noted beside ours: 88 487 of those reads, more with larger documents, as the thesis' stale reads). What would " +
 	"remove it: judging on that reading, which the thesis' words do not fix"
 
 // stricterCause: neither reading has fewer stale reads with stricter concerns.
 const stricterCause = "a difference of definition, and not reproduced under either (" + thesisRun + "): under ours " +
 	"neither cell can be stale on the primary (0 reads of either); under the thesis' reading, noted beside ours, w 1 rc " +
-	"local has fewer (0.01-0.07 % of reads with one reader, 0.12-0.30 % with ten) than w majority rc linearizable " +
-	"(0.15-0.20 %, 0.47-0.70 %), whose reads wait for a majority commit and so more often return a write its writer " +
+	"local has fewer (0.01-0.07 % of reads with one reader, 0.11-0.46 % with ten) than w majority rc linearizable " +
+	"(0.15-0.20 %, 0.47-0.71 %), whose reads wait for a majority commit and so more often return a write its writer " +
 	"has not yet seen acknowledged"
 
 // thesisClaims are the thesis' findings in its order. A published
