@@ -172,7 +172,14 @@ func (c *client) run(ctx context.Context) {
 			return
 		}
 		c.n++
-		c.rec.add(c.op(ctx))
+		op := c.op(ctx)
+		if op.Kind == history.KindRead && op.Outcome != history.OutcomeOK && ctx.Err() != nil {
+			// Cut off by the run's end (or an interruption), not
+			// failed by the set: a read takes no effect, so the
+			// history loses nothing by leaving it out.
+			return
+		}
+		c.rec.add(op)
 		if !clock.Sleep(ctx, interval) {
 			return
 		}
