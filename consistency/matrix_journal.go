@@ -22,7 +22,11 @@ import (
 // stopped, on a new set if need be, and the matrix is built from every
 // line. A journal belongs to one plan: its first line records the settings
 // that decide the cells and their order (everything but the URI), and a run
-// with other settings is refused rather than mixed in.
+// with other settings is refused rather than mixed in. The iterations are
+// the exception: they only extend the order (iteration by iteration), so a
+// run asking for more continues the journal with the next iterations of
+// every cell (a researcher growing n to decide a claim), and one asking for
+// fewer uses the first ones and leaves the rest in the file.
 
 // journalHeader is a journal's first line.
 type journalHeader struct {
@@ -64,6 +68,9 @@ type journal struct {
 	lines []journalLine
 	// started is the first run's start.
 	started string
+	// beyond counts the lines of iterations past the plan's, kept in the
+	// file but not used.
+	beyond int
 }
 
 // ErrUnfinished is a journal left by a run that stopped before its end,
@@ -75,18 +82,25 @@ var ErrUnfinished = errors.New("an unfinished run's journal")
 // a line that does not parse, except a last line cut short by a crash,
 // which is dropped and its cell's iteration runs again). Without, it
 // starts a new one, over a finished journal but never over an unfinished
-// one (ErrUnfinished): hours of measurements are not thrown away by a
-// forgotten flag.
+// one (ErrUnfinished) nor over one holding iterations past the plan's:
+// hours of measurements are not thrown away by a forgotten flag.
 func openJournal(path string, o *MatrixOptions, now time.Time, resume bool) (*journal, error) {
 	j, err := readJournal(path, o, now)
 	if err != nil {
 		return nil, err
 	}
-	if !resume && len(j.lines) > 0 {
+	if !resume && (len(j.lines) > 0 || j.beyond > 0) {
+		if j.beyond > 0 {
+			j.close()
+			return nil, fmt.Errorf("%s holds %d cell iterations past this plan's %d a cell: --resume uses the first %d; another --out, or removing it, starts over",
+				path, j.beyond, o.Iterations, o.Iterations)
+		}
 		if total := o.total(); len(j.lines) < total {
+			j.close()
 			return nil, fmt.Errorf("%s holds %w (%d of %d cell iterations): --resume continues it; another --out, or removing it, starts over",
 				path, ErrUnfinished, len(j.lines), total)
 		}
+		j.close()
 		if err := os.Remove(path); err != nil {
 			return nil, err
 		}
@@ -134,9 +148,13 @@ func readJournal(path string, o *MatrixOptions, now time.Time) (*journal, error)
 				}
 				return nil, fmt.Errorf("%s: line %d: %v", path, i+2, err)
 			}
+			valid += len(raw)
+			if l.Iteration >= o.Iterations {
+				j.beyond++
+				continue
+			}
 			j.lines = append(j.lines, l)
 			j.done[l.key()] = true
-			valid += len(raw)
 		}
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -161,8 +179,10 @@ func readJournal(path string, o *MatrixOptions, now time.Time) (*journal, error)
 	return j, nil
 }
 
-// samePlan compares the settings that decide a journal's cells and order.
+// samePlan compares the settings that decide a journal's cells and order,
+// all but the iterations.
 func samePlan(have, want journalHeader) error {
+	have.Config.Iterations, want.Config.Iterations = 0, 0
 	hb, _ := json.Marshal(have.Config)
 	wb, _ := json.Marshal(want.Config)
 	switch {

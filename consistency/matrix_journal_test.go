@@ -123,6 +123,68 @@ func TestJournalFinishedIsReplaced(t *testing.T) {
 	}
 }
 
+// TestJournalIterationsGrow: the iterations are the one setting a journal
+// may be continued with another value of. More continues every cell with
+// the next iterations; fewer uses the first ones, keeps the rest in the
+// file, and is never taken as a finished journal to start over.
+func TestJournalIterationsGrow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	o := smallPlan() // 2 iterations of 2 cells
+	j, err := openJournal(path, &o, time.Now(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &results.Matrix{Cells: o.Plan()}
+	for i := range 2 {
+		for _, size := range o.Sizes {
+			if err := j.record(i, m.Find("operation", size, "1", "local", "primary"), &results.MatrixIteration{Reads: 10*i + 1}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	j.close()
+
+	more := o
+	more.Iterations = 3
+	j, err = openJournal(path, &more, time.Now(), true)
+	if err != nil {
+		t.Fatalf("a journal continued with more iterations: %v", err)
+	}
+	if len(j.lines) != 4 || !j.done[journalKey{1, KiB, "operation", "1", "local", "primary"}] || j.done[journalKey{2, KiB, "operation", "1", "local", "primary"}] {
+		t.Fatalf("continued %d lines, done %v: want the 4 earlier ones and iteration 2 to run", len(j.lines), j.done)
+	}
+	if err := j.record(2, m.Find("operation", KiB, "1", "local", "primary"), &results.MatrixIteration{Reads: 21}, nil); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	if _, err := openJournal(path, &more, time.Now(), false); !errors.Is(err, ErrUnfinished) || !strings.Contains(err.Error(), "5 of 6") {
+		t.Fatalf("the grown journal, unfinished, opened without resume: %v", err)
+	}
+
+	fewer := o
+	fewer.Iterations = 1
+	if _, err := openJournal(path, &fewer, time.Now(), false); err == nil || !strings.Contains(err.Error(), "3 cell iterations past this plan's 1") {
+		t.Fatalf("a journal with iterations past the plan's was not refused without resume: %v", err)
+	}
+	if b, _ := os.ReadFile(path); strings.Count(string(b), "\n") != 6 {
+		t.Fatalf("the journal was changed by a refused run:\n%s", b)
+	}
+	j, err = openJournal(path, &fewer, time.Now(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	m = &results.Matrix{Cells: fewer.Plan()}
+	if err := j.replay(m); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range m.Cells {
+		if len(c.Iterations) != 1 || c.Iterations[0].Reads != 1 {
+			t.Errorf("%d KiB: replayed %+v, want iteration 0 only", c.DocSize/KiB, c.Iterations)
+		}
+	}
+}
+
 func TestJournalNotAJournal(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	os.WriteFile(path, []byte("{\"cells\":[]}\n"), 0o644)

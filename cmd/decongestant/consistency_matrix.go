@@ -82,7 +82,7 @@ func newMatrixFlags(fs *flag.FlagSet) *matrixFlags {
 	fs.StringVar(&f.maxSta, "max-staleness", "10s", "the bounded policies' staleness bound")
 	fs.BoolVar(&f.full, "full", false, "the thesis' run: 10 iterations of 100 writes 1 s apart, reads 1 ms apart (flags given explicitly win; with --reads primary about 6.7 hours per setup, 20 for the three; stop it at any time and continue with --resume)")
 	fs.StringVar(&f.out, "out", "matrix-out", "directory for matrix.json, matrix.html and the journal of every cell's iterations ("+matrixJournal+")")
-	fs.BoolVar(&o.Resume, "resume", false, "continue the run whose journal is in --out (same settings; a new local set is fine), measuring only the cells' iterations it lacks")
+	fs.BoolVar(&o.Resume, "resume", false, "continue the run whose journal is in --out (same settings, but --iterations may grow it; a new local set is fine), measuring only the cells' iterations it lacks")
 	fs.Uint64Var(&o.Seed, "seed", o.Seed, "random seed of the clients' choices")
 	return f
 }
