@@ -97,23 +97,31 @@ func TestJournalResume(t *testing.T) {
 	}
 }
 
-func TestJournalFinishedIsReplaced(t *testing.T) {
+// finishedJournal writes the journal of smallPlan run to its end, iteration
+// i of every cell with 10i+1 reads, and returns its path.
+func finishedJournal(t *testing.T) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	o := smallPlan()
 	j, err := openJournal(path, &o, time.Now(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer j.close()
 	m := &results.Matrix{Cells: o.Plan()}
-	for i := range 2 {
+	for i := range o.Iterations {
 		for _, size := range o.Sizes {
-			if err := j.record(i, m.Find("operation", size, "1", "local", "primary"), &results.MatrixIteration{}, nil); err != nil {
+			if err := j.record(i, m.Find("operation", size, "1", "local", "primary"), &results.MatrixIteration{Reads: 10*i + 1}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	j.close()
-	j, err = openJournal(path, &o, time.Now(), false)
+	return path
+}
+
+func TestJournalFinishedIsReplaced(t *testing.T) {
+	path, o := finishedJournal(t), smallPlan()
+	j, err := openJournal(path, &o, time.Now(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,31 +136,17 @@ func TestJournalFinishedIsReplaced(t *testing.T) {
 // the next iterations; fewer uses the first ones, keeps the rest in the
 // file, and is never taken as a finished journal to start over.
 func TestJournalIterationsGrow(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "j.jsonl")
-	o := smallPlan() // 2 iterations of 2 cells
-	j, err := openJournal(path, &o, time.Now(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &results.Matrix{Cells: o.Plan()}
-	for i := range 2 {
-		for _, size := range o.Sizes {
-			if err := j.record(i, m.Find("operation", size, "1", "local", "primary"), &results.MatrixIteration{Reads: 10*i + 1}, nil); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	j.close()
-
+	path, o := finishedJournal(t), smallPlan() // 2 iterations of 2 cells
 	more := o
 	more.Iterations = 3
-	j, err = openJournal(path, &more, time.Now(), true)
+	j, err := openJournal(path, &more, time.Now(), true)
 	if err != nil {
 		t.Fatalf("a journal continued with more iterations: %v", err)
 	}
 	if len(j.lines) != 4 || !j.done[journalKey{1, KiB, "operation", "1", "local", "primary"}] || j.done[journalKey{2, KiB, "operation", "1", "local", "primary"}] {
 		t.Fatalf("continued %d lines, done %v: want the 4 earlier ones and iteration 2 to run", len(j.lines), j.done)
 	}
+	m := &results.Matrix{Cells: more.Plan()}
 	if err := j.record(2, m.Find("operation", KiB, "1", "local", "primary"), &results.MatrixIteration{Reads: 21}, nil); err != nil {
 		t.Fatal(err)
 	}
